@@ -1,0 +1,5 @@
+//! Pure analyses: `&Model`/profiles + params → report. Deterministic: no clock, no I/O, seeded
+//! randomness, no hash-map iteration order in outputs.
+
+pub mod scaling;
+pub mod stats;

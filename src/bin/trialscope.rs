@@ -1,0 +1,2 @@
+//! The native CLI. STUB: being written.
+fn main() {}

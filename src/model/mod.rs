@@ -1,0 +1,297 @@
+//! The trace model: interned strings, tracks, columnar slices, counters, frames, args and
+//! import diagnostics. Depends on no other module of this crate; every format importer produces
+//! it and every analysis reads it.
+//!
+//! Architecture Invariant: timestamps are integer nanoseconds on one timeline per model
+//! (`ts_ns`, `dur_ns`); no wire-format detail (interning ids, sequence ids, clock ids) survives
+//! into the model.
+
+pub mod builder;
+pub mod diagnostics;
+pub mod frame;
+pub mod strings;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+pub use builder::SliceBuilder;
+pub use diagnostics::{Diagnostic, Diagnostics, Severity};
+pub use frame::{
+    frame_record_id, normalize_path, Frame, FrameId, FrameKey, FrameTable, Provider,
+    SemanticFrameId, UnmatchedReason,
+};
+pub use strings::{StrId, StringTable};
+
+/// Index of a track in [`Model::tracks`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize)]
+pub struct TrackId(pub u32);
+
+/// Index of a slice in [`Model::slices`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct SliceId(pub u32);
+
+/// Index of an argument set in [`Model::args`]; `ArgsId(0)` is the empty set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct ArgsId(pub u32);
+
+/// What a track carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrackKind {
+    /// Slices of one thread (pid, tid known).
+    Thread,
+    /// Process-scoped slices (e.g. process-scoped instants or process tracks).
+    Process,
+    /// Async slices keyed by an id (JSON b/e, Perfetto custom tracks).
+    Async,
+    /// The trace-global track.
+    Global,
+    /// A counter track; its samples are in [`Model::counters`].
+    Counter,
+}
+
+/// One track (a timeline lane).
+#[derive(Clone, Debug)]
+pub struct Track {
+    pub name: StrId,
+    pub kind: TrackKind,
+    pub pid: Option<i64>,
+    pub tid: Option<i64>,
+    /// Enclosing track (Perfetto `parent_uuid`), when any.
+    pub parent: Option<TrackId>,
+    /// For an overflow lane: the track whose partly overlapping slices it holds.
+    pub overflow_of: Option<TrackId>,
+}
+
+/// Names of a process.
+#[derive(Clone, Debug, Default)]
+pub struct ProcessInfo {
+    pub name: StrId,
+    pub labels: Vec<StrId>,
+    pub cmdline: Vec<StrId>,
+    pub sort_index: Option<i64>,
+}
+
+/// Names of a thread.
+#[derive(Clone, Debug, Default)]
+pub struct ThreadInfo {
+    pub pid: Option<i64>,
+    pub name: StrId,
+    pub sort_index: Option<i64>,
+}
+
+/// An argument value (debug annotation or JSON `args` entry).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgValue {
+    Int(i64),
+    UInt(u64),
+    Double(f64),
+    Bool(bool),
+    Str(StrId),
+    /// Text kept verbatim: JSON blobs, integers beyond 64 bits, nested values.
+    Text(String),
+}
+
+/// All argument sets of a model. Set 0 is empty.
+#[derive(Clone, Debug)]
+pub struct ArgSets {
+    sets: Vec<Vec<(StrId, ArgValue)>>,
+}
+
+impl Default for ArgSets {
+    fn default() -> Self {
+        ArgSets {
+            sets: vec![Vec::new()],
+        }
+    }
+}
+
+impl ArgSets {
+    /// Stores a set and returns its id ([`ArgsId(0)`](ArgsId) for an empty set).
+    pub fn add(&mut self, args: Vec<(StrId, ArgValue)>) -> ArgsId {
+        if args.is_empty() {
+            return ArgsId(0);
+        }
+        self.sets.push(args);
+        ArgsId(self.sets.len() as u32 - 1)
+    }
+
+    /// The entries of set `id` (empty for an unknown id).
+    pub fn get(&self, id: ArgsId) -> &[(StrId, ArgValue)] {
+        self.sets.get(id.0 as usize).map(|v| &v[..]).unwrap_or(&[])
+    }
+
+    /// A set holding the entries of `a` followed by those of `b` whose keys `a` lacks.
+    pub fn merge(&mut self, a: ArgsId, b: ArgsId) -> ArgsId {
+        if b.0 == 0 {
+            return a;
+        }
+        if a.0 == 0 {
+            return b;
+        }
+        let mut merged = self.get(a).to_vec();
+        for (k, v) in self.get(b) {
+            if !merged.iter().any(|(mk, _)| mk == k) {
+                merged.push((*k, v.clone()));
+            }
+        }
+        self.add(merged)
+    }
+}
+
+/// Bit flags of a slice.
+pub mod slice_flags {
+    /// The slice never ended inside the trace (`dur_ns` is -1).
+    pub const INCOMPLETE: u8 = 1;
+    /// A zero-duration instant event.
+    pub const INSTANT: u8 = 2;
+    /// A collective communication operation (NCCL/gloo/RCCL, `record_param_comms`).
+    pub const COLLECTIVE: u8 = 4;
+    /// Moved to an overflow lane because it partly overlapped a slice on its own track.
+    pub const OVERFLOW: u8 = 8;
+    /// A compile phase (XLA/JAX/torch.compile) usable by the compile-triage analysis.
+    pub const COMPILE: u8 = 16;
+}
+
+/// Slices as parallel columns, ordered by (track, ts_ns, longer first).
+/// `dur_ns` is -1 for incomplete slices; `parent` is the enclosing slice on the same track.
+#[derive(Clone, Debug, Default)]
+pub struct Slices {
+    pub ts_ns: Vec<i64>,
+    pub dur_ns: Vec<i64>,
+    pub track: Vec<TrackId>,
+    pub name: Vec<StrId>,
+    pub category: Vec<StrId>,
+    pub frame: Vec<FrameId>,
+    pub depth: Vec<u32>,
+    pub parent: Vec<Option<SliceId>>,
+    pub args: Vec<ArgsId>,
+    pub flags: Vec<u8>,
+}
+
+impl Slices {
+    /// Number of slices.
+    pub fn len(&self) -> usize {
+        self.ts_ns.len()
+    }
+
+    /// True when there is no slice.
+    pub fn is_empty(&self) -> bool {
+        self.ts_ns.is_empty()
+    }
+}
+
+/// One counter series: samples of one value over time, in ts order.
+#[derive(Clone, Debug)]
+pub struct CounterSeries {
+    pub track: TrackId,
+    pub name: StrId,
+    /// Unit name as the trace gives it (`bytes`, `ns`, `count`, or free text; empty if unknown).
+    pub unit: StrId,
+    pub pid: Option<i64>,
+    pub ts_ns: Vec<i64>,
+    pub value: Vec<f64>,
+}
+
+/// Facts about the trace as a whole (what the writer said about itself).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct TraceInfo {
+    /// Distributed rank, when the trace says (Kineto `distributedInfo.rank`).
+    pub rank: Option<u32>,
+    pub world_size: Option<u32>,
+    /// Collective backend (`nccl`, `gloo`, …).
+    pub backend: Option<String>,
+    pub hostname: Option<String>,
+    /// Other writer metadata (key → value text), sorted by key.
+    pub metadata: BTreeMap<String, String>,
+}
+
+/// Counts of what an importer read.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ImportStats {
+    /// Bytes after decompression.
+    pub decompressed_bytes: u64,
+    /// Perfetto packets (including nested ones) or JSON events read.
+    pub events: u64,
+}
+
+/// Everything imported from one artifact.
+#[derive(Clone, Debug, Default)]
+pub struct Model {
+    pub strings: StringTable,
+    pub tracks: Vec<Track>,
+    pub slices: Slices,
+    pub args: ArgSets,
+    pub frames: FrameTable,
+    pub counters: Vec<CounterSeries>,
+    pub processes: BTreeMap<i64, ProcessInfo>,
+    /// Threads keyed by tid (Perfetto tids are system-wide; JSON tids are keyed with their pid
+    /// folded into the track, see the JSON importer).
+    pub threads: BTreeMap<i64, ThreadInfo>,
+    pub info: TraceInfo,
+    pub stats: ImportStats,
+    pub diagnostics: Diagnostics,
+}
+
+impl Model {
+    /// Adds a track and returns its id.
+    pub fn add_track(&mut self, track: Track) -> TrackId {
+        self.tracks.push(track);
+        TrackId(self.tracks.len() as u32 - 1)
+    }
+
+    /// The track with `id`.
+    pub fn track(&self, id: TrackId) -> &Track {
+        &self.tracks[id.0 as usize]
+    }
+
+    /// Resolves an interned string.
+    pub fn str(&self, id: StrId) -> &str {
+        self.strings.get(id)
+    }
+
+    /// Self time of every slice in ns: duration minus the summed durations of its direct
+    /// children, floored at 0 (scaling.md, "metric"). Incomplete slices get 0.
+    pub fn self_times_ns(&self) -> Vec<i64> {
+        let s = &self.slices;
+        let mut self_ns: Vec<i64> = s.dur_ns.iter().map(|&d| d.max(0)).collect();
+        for i in 0..s.len() {
+            if let Some(p) = s.parent[i] {
+                let d = s.dur_ns[i].max(0);
+                let p = p.0 as usize;
+                self_ns[p] = self_ns[p].saturating_sub(d);
+            }
+        }
+        for v in &mut self_ns {
+            *v = (*v).max(0);
+        }
+        self_ns
+    }
+
+    /// Display name of a track: its own name, else the thread or process name, else `pid/tid`.
+    pub fn track_label(&self, id: TrackId) -> String {
+        let t = self.track(id);
+        let own = self.str(t.name);
+        if !own.is_empty() {
+            return own.to_string();
+        }
+        if let Some(tid) = t.tid {
+            if let Some(th) = self.threads.get(&tid) {
+                if th.name.0 != 0 {
+                    return self.str(th.name).to_string();
+                }
+            }
+            return format!("thread {tid}");
+        }
+        if let Some(pid) = t.pid {
+            if let Some(p) = self.processes.get(&pid) {
+                if p.name.0 != 0 {
+                    return self.str(p.name).to_string();
+                }
+            }
+            return format!("process {pid}");
+        }
+        format!("track {}", id.0)
+    }
+}

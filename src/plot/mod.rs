@@ -1,0 +1,1 @@
+//! Numbers → chart geometry and SVG text (scales, ticks, downsampling). Knows no analysis.

@@ -1,0 +1,4 @@
+//! The Web Worker side. STUB: being written.
+
+/// Installs the worker's message handler.
+pub fn start_worker() {}
