@@ -1,2 +1,0 @@
-//! The native CLI. STUB: being written.
-fn main() {}

@@ -1,0 +1,16 @@
+//! `trialscope memory`. STUB: being written.
+
+use std::path::PathBuf;
+
+/// Arguments of `trialscope memory`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Trace files.
+    pub files: Vec<PathBuf>,
+}
+
+/// Runs the subcommand.
+pub fn run(_args: Args) -> std::process::ExitCode {
+    eprintln!("trialscope memory: not implemented yet");
+    std::process::ExitCode::from(1)
+}

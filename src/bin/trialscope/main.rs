@@ -1,0 +1,54 @@
+//! `trialscope` — the native CLI over the library: batch analysis, CI pipelines, benchmarks.
+//!
+//! Exit codes: 0 success, 1 when any input file failed to import (results for the other files
+//! are still printed), 2 usage errors (clap's default).
+
+#[cfg(not(target_arch = "wasm32"))]
+mod cli {
+    pub mod bench;
+    pub mod inspect;
+    pub mod load;
+    pub mod memory;
+    pub mod scaling;
+    pub mod slices;
+    pub mod triage;
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() -> std::process::ExitCode {
+    use clap::Parser;
+    use cli::*;
+
+    /// Cross-trial trace analysis: scaling, compile-drift triage, rank memory timelines.
+    #[derive(Parser)]
+    #[command(name = "trialscope", version)]
+    enum Cmd {
+        /// Format, events, tracks, slices, counters and diagnostics of each file.
+        Inspect(inspect::Args),
+        /// Every slice of one file in (track, ts) order.
+        Slices(slices::Args),
+        /// Correlate per-frame cost with each trial's numeric input.
+        Scaling(scaling::Args),
+        /// Classify compile-time drift against pinned baselines.
+        Triage(triage::Args),
+        /// Write pins from the warm medians of compile records.
+        Pin(triage::PinArgs),
+        /// Per-rank memory series and collective attribution of hidden-memory spikes.
+        Memory(memory::Args),
+        /// Import throughput (MB/s) and peak memory of trace files.
+        Bench(bench::Args),
+    }
+
+    match Cmd::parse() {
+        Cmd::Inspect(a) => inspect::run(a),
+        Cmd::Slices(a) => slices::run(a),
+        Cmd::Scaling(a) => scaling::run(a),
+        Cmd::Triage(a) => triage::run(a),
+        Cmd::Pin(a) => triage::run_pin(a),
+        Cmd::Memory(a) => memory::run(a),
+        Cmd::Bench(a) => bench::run(a),
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+fn main() {}
