@@ -7,6 +7,7 @@
 //! into the model.
 
 pub mod builder;
+pub mod collective;
 pub mod diagnostics;
 pub mod frame;
 pub mod strings;
