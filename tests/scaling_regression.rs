@@ -144,6 +144,19 @@ fn three_captures_of_one_operator_give_one_group_with_rho_one() {
         assert_eq!((op.inclusive_ns, op.count), (want, 1));
         assert_eq!(op.frame.file.as_deref(), Some("src/op.cc"));
         assert_eq!(op.frame.line, Some(42));
+        assert_eq!(op.self_ns, want);
+        // Idle spans t0+100 .. t0+1000 and encloses Op: self = 900 − Op.
+        let idle = t
+            .profile
+            .frames
+            .iter()
+            .find(|f| f.frame.name == "Idle")
+            .unwrap();
+        assert_eq!(
+            (idle.inclusive_ns, idle.self_ns, idle.count),
+            (900, 900 - want, 1)
+        );
+        assert!(!t.profile.data_loss);
     }
 
     let r = scaling::run(&trials, &Params::default());
@@ -153,6 +166,8 @@ fn three_captures_of_one_operator_give_one_group_with_rho_one() {
     assert_eq!(h.spearman_rho, 1.0);
     assert_eq!(h.p_value, 0.0);
     assert_eq!((h.trials, h.zero_filled, h.excluded), (3, 0, 0));
+    assert_eq!(h.evidence_status, scaling::EvidenceStatus::Complete);
+    assert_eq!(r.evidence_status, scaling::EvidenceStatus::Complete);
     assert_eq!((h.supported_min, h.supported_max), (1.0, 3.0));
     let medians: Vec<f64> = h.points.iter().map(|p| p.median).collect();
     assert_eq!(medians, vec![10.0, 20.0, 30.0]);
@@ -196,5 +211,6 @@ fn the_same_slice_at_another_source_line_does_not_join() {
     let l42 = op.iter().find(|h| h.line == Some(42)).unwrap();
     // scipy.stats.spearmanr([1,2,3],[10,20,0]) -> (-0.5, 0.6666666666666666)
     assert_eq!(l42.zero_filled, 1);
+    assert_eq!(l42.evidence_status, scaling::EvidenceStatus::Partial);
     assert!((l42.spearman_rho + 0.5).abs() < 1e-12);
 }
