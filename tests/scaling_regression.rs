@@ -167,6 +167,9 @@ fn three_captures_of_one_operator_give_one_group_with_rho_one() {
     assert_eq!(h.p_value, 0.0);
     assert_eq!((h.trials, h.zero_filled, h.excluded), (3, 0, 0));
     assert_eq!(h.evidence_status, scaling::EvidenceStatus::Complete);
+    // SciPy's p = 0 at ρ = 1 is kept, with a warning that 3 trials cannot be significant
+    // under an exact permutation test.
+    assert!(h.warnings.iter().any(|w| w.contains("only 3 trials")));
     assert_eq!(r.evidence_status, scaling::EvidenceStatus::Complete);
     assert_eq!((h.supported_min, h.supported_max), (1.0, 3.0));
     let medians: Vec<f64> = h.points.iter().map(|p| p.median).collect();

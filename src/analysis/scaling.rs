@@ -436,7 +436,7 @@ pub struct Hotspot {
     pub missing: usize,
     /// The environment key differs across inputs: the scaling may be the machine's.
     pub environment_confounded: bool,
-    /// Warnings on this group (environment confounding).
+    /// Warnings on this group (environment confounding; fewer than 5 trials).
     pub warnings: Vec<String>,
     /// Per input value, ascending.
     pub points: Vec<Point>,
@@ -783,6 +783,14 @@ pub fn run(trials: &[Trial], params: &Params) -> Report {
                     .to_string(),
             );
         }
+        if g.values.len() < 5 {
+            // Exact permutation p of Spearman's ρ can not go below 2/n! ≥ 1/12 for n ≤ 4.
+            warnings.push(format!(
+                "only {} trials: the t-approximation p-value (SciPy's) is unreliable here — an \
+                 exact permutation test cannot reach p < 0.05 with fewer than 5 trials",
+                g.values.len()
+            ));
+        }
         let xs: Vec<f64> = g.values.iter().map(|v| v.1).collect();
         let ys: Vec<f64> = g.values.iter().map(|v| v.2).collect();
         let (fit, fit_unavailable) = match stats::fit_all(&xs, &ys, params.ci_level) {
@@ -1105,11 +1113,12 @@ mod tests {
 
     #[test]
     fn environment_change_across_inputs_is_a_warning() {
-        let mut trials: Vec<Trial> = (1..=4)
+        let mut trials: Vec<Trial> = (1..=5)
             .map(|i| trial(&format!("t{i}"), Some(i as f64), &[("f", 10 * i)], false))
             .collect();
         let r = run(&trials, &Params::default());
         assert!(!r.hotspots[0].environment_confounded && r.warnings.is_empty());
+        assert!(r.hotspots[0].warnings.is_empty());
         assert_eq!(r.evidence_status, EvidenceStatus::Complete);
         trials[3].profile.environment = "host=other".into();
         let r = run(&trials, &Params::default());
