@@ -57,7 +57,15 @@ fn report() -> &'static Report {
                 }
             })
             .collect();
-        scaling::run(&trials, &Params::default())
+        let start = std::time::Instant::now();
+        let r = scaling::run(&trials, &Params::default());
+        eprintln!(
+            "scaling::run on the corpus: {} groups, {} with CIs: {:.3} s",
+            r.tested_hypotheses,
+            r.hotspots.iter().filter(|h| h.ci_computed).count(),
+            start.elapsed().as_secs_f64()
+        );
+        r
     })
 }
 

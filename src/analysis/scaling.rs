@@ -1150,6 +1150,10 @@ mod tests {
         assert_eq!((r.tested_hypotheses, r.dropped_non_finite), (0, 1));
         assert_eq!(r.evidence_status, EvidenceStatus::Unavailable);
         assert!(r.evidence_reasons[0].contains("constant"));
+        let r = run(&[], &Params::default());
+        assert_eq!(r.evidence_status, EvidenceStatus::Unavailable);
+        assert!(r.hotspots.is_empty() && r.input_min.is_none());
+        assert!(r.range_statement.starts_with("Fits describe only"));
         let same_x: Vec<Trial> = (1..=3)
             .map(|i| trial(&format!("t{i}"), Some(8.0), &[("f", i)], false))
             .collect();
