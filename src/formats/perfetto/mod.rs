@@ -70,6 +70,9 @@ pub fn import(data: &[u8], model: &mut Model, progress: &mut dyn FnMut(f64)) {
 /// True when `data` starts like a Perfetto trace: the first records are `Trace.packet` fields
 /// whose content walks as well-formed protobuf containing at least one known `TracePacket` tag.
 pub fn looks_like_trace(data: &[u8]) -> bool {
+    if looks_like_xspace(data) {
+        return false;
+    }
     let mut pos = 0usize;
     for _ in 0..4 {
         let Some((tag, p)) = read_varint(data, pos) else {
