@@ -138,3 +138,162 @@ fn chromium_layout_total_follows_sdk_incremental_clock() {
     let t = totals_ms(&m)["Layout"];
     assert!((t - 264.863).abs() < 0.002, "{t}");
 }
+
+/// The CSV tables (header + rows) of a difftest `*.expected.txt`, one per `###` section.
+fn expected_tables(name: &str) -> Vec<Vec<Vec<String>>> {
+    let text = std::fs::read_to_string(corpus(&format!(
+        "public/perfetto-difftests/proto/{name}.expected.txt"
+    )))
+    .unwrap();
+    let mut tables = Vec::new();
+    for section in text.split("--- expected output (Csv)").skip(1) {
+        let rows: Vec<Vec<String>> = section
+            .lines()
+            .skip_while(|l| l.trim().is_empty())
+            .take_while(|l| !l.trim().is_empty() && !l.starts_with("###"))
+            .map(|l| {
+                let mut cells = Vec::new();
+                let mut cur = String::new();
+                let mut quoted = false;
+                for c in l.chars() {
+                    match c {
+                        '"' => quoted = !quoted,
+                        ',' if !quoted => cells.push(std::mem::take(&mut cur)),
+                        _ => cur.push(c),
+                    }
+                }
+                cells.push(cur);
+                cells
+            })
+            .collect();
+        tables.push(rows);
+    }
+    tables
+}
+
+fn difftest_model(name: &str) -> Model {
+    load(&corpus(&format!(
+        "public/perfetto-difftests/proto/{name}.pftrace"
+    )))
+}
+
+/// Sorted distinct `(ts, dur, name)` of the expected table's rows.
+fn expected_slices(table: &[Vec<String>]) -> Vec<(i64, i64, String)> {
+    let h = &table[0];
+    let col = |n: &str| h.iter().position(|c| c == n).unwrap();
+    let (ts, dur, name) = (col("ts"), col("dur"), col("name"));
+    let mut v: Vec<(i64, i64, String)> = table[1..]
+        .iter()
+        .map(|r| {
+            (
+                r[ts].parse().unwrap(),
+                r[dur].parse().unwrap(),
+                r[name].clone(),
+            )
+        })
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn our_slices(m: &Model) -> Vec<(i64, i64, String)> {
+    let mut v: Vec<(i64, i64, String)> = (0..m.slices.len())
+        .map(|i| {
+            (
+                m.slices.ts_ns[i],
+                m.slices.dur_ns[i],
+                m.str(m.slices.name[i]).to_string(),
+            )
+        })
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// trace_processor's expected slice rows (ts, dur, name) of the upstream diff tests equal ours.
+#[test]
+fn perfetto_difftests_slices_match_trace_processor() {
+    for (name, section) in [
+        ("track_event_tracks", 0),
+        ("track_event_monotonic_trace_clock_slices", 0),
+        ("track_event_counters", 0),
+        ("track_event_instant_slices", 0),
+        ("track_event_same_tids_slices", 0),
+        ("legacy_async_event", 0),
+    ] {
+        let m = difftest_model(name);
+        let want = expected_slices(&expected_tables(name)[section]);
+        assert_eq!(our_slices(&m), want, "{name}");
+    }
+}
+
+/// Counter rows (track name, ts, value) of the upstream diff tests equal ours.
+#[test]
+fn perfetto_difftests_counters_match_trace_processor() {
+    let m = difftest_model("incremental_counter_sequences");
+    let c = m
+        .counters
+        .iter()
+        .find(|c| m.str(c.name) == "MyIncrementalCounter")
+        .unwrap();
+    let want: Vec<(i64, f64)> = expected_tables("incremental_counter_sequences")[0][1..]
+        .iter()
+        .map(|r| (r[0].parse().unwrap(), r[1].parse().unwrap()))
+        .collect();
+    let ours: Vec<(i64, f64)> = c
+        .ts_ns
+        .iter()
+        .copied()
+        .zip(c.value.iter().copied())
+        .collect();
+    assert_eq!(ours, want);
+
+    let m = difftest_model("track_event_counters");
+    let table = &expected_tables("track_event_counters")[1];
+    let mut want: Vec<(String, i64, String)> = table[1..]
+        .iter()
+        .map(|r| (r[0].clone(), r[5].parse().unwrap(), r[6].clone()))
+        .collect();
+    want.sort();
+    let mut ours: Vec<(String, i64, String)> = m
+        .counters
+        .iter()
+        .flat_map(|c| {
+            c.ts_ns
+                .iter()
+                .zip(&c.value)
+                .map(|(&t, &v)| (m.str(c.name).to_string(), t, format!("{v:.6}")))
+        })
+        .collect();
+    ours.sort();
+    assert_eq!(ours, want);
+    let size = m
+        .counters
+        .iter()
+        .find(|c| m.str(c.name) == "MySizeCounter")
+        .unwrap();
+    assert_eq!(m.str(size.unit), "bytes");
+}
+
+/// Timestamp overflow inputs keep the good slice and count an error instead of wrapping.
+#[test]
+fn perfetto_difftests_timestamp_overflow_is_counted() {
+    for name in [
+        "track_event_absolute_timestamp_us_overflow",
+        "track_event_delta_timestamp_addition_overflow",
+    ] {
+        let m = difftest_model(name);
+        let row = &expected_tables(name)[0][1];
+        let good: Vec<(i64, String)> = (0..m.slices.len())
+            .map(|i| (m.slices.ts_ns[i], m.str(m.slices.name[i]).to_string()))
+            .collect();
+        assert_eq!(
+            good,
+            vec![(row[2].parse().unwrap(), row[1].clone())],
+            "{name}"
+        );
+        assert!(!m.diagnostics.is_empty(), "{name}");
+    }
+}

@@ -456,6 +456,9 @@ struct SeqState {
     thread: Option<(i64, i64)>,
     /// Legacy µs running timestamp (MONOTONIC).
     legacy_us: Option<i64>,
+    /// Legacy running thread time (µs) and instruction count.
+    legacy_thread_time_us: Option<i64>,
+    legacy_instructions: Option<i64>,
     /// Last timestamp (trace clock ns) of a packet on this sequence.
     last_ts: i64,
 }
@@ -497,6 +500,8 @@ struct Importer<'m> {
     thread_tracks: HashMap<(i64, i64), TrackId>,
     process_tracks: HashMap<i64, TrackId>,
     async_tracks: HashMap<(i64, u64, StrId), TrackId>,
+    /// Legacy thread counters: (tid, series name) → index in `model.counters`.
+    legacy_counters: HashMap<(i64, &'static str), usize>,
     global_track: Option<TrackId>,
     packets: u64,
     bundle_budget: u64,
@@ -518,6 +523,7 @@ impl<'m> Importer<'m> {
             thread_tracks: HashMap::new(),
             process_tracks: HashMap::new(),
             async_tracks: HashMap::new(),
+            legacy_counters: HashMap::new(),
             global_track: None,
             packets: 0,
             bundle_budget: MAX_TOTAL_BUNDLE_BYTES,
@@ -728,6 +734,8 @@ impl<'m> Importer<'m> {
             self.thread_info(td);
             seq.thread = Some((i64::from(td.pid.unwrap_or(0)), td.tid.unwrap_or(0)));
             seq.legacy_us = td.reference_timestamp_us;
+            seq.legacy_thread_time_us = td.reference_thread_time_us;
+            seq.legacy_instructions = td.reference_thread_instruction_count;
         }
         if let Some(d) = &p.track_descriptor {
             if let Some(pd) = &d.process {
@@ -739,6 +747,8 @@ impl<'m> Importer<'m> {
                     seq.thread = Some((i64::from(td.pid.unwrap_or(0)), td.tid.unwrap_or(0)));
                     if td.reference_timestamp_us.is_some() {
                         seq.legacy_us = td.reference_timestamp_us;
+                        seq.legacy_thread_time_us = td.reference_thread_time_us;
+                        seq.legacy_instructions = td.reference_thread_instruction_count;
                     }
                 }
             }
@@ -1129,15 +1139,29 @@ impl<'m> Importer<'m> {
 
     fn track_event(&mut self, seq: &mut SeqState, ev: &TrackEvent, packet_ts: Option<i64>) {
         // Timestamp: legacy µs fields first, else the packet timestamp.
+        let invalid_ts = |imp: &mut Self| {
+            imp.diag("track_event_invalid_timestamp", Severity::DataLoss, || {
+                "a legacy µs timestamp overflows 64-bit nanoseconds; event dropped".to_string()
+            });
+            None
+        };
         let ts = if let Some(abs) = ev.timestamp_absolute_us {
-            self.global_ts(clock::MONOTONIC, scale_i(abs, 1000))
+            match abs.checked_mul(1000) {
+                Some(ns) => self.global_ts(clock::MONOTONIC, ns),
+                None => invalid_ts(self),
+            }
         } else if let Some(delta) = ev.timestamp_delta_us {
             match seq.legacy_us {
-                Some(base) => {
-                    let now = base.saturating_add(delta);
-                    seq.legacy_us = Some(now);
-                    self.global_ts(clock::MONOTONIC, scale_i(now, 1000))
-                }
+                Some(base) => match base
+                    .checked_add(delta)
+                    .and_then(|now| Some((now, now.checked_mul(1000)?)))
+                {
+                    Some((now, ns)) => {
+                        seq.legacy_us = Some(now);
+                        self.global_ts(clock::MONOTONIC, ns)
+                    }
+                    None => invalid_ts(self),
+                },
                 None => {
                     self.diag("legacy_timestamp_without_reference", Severity::DataLoss, || {
                         "a timestamp_delta_us event has no thread_descriptor reference time on its sequence; dropped".to_string()
@@ -1150,6 +1174,13 @@ impl<'m> Importer<'m> {
         };
         let Some(ts) = ts else { return };
         seq.last_ts = ts;
+        if ev.thread_time_delta_us.is_some()
+            || ev.thread_time_absolute_us.is_some()
+            || ev.thread_instruction_count_delta.is_some()
+            || ev.thread_instruction_count_absolute.is_some()
+        {
+            self.legacy_thread_counters(seq, ev, ts);
+        }
 
         let ty = ev.r#type.unwrap_or(0);
         let legacy = ev.legacy_event.as_ref();
@@ -1206,7 +1237,7 @@ impl<'m> Importer<'m> {
                     }
                     Op::Complete(scale_i(d, 1000))
                 }
-                b'I' | b'i' | b'R' | b'n' => Op::Instant,
+                b'I' | b'i' | b'R' | b'n' | b'T' | b'p' => Op::Instant,
                 b'b' | b'S' => Op::Begin,
                 b'e' | b'F' => Op::End,
                 _ => {
@@ -1324,7 +1355,7 @@ impl<'m> Importer<'m> {
                 return Some(self.thread_track(pid, tid));
             }
             let ph = u8::try_from(phase).unwrap_or(0);
-            if matches!(ph, b'b' | b'e' | b'n' | b'S' | b'F') {
+            if matches!(ph, b'b' | b'e' | b'n' | b'S' | b'T' | b'p' | b'F') {
                 let (scope_pid, id) = match (l.unscoped_id, l.local_id, l.global_id) {
                     (Some(id), _, _) => (seq.thread.map(|t| t.0).unwrap_or(0), id),
                     (None, Some(id), _) => (seq.thread.map(|t| t.0).unwrap_or(0), id),
@@ -1363,15 +1394,24 @@ impl<'m> Importer<'m> {
         }
         let uuid = ev.track_uuid.or(seq.default_track).unwrap_or(0);
         if uuid != 0 {
-            let t = self.uuid_track(uuid, 0);
-            if t.is_none() {
-                self.diag("track_uuid_unknown", Severity::DataLoss, || {
-                    format!(
-                        "an event refers to track uuid {uuid}, which no descriptor defines; dropped"
-                    )
-                });
+            if let Some(t) = self.uuid_track(uuid, 0) {
+                return Some(t);
             }
-            return t;
+            // TP keeps such events on a track of their own (difftest
+            // track_event_monotonic_trace_clock_slices).
+            self.diag("track_uuid_undescribed", Severity::Warning, || {
+                format!("events refer to track uuid {uuid}, which no descriptor defines; kept on an unnamed track")
+            });
+            let t = self.model.add_track(Track {
+                name: StrId(0),
+                kind: TrackKind::Async,
+                pid: None,
+                tid: None,
+                parent: None,
+                overflow_of: None,
+            });
+            self.uuid_tracks.insert(uuid, t);
+            return Some(t);
         }
         if let Some((pid, tid)) = seq.thread {
             if ev.track_uuid.is_none() || ty == track_event_type::UNSPECIFIED {
@@ -1379,6 +1419,60 @@ impl<'m> Importer<'m> {
             }
         }
         Some(self.global())
+    }
+
+    /// Legacy per-thread counters (`thread_time_*_us`, `thread_instruction_count_*`), as TP's
+    /// `thread_time` (ns) and `thread_instruction_count` series of the sequence's thread.
+    fn legacy_thread_counters(&mut self, seq: &mut SeqState, ev: &TrackEvent, ts: i64) {
+        let Some((pid, tid)) = seq.thread else {
+            return;
+        };
+        let time = match (ev.thread_time_absolute_us, ev.thread_time_delta_us) {
+            (Some(a), _) => Some(a),
+            (None, Some(d)) => seq.legacy_thread_time_us.map(|b| b.saturating_add(d)),
+            _ => None,
+        };
+        if ev.thread_time_delta_us.is_some() {
+            seq.legacy_thread_time_us = time;
+        }
+        let instr = match (
+            ev.thread_instruction_count_absolute,
+            ev.thread_instruction_count_delta,
+        ) {
+            (Some(a), _) => Some(a),
+            (None, Some(d)) => seq.legacy_instructions.map(|b| b.saturating_add(d)),
+            _ => None,
+        };
+        if ev.thread_instruction_count_delta.is_some() {
+            seq.legacy_instructions = instr;
+        }
+        for (which, value) in [
+            ("thread_time", time.map(|us| scale_i(us, 1000))),
+            ("thread_instruction_count", instr),
+        ] {
+            let Some(v) = value else { continue };
+            let idx = match self.legacy_counters.get(&(tid, which)) {
+                Some(&i) => i,
+                None => {
+                    let track = self.thread_track(pid, tid);
+                    let name = self.model.strings.intern(which);
+                    self.model.counters.push(CounterSeries {
+                        track,
+                        name,
+                        unit: StrId(0),
+                        pid: Some(pid),
+                        ts_ns: Vec::new(),
+                        value: Vec::new(),
+                    });
+                    let i = self.model.counters.len() - 1;
+                    self.legacy_counters.insert((tid, which), i);
+                    i
+                }
+            };
+            let s = &mut self.model.counters[idx];
+            s.ts_ns.push(ts);
+            s.value.push(v as f64);
+        }
     }
 
     fn categories(&mut self, seq: &SeqState, ev: &TrackEvent) -> StrId {
