@@ -297,3 +297,104 @@ fn perfetto_difftests_timestamp_overflow_is_counted() {
         assert!(!m.diagnostics.is_empty(), "{name}");
     }
 }
+
+/// Every public Perfetto file imports (PROVENANCE.md §1): header-only and non-TrackEvent traces
+/// give a valid model, TrackEvent traces give their slices.
+#[test]
+fn public_perfetto_files_import() {
+    let files = [
+        ("systing/systing_trace.pb", 739),
+        ("tokio/tokio_tracing_perfetto_148k.pftrace", 472),
+        ("nowinandroid/android_app_trace.perfetto-trace", 7676),
+        ("winscope/no_winscope_traces.perfetto-trace", 12),
+        ("winscope/protolog.perfetto-trace", 11),
+        ("winscope/shell_transitions_trace.perfetto-trace", 25),
+        ("winscope/input-events.perfetto-trace", 50),
+        ("qmljulia/qml_empty_session.pftrace", 23),
+        ("perfetto/nested_tracks.perfetto-trace", 4092),
+    ];
+    for (f, packets) in files {
+        let m = load(&corpus(&format!("public/{f}")));
+        assert_eq!(m.stats.events, packets, "{f}");
+        assert!(
+            !m.diagnostics
+                .entries()
+                .iter()
+                .any(|d| d.kind == "packet_decode_error" || d.kind == "truncated_packet"),
+            "{f}: {:?}",
+            m.diagnostics.entries()
+        );
+    }
+    // tokio: 462 TrackEvents on one sequence, no interning.
+    let m = load(&corpus("public/tokio/tokio_tracing_perfetto_148k.pftrace"));
+    assert!(m.slices.len() >= 231, "{}", m.slices.len());
+    assert!(m.slices.name.iter().all(|&n| !m.str(n).is_empty()));
+    // nested_tracks: 2728 TrackEvents on deeply nested custom tracks.
+    let m = load(&corpus("public/perfetto/nested_tracks.perfetto-trace"));
+    assert!(m.slices.len() >= 1364, "{}", m.slices.len());
+    assert!(m.tracks.iter().any(|t| t.parent.is_some()));
+}
+
+/// The real-world corrupt file (git conflict markers inside a binary trace) is rejected or
+/// imported with data loss — never a panic.
+#[test]
+fn corrupt_tokio_trace_is_an_error_or_data_loss() {
+    let path = corpus("public/tokio/tokio_merge_conflict_corrupt.pftrace");
+    let bytes = std::fs::read(&path).unwrap();
+    match formats::import("tokio_merge_conflict_corrupt.pftrace", &bytes) {
+        Err(e) => assert!(e
+            .to_string()
+            .starts_with("tokio_merge_conflict_corrupt.pftrace: ")),
+        Ok(a) => assert!(
+            a.model.diagnostics.has_data_loss(),
+            "{:?}",
+            a.model.diagnostics.entries()
+        ),
+    }
+}
+
+/// The 59 MB Chromium trace (MANIFEST: 1,149,021 packets, 19,682 counter events).
+#[test]
+#[ignore = "59 MB: about a minute in debug; `trialscope bench` covers it"]
+fn chromium_large_trace_imports() {
+    let m = load(&corpus("chromium_large/heavy_default.pb.gz"));
+    assert_eq!(m.stats.events, 1_149_021);
+    let samples: usize = m.counters.iter().map(|c| c.ts_ns.len()).sum();
+    assert!(samples >= 19_682, "{samples}");
+    assert!(
+        !m.diagnostics.has_data_loss(),
+        "{:?}",
+        m.diagnostics.entries()
+    );
+    assert!(m
+        .slices
+        .name
+        .iter()
+        .any(|&n| m.str(n) == "ThreadControllerImpl::RunTask"));
+}
+
+/// Startup tracing (no DevTools) of the same page: `scalingBuildDom` is 290.6 ms long
+/// (MANIFEST.md). The MANIFEST says the later phases fall outside the 4 s window, but the
+/// trace holds all six user-timing measures (async slices, each once, plus their
+/// `:start`/`:end` marks), so that is what is asserted.
+#[test]
+fn chromium_startup_trace_has_build_dom() {
+    let m = load(&corpus("chromium_misc/startup_trace_n4000.pb.gz"));
+    assert_eq!(m.stats.events, 107_186);
+    let t = totals_ms(&m);
+    assert!(
+        (t["scalingBuildDom"] - 290.6).abs() < 0.1,
+        "{}",
+        t["scalingBuildDom"]
+    );
+    for phase in [
+        "constantWork",
+        "scalingBuildDom",
+        "scalingRelayout",
+        "scalingSort",
+        "scalingJson",
+        "constantDom",
+    ] {
+        assert_eq!(count_named(&m, phase), 1, "{phase}");
+    }
+}
