@@ -18,6 +18,7 @@ pub mod clock;
 pub mod proto;
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use prost::Message;
 
@@ -34,8 +35,8 @@ const MAX_BUNDLE_BYTES: u64 = 256 << 20;
 const MAX_TOTAL_BUNDLE_BYTES: u64 = 2 << 30;
 /// Nesting limit of `compressed_packets` inside `compressed_packets`.
 const MAX_BUNDLE_DEPTH: u32 = 4;
-/// Ceiling on per-sequence interning entries, so hostile input cannot grow memory unboundedly
-/// (far above real traces: Chromium's 59 MB trace has ~14k interned-data packets).
+/// Ceiling on distinct packet sequences and on track descriptors kept (far above real traces:
+/// Chromium's 59 MB trace has 23k descriptors).
 const MAX_SEQUENCES: usize = 1 << 20;
 
 /// Imports a decompressed Perfetto trace into `model`, packet by packet. Never fails: broken
@@ -84,7 +85,9 @@ pub fn looks_like_trace(data: &[u8]) -> bool {
         let Some((len, p)) = read_varint(data, p) else {
             return false;
         };
-        let end = p.saturating_add(len as usize).min(data.len());
+        let end = p
+            .saturating_add(usize::try_from(len).unwrap_or(usize::MAX))
+            .min(data.len());
         let body = &data[p..end];
         if body.is_empty() {
             if end >= data.len() {
@@ -99,7 +102,7 @@ pub fn looks_like_trace(data: &[u8]) -> bool {
         ];
         let mut known = false;
         let mut ok = true;
-        let complete = (len as usize) <= data.len() - p;
+        let complete = usize::try_from(len).is_ok_and(|l| l <= data.len() - p);
         for f in FieldIter::new(body) {
             match f {
                 Some((num, _)) => known |= KNOWN.contains(&num),
@@ -124,7 +127,9 @@ pub fn looks_like_xspace(data: &[u8]) -> bool {
     let Some((len, p)) = read_varint(data, p) else {
         return false;
     };
-    let end = p.saturating_add(len as usize).min(data.len());
+    let end = p
+        .saturating_add(usize::try_from(len).unwrap_or(usize::MAX))
+        .min(data.len());
     // Only the leading fields matter; decode a prefix that holds id and name.
     let mut name: Option<Vec<u8>> = None;
     for f in FieldIter::new(&data[p..end]) {
@@ -145,6 +150,61 @@ pub fn looks_like_xspace(data: &[u8]) -> bool {
         None => false,
     }
 }
+
+/// A fast hasher for the importer's small keys (iids, uuids, sequence ids, frame keys): each
+/// written word is folded in with the SplitMix64 finaliser. Keys come from the trace, so this
+/// trades DoS resistance for speed; a crafted trace can only make an import slower, not wrong.
+#[derive(Default, Clone, Copy)]
+struct FastHasher(u64);
+
+fn splitmix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl FastHasher {
+    #[inline]
+    fn add(&mut self, v: u64) {
+        self.0 = splitmix(self.0 ^ v).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+impl Hasher for FastHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(b));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, v: u8) {
+        self.add(u64::from(v));
+    }
+    #[inline]
+    fn write_u32(&mut self, v: u32) {
+        self.add(u64::from(v));
+    }
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.add(v);
+    }
+    #[inline]
+    fn write_i64(&mut self, v: i64) {
+        self.add(v as u64);
+    }
+    #[inline]
+    fn write_usize(&mut self, v: usize) {
+        self.add(v as u64);
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 
 // ------------------------------------------------------------------------------------------
 // Wire helpers
@@ -308,7 +368,7 @@ impl<'a> Iterator for Records<'a> {
 #[derive(Default)]
 struct PrePass {
     clocks: ClockGraph,
-    descriptors: HashMap<u64, TrackDescriptor>,
+    descriptors: FastMap<u64, TrackDescriptor>,
 }
 
 impl PrePass {
@@ -444,14 +504,14 @@ struct SeqState {
     default_track: Option<u64>,
     default_extra_counters: Vec<u64>,
     default_extra_double_counters: Vec<u64>,
-    names: HashMap<u64, StrId>,
-    categories: HashMap<u64, StrId>,
-    annotation_names: HashMap<u64, StrId>,
-    annotation_strings: HashMap<u64, StrId>,
-    source_locations: HashMap<u64, SrcLoc>,
-    log_bodies: HashMap<u64, StrId>,
-    clocks: HashMap<u32, SeqClock>,
-    counter_values: HashMap<u64, f64>,
+    names: FastMap<u64, StrId>,
+    categories: FastMap<u64, StrId>,
+    annotation_names: FastMap<u64, StrId>,
+    annotation_strings: FastMap<u64, StrId>,
+    source_locations: FastMap<u64, SrcLoc>,
+    log_bodies: FastMap<u64, StrId>,
+    clocks: FastMap<u32, SeqClock>,
+    counter_values: FastMap<u64, f64>,
     /// Legacy thread association (pid, tid).
     thread: Option<(i64, i64)>,
     /// Legacy µs running timestamp (MONOTONIC).
@@ -493,16 +553,20 @@ struct Importer<'m> {
     model: &'m mut Model,
     builder: SliceBuilder,
     clocks: ClockGraph,
-    descriptors: HashMap<u64, TrackDescriptor>,
-    seqs: HashMap<u32, SeqState>,
-    uuid_tracks: HashMap<u64, TrackId>,
-    counter_tracks: HashMap<u64, CounterInfo>,
-    thread_tracks: HashMap<(i64, i64), TrackId>,
-    process_tracks: HashMap<i64, TrackId>,
-    async_tracks: HashMap<(i64, u64, StrId), TrackId>,
+    descriptors: FastMap<u64, TrackDescriptor>,
+    seqs: FastMap<u32, Box<SeqState>>,
+    uuid_tracks: FastMap<u64, TrackId>,
+    counter_tracks: FastMap<u64, CounterInfo>,
+    thread_tracks: FastMap<(i64, i64), TrackId>,
+    process_tracks: FastMap<i64, TrackId>,
+    async_tracks: FastMap<(i64, u64, StrId), TrackId>,
     /// Legacy thread counters: (tid, series name) → index in `model.counters`.
-    legacy_counters: HashMap<(i64, &'static str), usize>,
+    legacy_counters: FastMap<(i64, &'static str), usize>,
     global_track: Option<TrackId>,
+    /// Frames already interned, by projection (saves hashing into the model's table).
+    frame_cache: FastMap<FrameKey, FrameId>,
+    /// A decoded-packet buffer reused across packets (avoids moving a large struct per packet).
+    scratch: Option<Box<TracePacket>>,
     packets: u64,
     bundle_budget: u64,
     /// Offset (top-level stream) and index of the packet being imported, for diagnostics.
@@ -516,15 +580,17 @@ impl<'m> Importer<'m> {
             model,
             builder: SliceBuilder::new(),
             clocks: ClockGraph::default(),
-            descriptors: HashMap::new(),
-            seqs: HashMap::new(),
-            uuid_tracks: HashMap::new(),
-            counter_tracks: HashMap::new(),
-            thread_tracks: HashMap::new(),
-            process_tracks: HashMap::new(),
-            async_tracks: HashMap::new(),
-            legacy_counters: HashMap::new(),
+            descriptors: FastMap::default(),
+            seqs: FastMap::default(),
+            uuid_tracks: FastMap::default(),
+            counter_tracks: FastMap::default(),
+            thread_tracks: FastMap::default(),
+            process_tracks: FastMap::default(),
+            async_tracks: FastMap::default(),
+            legacy_counters: FastMap::default(),
             global_track: None,
+            frame_cache: FastMap::default(),
+            scratch: None,
             packets: 0,
             bundle_budget: MAX_TOTAL_BUNDLE_BYTES,
             cur_offset: 0,
@@ -571,12 +637,15 @@ impl<'m> Importer<'m> {
                     self.packets += 1;
                     self.cur_offset = top as u64;
                     self.cur_index = self.packets - 1;
-                    match TracePacket::decode(body) {
-                        Ok(p) => self.packet(p, depth, top, on_offset),
+                    let mut p = self.scratch.take().unwrap_or_default();
+                    p.clear();
+                    match p.merge(body) {
+                        Ok(()) => self.packet(&p, depth, top, on_offset),
                         Err(e) => self.diag("packet_decode_error", Severity::DataLoss, || {
                             format!("a packet could not be decoded and was skipped: {e}")
                         }),
                     }
+                    self.scratch = Some(p);
                 }
                 Record::Truncated { offset } => {
                     self.cur_offset = outer_offset.unwrap_or(offset) as u64;
@@ -602,7 +671,7 @@ impl<'m> Importer<'m> {
 
     fn packet(
         &mut self,
-        p: TracePacket,
+        p: &TracePacket,
         depth: u32,
         top_offset: usize,
         on_offset: &mut dyn FnMut(usize),
@@ -1317,7 +1386,14 @@ impl<'m> Importer<'m> {
                 }
             }
         }
-        let frame: FrameId = self.model.frames.intern(key, &self.model.strings);
+        let frame: FrameId = match self.frame_cache.get(&key) {
+            Some(&f) => f,
+            None => {
+                let f = self.model.frames.intern(key.clone(), &self.model.strings);
+                self.frame_cache.insert(key, f);
+                f
+            }
+        };
         match op {
             Op::Begin => self
                 .builder
