@@ -398,3 +398,17 @@ fn chromium_startup_trace_has_build_dom() {
         assert_eq!(count_named(&m, phase), 1, "{phase}");
     }
 }
+
+/// A real XSpace written by JAX is recognised as such (not misread as a Perfetto trace), and
+/// the error says which file to load instead.
+#[test]
+fn jax_xspace_is_named_not_imported() {
+    let path = corpus("jax_profile/plugins/profile/2026_11_29_10_17_55/vm.xplane.pb");
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(formats::perfetto::looks_like_xspace(&bytes));
+    assert!(!formats::perfetto::looks_like_trace(&bytes));
+    let e = formats::import("vm.xplane.pb", &bytes)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("XSpace"), "{e}");
+}
