@@ -720,28 +720,25 @@ impl<'m> Importer<'m> {
         let dropped = p.previous_packet_dropped.unwrap_or(0) != 0;
         let mut seq = self.seqs.remove(&seq_id).unwrap_or_default();
         let first_seen = seq.valid.is_none();
-        // §5.1 step 1–2.
+        // §5.1 step 1–2. The service sets previous_packet_dropped on the first packet of every
+        // sequence, so only later packets count as loss.
         if cleared {
             seq.clear();
-        } else if dropped && !(first_seen && p.first_packet_on_sequence == Some(true)) {
-            if !first_seen || seq.valid.is_some() {
-                self.diag("packet_loss", Severity::DataLoss, || {
-                    format!(
-                        "packets were lost on sequence {seq_id} (previous_packet_dropped); its \
-                         incremental state is invalid until the next clear"
-                    )
-                });
-            } else {
-                self.diag("packet_loss", Severity::DataLoss, || {
-                    format!("sequence {seq_id} starts after lost packets")
-                });
-            }
-            seq.valid = Some(false);
-            seq.legacy_us = None;
         } else if first_seen {
             // Lenient: a sequence that sets no flag is valid from the start; one that needs
             // incremental state without ever clearing it is not (TP semantics).
             seq.valid = Some(!needs);
+        } else if dropped {
+            self.diag("packet_loss", Severity::DataLoss, || {
+                format!(
+                    "packets were lost on sequence {seq_id} (previous_packet_dropped); its \
+                     incremental state is invalid until the next clear"
+                )
+            });
+            seq.valid = Some(false);
+            seq.legacy_us = None;
+            seq.legacy_thread_time_us = None;
+            seq.legacy_instructions = None;
         }
         let valid = seq.valid == Some(true);
         // Step 3: defaults.

@@ -612,3 +612,20 @@ fn sniffing_tells_traces_from_xspace() {
     assert!(!super::looks_like_trace(b"\n{\"traceEvents\":[]}"));
     assert!(!super::looks_like_trace(b""));
 }
+
+#[test]
+fn service_mark_on_first_packet_of_a_sequence_is_not_loss() {
+    // The tracing service sets previous_packet_dropped on the first packet of every sequence.
+    let mut first = thread_desc(4, 10, 1, 2, "t");
+    first.previous_packet_dropped = Some(1);
+    let mut first_cleared = seq_start(5, 10, vec![name(1, "x")]);
+    first_cleared.previous_packet_dropped = Some(1);
+    let m = import(&[
+        first,
+        first_cleared,
+        event(5, 10, track_event_type::INSTANT, Some(1)),
+    ]);
+    assert_eq!(slice_names(&m), vec![("x".into(), 10, 0)]);
+    assert_eq!(m.diagnostics.count("packet_loss"), 0);
+    assert!(!m.diagnostics.has_data_loss());
+}
