@@ -355,7 +355,7 @@ fn corrupt_tokio_trace_is_an_error_or_data_loss() {
 
 /// The 59 MB Chromium trace (MANIFEST: 1,149,021 packets, 19,682 counter events).
 #[test]
-#[ignore = "59 MB: about a minute in debug; `trialscope bench` covers it"]
+#[ignore = "59 MB: ~20 s in debug on a loaded 2-core VM; `trialscope bench` covers it"]
 fn chromium_large_trace_imports() {
     let m = load(&corpus("chromium_large/heavy_default.pb.gz"));
     assert_eq!(m.stats.events, 1_149_021);

@@ -35,9 +35,10 @@ const MAX_BUNDLE_BYTES: u64 = 256 << 20;
 const MAX_TOTAL_BUNDLE_BYTES: u64 = 2 << 30;
 /// Nesting limit of `compressed_packets` inside `compressed_packets`.
 const MAX_BUNDLE_DEPTH: u32 = 4;
-/// Ceiling on distinct packet sequences and on track descriptors kept (far above real traces:
-/// Chromium's 59 MB trace has 23k descriptors).
-const MAX_SEQUENCES: usize = 1 << 20;
+/// Ceiling on track descriptors kept (far above real traces: Chromium's 59 MB trace has 23k).
+const MAX_DESCRIPTORS: usize = 1 << 20;
+/// Ceiling on distinct packet sequences (each holds its own interning tables).
+const MAX_SEQUENCES: usize = 1 << 16;
 
 /// Imports a decompressed Perfetto trace into `model`, packet by packet. Never fails: broken
 /// records are counted in `model.diagnostics`; `model.stats.events` receives the number of
@@ -417,7 +418,7 @@ impl PrePass {
         let Some(uuid) = d.uuid else { return };
         match self.descriptors.get_mut(&uuid) {
             None => {
-                if self.descriptors.len() < MAX_SEQUENCES {
+                if self.descriptors.len() < MAX_DESCRIPTORS {
                     self.descriptors.insert(uuid, d);
                 }
             }
