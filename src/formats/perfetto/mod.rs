@@ -1377,11 +1377,15 @@ impl<'m> Importer<'m> {
                 None => self.unknown_iid("source_locations", iid),
             }
         }
-        if let Some(lm) = &ev.log_message {
-            if let Some(iid) = lm.body_iid {
-                if !seq.log_bodies.contains_key(&iid) {
-                    self.unknown_iid("log_message_body", iid);
+        let mut args = args;
+        if let Some(iid) = ev.log_message.as_ref().and_then(|lm| lm.body_iid) {
+            match seq.log_bodies.get(&iid) {
+                Some(&body) => {
+                    let key = self.model.strings.intern("log_message.body");
+                    let extra = self.model.args.add(vec![(key, ArgValue::Str(body))]);
+                    args = self.model.args.merge(args, extra);
                 }
+                None => self.unknown_iid("log_message_body", iid),
             }
         }
         let frame: FrameId = match self.frame_cache.get(&key) {

@@ -481,6 +481,7 @@ fn frames_carry_source_location_and_posted_from_and_args() {
         i.event_categories = vec![name(2, "toplevel")];
         i.debug_annotation_names = vec![name(3, "src")];
         i.debug_annotation_string_values = vec![name(4, "interned value")];
+        i.log_message_body = vec![name(6, "hello log")];
         i.source_locations = vec![SourceLocation {
             iid: Some(5),
             file_name: Some(b"/home/ann/chromium/src/base/task/post.cc".to_vec()),
@@ -496,6 +497,10 @@ fn frames_carry_source_location_and_posted_from_and_args() {
             posted_from_iid: Some(5),
         });
         te.source_location_iid = Some(5);
+        te.log_message = Some(LogMessage {
+            source_location_iid: None,
+            body_iid: Some(6),
+        });
         te.debug_annotations = vec![
             DebugAnnotation {
                 name_iid: Some(3),
@@ -555,6 +560,11 @@ fn frames_carry_source_location_and_posted_from_and_args() {
     assert_eq!(m.str(args[1].0), "dict");
     assert_eq!(args[1].1, ArgValue::Text(r#"{"k":[-1,true]}"#.to_string()));
     assert_eq!(args[2].1, ArgValue::Text("0xff".to_string()));
+    assert_eq!(m.str(args[3].0), "log_message.body");
+    assert_eq!(
+        args[3].1,
+        ArgValue::Str(m.strings.find("hello log").unwrap())
+    );
 }
 
 #[test]
