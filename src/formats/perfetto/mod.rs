@@ -117,7 +117,8 @@ pub fn looks_like_trace(data: &[u8]) -> bool {
 }
 
 /// True when `data` looks like an XSpace (`.xplane.pb`) rather than a Perfetto trace: the first
-/// record decodes as an `XPlane` named `/host:…`, `/device:…` or `Task Environment`.
+/// record is an `XPlane` (see [`proto::XPlane`]) whose `name` (field 2) is `/host:…`,
+/// `/device:…` or `Task Environment`. Only the leading fields of the record are walked.
 pub fn looks_like_xspace(data: &[u8]) -> bool {
     let Some((tag, p)) = read_varint(data, 0) else {
         return false;
@@ -143,7 +144,6 @@ pub fn looks_like_xspace(data: &[u8]) -> bool {
             None => break,
         }
     }
-    let _ = XPlane::default();
     match name {
         Some(n) => {
             n.starts_with(b"/host:") || n.starts_with(b"/device:") || n == b"Task Environment"
