@@ -277,6 +277,20 @@ fn perfetto_difftests_counters_match_trace_processor() {
     assert_eq!(m.str(size.unit), "bytes");
 }
 
+/// Track naming follows trace_processor: the first name (the last with merge behaviour NONE),
+/// and an unnamed track takes the name of its first event.
+#[test]
+fn perfetto_difftests_track_names_match_trace_processor() {
+    let m = difftest_model("track_event_name_resolution");
+    let mut ours: Vec<String> = m.tracks.iter().map(|t| m.str(t.name).to_string()).collect();
+    ours.sort();
+    let want: Vec<String> = expected_tables("track_event_name_resolution")[0][1..]
+        .iter()
+        .map(|r| r[0].clone())
+        .collect();
+    assert_eq!(ours, want);
+}
+
 /// Timestamp overflow inputs keep the good slice and count an error instead of wrapping.
 #[test]
 fn perfetto_difftests_timestamp_overflow_is_counted() {

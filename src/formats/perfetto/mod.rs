@@ -423,8 +423,11 @@ impl PrePass {
                 }
             }
             Some(old) => {
-                // TP: the first non-null name wins; fill in what the first copy lacked.
-                if desc_name(old).is_none() {
+                // TP: the first non-null name wins (the last one with merge behaviour NONE);
+                // fill in what the first copy lacked.
+                let merge_none =
+                    d.sibling_merge_behavior == Some(2) || old.sibling_merge_behavior == Some(2);
+                if desc_name(old).is_none() || (merge_none && desc_name(&d).is_some()) {
                     old.name = d.name;
                     old.static_name = d.static_name;
                     old.atrace_name = d.atrace_name;
@@ -1386,6 +1389,12 @@ impl<'m> Importer<'m> {
                     args = self.model.args.merge(args, extra);
                 }
                 None => self.unknown_iid("log_message_body", iid),
+            }
+        }
+        // An unnamed custom track is named after its first slice (as trace_processor does).
+        if let Some(t) = self.model.tracks.get_mut(track.0 as usize) {
+            if t.kind == TrackKind::Async && t.name.0 == 0 && t.overflow_of.is_none() {
+                t.name = name;
             }
         }
         let frame: FrameId = match self.frame_cache.get(&key) {

@@ -392,6 +392,10 @@ pub struct TrackDescriptor {
     /// `TrackDescriptor.counter` = 8.
     #[prost(message, optional, tag = "8")]
     pub counter: Option<CounterDescriptor>,
+    /// `TrackDescriptor.sibling_merge_behavior` = 15: 0 unspecified, 1 BY_TRACK_NAME, 2 NONE
+    /// (with NONE, the last name emitted wins).
+    #[prost(int32, optional, tag = "15")]
+    pub sibling_merge_behavior: Option<i32>,
 }
 
 /// `perfetto.protos.ProcessDescriptor` (process_descriptor.proto).
