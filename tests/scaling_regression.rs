@@ -32,6 +32,11 @@ struct Capture {
 /// One trace with a single `Op` slice (category `op`, source `src/op.cc:line` `Op::Run`) of
 /// `dur_ns`, inside an unrelated `Idle` slice.
 fn trace(c: &Capture, line: u32, dur_ns: u64) -> Vec<u8> {
+    trace_named(c, "Op", Some(line), dur_ns)
+}
+
+/// As [`trace`], with the operator's name and optional source line chosen by the caller.
+fn trace_named(c: &Capture, op: &str, line: Option<u32>, dur_ns: u64) -> Vec<u8> {
     let mut packets: Vec<Vec<u8>> = Vec::new();
     // Track descriptor of the thread.
     let mut thread = Vec::new();
@@ -72,7 +77,7 @@ fn trace(c: &Capture, line: u32, dur_ns: u64) -> Vec<u8> {
     const BEGIN: u64 = 1;
     const END: u64 = 2;
     packets.push(event(c.t0 + 100, BEGIN, Some(("Idle", "sched")), None));
-    packets.push(event(c.t0 + 200, BEGIN, Some(("Op", "op")), Some(line)));
+    packets.push(event(c.t0 + 200, BEGIN, Some((op, "op")), line));
     packets.push(event(c.t0 + 200 + dur_ns, END, None, None));
     packets.push(event(c.t0 + 1_000, END, None, None));
 
@@ -216,4 +221,46 @@ fn the_same_slice_at_another_source_line_does_not_join() {
     assert_eq!(l42.zero_filled, 1);
     assert_eq!(l42.evidence_status, scaling::EvidenceStatus::Partial);
     assert!((l42.spearman_rho + 0.5).abs() < 1e-12);
+}
+
+#[test]
+fn address_only_frames_are_unmatched_and_counted_in_coverage() {
+    // A slice named only by a hex address has no identity (scaling.md): it must not join
+    // across the three captures, and it must not disappear either.
+    let trials: Vec<Trial> = captures()
+        .iter()
+        .zip([(1.0, 10), (2.0, 20), (3.0, 30)])
+        .map(|(c, (x, dur))| {
+            trial_of(
+                &format!("addr_n{x}.pb"),
+                &trace_named(c, "0x7f3a12b0", None, dur),
+                x,
+            )
+        })
+        .collect();
+    for (t, want) in trials.iter().zip([10, 20, 30]) {
+        assert!(t
+            .profile
+            .frames
+            .iter()
+            .all(|f| f.frame.name != "0x7f3a12b0"));
+        let u = &t.profile.unmatched;
+        assert_eq!(u.len(), 1);
+        assert_eq!(
+            (u[0].name.as_str(), u[0].reason.as_str()),
+            ("0x7f3a12b0", "address_only")
+        );
+        assert_eq!((u[0].inclusive_ns, u[0].count), (want, 1));
+    }
+    let r = scaling::run(&trials, &Params::default());
+    assert!(r.hotspots.iter().all(|h| h.name != "0x7f3a12b0"));
+    assert_eq!(
+        (r.coverage.unmatched_frames, r.coverage.unmatched_ns),
+        (3, 60)
+    );
+    assert_eq!(r.coverage.unmatched_reasons.len(), 1);
+    assert_eq!(r.coverage.unmatched_reasons[0].reason, "address_only");
+    // Only Idle was joined (and it is constant): nothing tested, and the report says why.
+    assert_eq!(r.coverage.joined_frames, 1);
+    assert_eq!(r.evidence_status, scaling::EvidenceStatus::Unavailable);
 }
