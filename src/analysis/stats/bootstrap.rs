@@ -6,6 +6,9 @@ use statrs::distribution::{ContinuousCDF, Normal};
 use super::descriptive::median_in_place;
 use super::rng::SplitMix64;
 
+/// Largest accepted number of resamples (bounds memory: 8 bytes each).
+pub const MAX_RESAMPLES: usize = 1_000_000;
+
 /// A confidence interval `[low, high]` in the unit of the data.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ConfidenceInterval {
@@ -30,13 +33,13 @@ pub struct ConfidenceInterval {
 ///    the αₖ-quantiles of θ*ᵦ with linear interpolation (`numpy.percentile`'s default).
 ///
 /// Edge cases (SciPy would return NaN or warn): `None` for fewer than 2 values, any non-finite
-/// value, `resamples == 0`, or `level` outside (0, 1); a degenerate interval `[v, v]` when all
-/// values equal v; â = 0 when every jackknife median is equal (the interval is then the
+/// value, `resamples` of 0 or above [`MAX_RESAMPLES`], or `level` outside (0, 1); a degenerate
+/// interval `[v, v]` when all values equal v; â = 0 when every jackknife median is equal (the interval is then the
 /// bias-corrected percentile interval); z₀ is computed with the score fraction clamped to
 /// [1/(2B), 1 − 1/(2B)] so it stays finite.
 ///
 /// Because the random stream differs from NumPy's, bounds agree with SciPy's only within
-/// Monte-Carlo error (see `tests/stats_reference.rs`). Cost: O(resamples · n) time, O(n + resamples)
+/// Monte-Carlo error (see `tests/stats_reference.rs`). Cost: O(resamples · n + n²) time (the jackknife is n medians of n − 1 values), O(n + resamples)
 /// memory.
 pub fn bca_median_ci(
     x: &[f64],
@@ -45,7 +48,11 @@ pub fn bca_median_ci(
     seed: u64,
 ) -> Option<ConfidenceInterval> {
     let n = x.len();
-    if n < 2 || resamples == 0 || !(level > 0.0 && level < 1.0) || x.iter().any(|v| !v.is_finite())
+    if n < 2
+        || resamples == 0
+        || resamples > MAX_RESAMPLES
+        || !(level > 0.0 && level < 1.0)
+        || x.iter().any(|v| !v.is_finite())
     {
         return None;
     }
