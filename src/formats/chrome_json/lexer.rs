@@ -343,7 +343,7 @@ impl<'a> Lexer<'a> {
                 }
                 break;
             }
-            if c == b'\\' || c < 0x20 {
+            if c == b'\\' || c < 0x20 || (repair && c == b'}') {
                 break;
             }
             i += 1;
@@ -418,6 +418,11 @@ impl<'a> Lexer<'a> {
                     i += 1;
                 }
             } else {
+                if repair && (c < 0x20 || (c == b'}' && event_boundary(d, i))) {
+                    // A repaired string never spans lines or events.
+                    self.pos = i;
+                    return Err(self.err("string crosses an event boundary"));
+                }
                 if c < 0x20 {
                     note(&mut self.issues.control_chars, i);
                 }
@@ -428,6 +433,22 @@ impl<'a> Lexer<'a> {
         self.pos = d.len();
         Err(self.err("unexpected end of data in a string"))
     }
+}
+
+/// True when `}` at `i` is followed by `,` and `{` (white space allowed): the end of an event.
+fn event_boundary(d: &[u8], i: usize) -> bool {
+    let mut j = i + 1;
+    while j < d.len() && d[j].is_ascii_whitespace() {
+        j += 1;
+    }
+    if d.get(j) != Some(&b',') {
+        return false;
+    }
+    j += 1;
+    while j < d.len() && d[j].is_ascii_whitespace() {
+        j += 1;
+    }
+    d.get(j) == Some(&b'{')
 }
 
 fn hex4(d: &[u8], at: usize) -> Option<u16> {

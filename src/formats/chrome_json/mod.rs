@@ -1463,6 +1463,11 @@ mod tests {
     fn resync_skips_a_broken_event() {
         let m = run("[{\"ph\":\"X\",\"name\":\"a\", 12},\n{\"ph\":\"X\",\"name\":\"b\",\"ts\":1,\"dur\":1}]");
         assert_eq!(m.slices.len(), 1);
-        assert_eq!(m.diagnostics.count("json_syntax_error"), 1);
+        assert_eq!(
+            m.diagnostics.count("json_syntax_error"),
+            1,
+            "{:?}",
+            m.diagnostics
+        );
     }
 }
