@@ -322,6 +322,7 @@ impl<'a, 'm> Importer<'a, 'm> {
     fn events(&mut self, lx: &mut Lexer<'a>, progress: &mut dyn FnMut(f64)) {
         let total = self.data.len().max(1) as f64;
         let mut need_comma = false;
+        let mut after_comma = false;
         loop {
             let Some(b) = lx.peek() else {
                 self.diag("json_unterminated_array", Severity::Info, Some(lx.pos), || {
@@ -331,10 +332,16 @@ impl<'a, 'm> Importer<'a, 'm> {
             };
             match b {
                 b']' => {
+                    if after_comma {
+                        self.diag("json_extra_comma", Severity::Info, Some(lx.pos), || {
+                            "a trailing comma before ']' was skipped".to_string()
+                        });
+                    }
                     lx.pos += 1;
                     return;
                 }
                 b',' => {
+                    after_comma = true;
                     if !need_comma {
                         self.diag("json_extra_comma", Severity::Info, Some(lx.pos), || {
                             "a stray comma in the event array was skipped".to_string()
@@ -344,6 +351,7 @@ impl<'a, 'm> Importer<'a, 'm> {
                     need_comma = false;
                 }
                 b'{' => {
+                    after_comma = false;
                     let start = lx.pos;
                     match self.event_at(lx, start) {
                         Ok(()) => need_comma = true,
