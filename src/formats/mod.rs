@@ -252,7 +252,11 @@ pub fn detect_format(data: &[u8]) -> Result<Format, ImportError> {
             }
         }
     }
-    if head.first() == Some(&0x0a) && perfetto::looks_like_trace(data) {
+    // XSpace (.xplane.pb) also starts with 0x0a and can pass the TracePacket plausibility check.
+    if head.first() == Some(&0x0a)
+        && !perfetto::looks_like_xspace(data)
+        && perfetto::looks_like_trace(data)
+    {
         return Ok(Format::PerfettoProto);
     }
     Err(ImportError::NotATrace {
