@@ -54,6 +54,10 @@ pub const STRING_ID_BASE: i64 = -(1 << 48);
 /// (`slice_absurd_duration`), so one bad value never stretches the time axis.
 pub const MAX_PLAUSIBLE_DUR_NS: i64 = 7 * 24 * 3600 * 1_000_000_000;
 
+/// Timestamps beyond ±2^61 ns (±73 years around 1970) are corrupt: dropped and counted
+/// (`timestamp_out_of_range`), so durations computed from them never overflow.
+pub const MAX_ABS_TS_NS: i64 = 1 << 61;
+
 /// Imports decompressed Chrome JSON (object or array form) into `model`. `name` is the file
 /// name (used for the JAX host name and the Kineto rank when the trace lacks them).
 /// `progress` receives fractions in [0, 1].
@@ -801,6 +805,17 @@ impl<'a, 'm> Importer<'a, 'm> {
 
     fn ts_of(&mut self, e: &Ev<'_, 'a>, offset: usize) -> Option<i64> {
         let ts = e.ts.and_then(time_ns);
+        if let Some(t) = ts {
+            if !(-MAX_ABS_TS_NS..=MAX_ABS_TS_NS).contains(&t) {
+                self.diag(
+                    "timestamp_out_of_range",
+                    Severity::Warning,
+                    Some(offset),
+                    || format!("an event at {t} ns (beyond ±2^61 ns) was dropped"),
+                );
+                return None;
+            }
+        }
         if ts.is_none() {
             self.diag(
                 "event_invalid_timestamp",
