@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 
 use trialscope::formats::{self, Format};
-use trialscope::model::{slice_flags, Model};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
 
@@ -21,17 +20,6 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
             out.push(p);
         }
     }
-}
-
-fn load(rel: &str) -> formats::Artifact {
-    let p = Path::new(CORPUS).join(rel);
-    let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    let name = p.file_name().unwrap().to_string_lossy().into_owned();
-    formats::import(&name, &bytes).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn count_flag(m: &Model, flag: u8) -> usize {
-    m.slices.flags.iter().filter(|&&f| f & flag != 0).count()
 }
 
 /// Every trace-looking file in `public/` (not the provenance docs, licences, expected outputs

@@ -20,8 +20,10 @@ fn import(file: &str) -> Artifact {
     formats::import(file, &bytes).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Slices as (name, ts, dur, depth, pid, tid).
-fn slices(m: &Model) -> Vec<(String, i64, i64, u32, Option<i64>, Option<i64>)> {
+/// A slice as (name, ts, dur, depth, pid, tid).
+type SliceRow = (String, i64, i64, u32, Option<i64>, Option<i64>);
+
+fn slices(m: &Model) -> Vec<SliceRow> {
     (0..m.slices.len())
         .map(|i| {
             let t = m.track(m.slices.track[i]);

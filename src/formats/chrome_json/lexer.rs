@@ -385,15 +385,16 @@ impl<'a> Lexer<'a> {
                         Some(hi) => {
                             let mut cp = hi as u32;
                             let mut used = 6;
-                            if (0xD800..0xDC00).contains(&hi) {
-                                if d.get(i + 6) == Some(&b'\\') && d.get(i + 7) == Some(&b'u') {
-                                    if let Some(lo) = hex4(d, i + 8) {
-                                        if (0xDC00..0xE000).contains(&lo) {
-                                            cp = 0x10000
-                                                + ((hi as u32 - 0xD800) << 10)
-                                                + (lo as u32 - 0xDC00);
-                                            used = 12;
-                                        }
+                            if (0xD800..0xDC00).contains(&hi)
+                                && d.get(i + 6) == Some(&b'\\')
+                                && d.get(i + 7) == Some(&b'u')
+                            {
+                                if let Some(lo) = hex4(d, i + 8) {
+                                    if (0xDC00..0xE000).contains(&lo) {
+                                        cp = 0x10000
+                                            + ((hi as u32 - 0xD800) << 10)
+                                            + (lo as u32 - 0xDC00);
+                                        used = 12;
                                     }
                                 }
                             }

@@ -271,13 +271,11 @@ impl<'a, 'm> Importer<'a, 'm> {
                 continue;
             }
             lx.pos += 1;
-            if &key[..] == b"traceEvents" {
-                if lx.peek() == Some(b'[') {
-                    lx.pos += 1;
-                    found = true;
-                    self.events(lx, progress);
-                    continue;
-                }
+            if &key[..] == b"traceEvents" && lx.peek() == Some(b'[') {
+                lx.pos += 1;
+                found = true;
+                self.events(lx, progress);
+                continue;
             }
             let vpos = lx.pos;
             match lx.value(0, false) {
@@ -968,7 +966,8 @@ impl<'a, 'm> Importer<'a, 'm> {
 
     fn async_id(&mut self, e: &Ev<'_, 'a>, pid: i64) -> Option<(AsyncScope, Vec<u8>)> {
         if let Some(JVal::Obj(m, _)) = e.id2 {
-            for (k, v) in m {
+            // `{"local": x}` or `{"global": x}` (any other key counts as global, as Perfetto).
+            if let Some((k, v)) = m.first() {
                 let text = id_text(v)?;
                 let global = &k[..] != b"local";
                 let mut key = if global {
