@@ -169,3 +169,22 @@ fn slices_json_lines_in_track_then_time_order() {
         text.starts_with("name\tcategory\tts_ns\tdur_ns\tdepth\ttrack\tpid\ttid\tprocess\tthread")
     );
 }
+
+#[test]
+fn inspect_takes_the_jax_host_from_sibling_files() {
+    let dir = std::fs::read_dir(Path::new(CORPUS).join("jax_profile/plugins/profile"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let out = bin()
+        .arg("inspect")
+        .arg("--json")
+        .arg(dir.join("perfetto_trace.json.gz"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["hostname"], "vm");
+}

@@ -78,6 +78,24 @@ pub fn hostname_from_file_name(name: &str) -> Option<String> {
     Some(host.to_string())
 }
 
+/// The host of a JAX `perfetto_trace.json.gz` from the names of the files beside it
+/// (trace-formats.md §10.5: it has no host of its own; JAX writes `<host>.xplane.pb` and
+/// `<host>.trace.json.gz` into the same run directory). `None` unless exactly one host name is
+/// found among `siblings`.
+pub fn hostname_from_siblings<'s>(siblings: impl IntoIterator<Item = &'s str>) -> Option<String> {
+    let mut hosts: Vec<String> = siblings
+        .into_iter()
+        .filter_map(hostname_from_file_name)
+        .collect();
+    hosts.sort();
+    hosts.dedup();
+    if hosts.len() == 1 {
+        hosts.pop()
+    } else {
+        None
+    }
+}
+
 /// The rank a Kineto file name carries (`rank-3.Jan_01….pt.trace.json`, `trial_rank1.json`,
 /// `rank0.trace.json.gz`): digits after `rank`, `rank-` or `rank_` at a word start.
 pub fn rank_from_file_name(name: &str) -> Option<u32> {
@@ -152,6 +170,11 @@ mod tests {
         );
         assert_eq!(hostname_from_file_name("vm.xplane.pb"), Some("vm".into()));
         assert_eq!(hostname_from_file_name("perfetto_trace.json.gz"), None);
+        assert_eq!(
+            hostname_from_siblings(["perfetto_trace.json.gz", "vm.xplane.pb", "vm.trace.json.gz"]),
+            Some("vm".into())
+        );
+        assert_eq!(hostname_from_siblings(["a.xplane.pb", "b.xplane.pb"]), None);
         assert_eq!(hostname_from_file_name("rank0.pt.trace.json.gz"), None);
         assert_eq!(
             rank_from_file_name("rank-3.Jan_01_00_00_00.1234.pt.trace.json"),

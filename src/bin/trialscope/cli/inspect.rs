@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 
 use serde::Serialize;
-use trialscope::formats::Artifact;
+use trialscope::formats::{chrome_json, Artifact};
 use trialscope::model::Diagnostic;
 
 use super::load;
@@ -70,7 +70,24 @@ pub fn summary(a: &Artifact) -> Summary<'_> {
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> std::process::ExitCode {
-    let loaded = load::load_all(&args.files);
+    let mut loaded = load::load_all(&args.files);
+    // JAX's perfetto_trace.json.gz names no host; take it from `<host>.xplane.pb` /
+    // `<host>.trace.json.gz` beside it (trace-formats.md §10.5).
+    for a in &mut loaded.artifacts {
+        if a.model.info.hostname.is_none() && a.name.ends_with("perfetto_trace.json.gz") {
+            let dir = std::path::Path::new(&a.name)
+                .parent()
+                .map(|p| p.to_path_buf());
+            if let Some(Ok(rd)) = dir.map(std::fs::read_dir) {
+                let names: Vec<String> = rd
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect();
+                a.model.info.hostname =
+                    chrome_json::hostname_from_siblings(names.iter().map(String::as_str));
+            }
+        }
+    }
     let sums: Vec<Summary<'_>> = loaded.artifacts.iter().map(summary).collect();
     if args.json {
         match serde_json::to_string_pretty(&sums) {
