@@ -1284,6 +1284,17 @@ impl<'a, 'm> Importer<'a, 'm> {
         for &(pid, tid) in &keys {
             tid_owner.entry(tid).or_insert(pid);
         }
+        let mut overflow_lanes: HashMap<TrackId, Vec<usize>> = HashMap::new();
+        for (i, t) in self.model.tracks.iter().enumerate() {
+            if let Some(of) = t.overflow_of {
+                overflow_lanes.entry(of).or_default().push(i);
+            }
+        }
+        let tid_strings: HashMap<i64, Vec<u8>> = self
+            .string_tids
+            .iter()
+            .map(|(s, &id)| (id, s.clone()))
+            .collect();
         for &(pid, tid) in &keys {
             let (mut name, sort) = self
                 .thread_names
@@ -1291,9 +1302,8 @@ impl<'a, 'm> Importer<'a, 'm> {
                 .copied()
                 .unwrap_or((StrId(0), None));
             if name.0 == 0 {
-                if let Some((s, _)) = self.string_tids.iter().find(|(_, &v)| v == tid) {
-                    let s = s.clone();
-                    name = self.intern(&s, 0);
+                if let Some(s) = tid_strings.get(&tid) {
+                    name = self.intern(s, 0);
                 }
             }
             let owner = tid_owner.get(&tid).copied() == Some(pid);
@@ -1306,16 +1316,10 @@ impl<'a, 'm> Importer<'a, 'm> {
                     StrId(0)
                 };
                 self.model.tracks[track.0 as usize].name = label;
-                let overflow: Vec<usize> = self
-                    .model
-                    .tracks
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, t)| t.overflow_of == Some(track))
-                    .map(|(i, _)| i)
-                    .collect();
-                for i in overflow {
-                    self.model.tracks[i].name = label;
+                if let Some(lanes) = overflow_lanes.get(&track) {
+                    for &i in lanes {
+                        self.model.tracks[i].name = label;
+                    }
                 }
             }
             if owner {
