@@ -1487,6 +1487,61 @@ mod tests {
     }
 
     #[test]
+    fn invalid_utf8_and_control_chars_are_repaired_and_located() {
+        let mut data = b"[{\"ph\":\"X\",\"name\":\"a".to_vec();
+        data.extend_from_slice(&[0xff, 0xfe]);
+        data.extend_from_slice(b"\tb\",\"ts\":1,\"dur\":1}]");
+        let mut m = Model::default();
+        import(&data, "u.json", &mut m, &mut |_| {}).unwrap();
+        assert_eq!(m.str(m.slices.name[0]), "a\u{FFFD}\u{FFFD}\tb");
+        let d = &m.diagnostics;
+        assert_eq!(d.count("invalid_utf8_repaired"), 1);
+        assert_eq!(d.count("json_control_char_in_string"), 1);
+        let e = d
+            .entries()
+            .iter()
+            .find(|e| e.kind == "json_control_char_in_string")
+            .unwrap();
+        // `[{"ph":"X","name":"a` is 20 bytes, then 2 invalid bytes, then the raw tab.
+        assert_eq!(e.first_offset, Some(22));
+    }
+
+    #[test]
+    fn negative_and_absurd_durations_are_excluded() {
+        let m = run(r#"[{"ph":"X","name":"ok","ts":10,"dur":5},
+                       {"ph":"X","name":"neg","ts":10,"dur":-5},
+                       {"ph":"X","name":"huge","ts":10,"dur":1e15},
+                       {"ph":"X","name":"far","ts":1e20,"dur":1}]"#);
+        assert_eq!(m.slices.len(), 1);
+        assert_eq!(m.diagnostics.count("slice_negative_duration"), 1);
+        assert_eq!(m.diagnostics.count("slice_absurd_duration"), 1);
+        assert_eq!(m.diagnostics.count("event_invalid_timestamp"), 1);
+    }
+
+    #[test]
+    fn big_integers_in_args_are_text_and_labels_are_split() {
+        let m = run(r#"{"traceEvents":[
+            {"ph":"M","name":"process_labels","pid":3,"args":{"labels":"a, b"}},
+            {"ph":"X","name":"x","pid":3,"tid":3,"ts":1,"dur":1,
+             "args":{"big":123456789012345678901234,"u":18446744073709551615,"f":1.5,"o":{"k":[1,2]}}}]}"#);
+        let args = m.args.get(m.slices.args[0]);
+        let get = |k: &str| {
+            args.iter()
+                .find(|(kk, _)| m.str(*kk) == k)
+                .map(|(_, v)| v.clone())
+        };
+        assert_eq!(
+            get("big"),
+            Some(ArgValue::Text("123456789012345678901234".into()))
+        );
+        assert_eq!(get("u"), Some(ArgValue::UInt(u64::MAX)));
+        assert_eq!(get("f"), Some(ArgValue::Double(1.5)));
+        assert_eq!(get("o"), Some(ArgValue::Text("{\"k\":[1,2]}".into())));
+        let labels: Vec<&str> = m.processes[&3].labels.iter().map(|l| m.str(*l)).collect();
+        assert_eq!(labels, vec!["a", "b"]);
+    }
+
+    #[test]
     fn resync_skips_a_broken_event() {
         let m = run("[{\"ph\":\"X\",\"name\":\"a\", 12},\n{\"ph\":\"X\",\"name\":\"b\",\"ts\":1,\"dur\":1}]");
         assert_eq!(m.slices.len(), 1);
