@@ -188,3 +188,21 @@ fn inspect_takes_the_jax_host_from_sibling_files() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v[0]["hostname"], "vm");
 }
+
+#[test]
+fn slices_order_holds_with_overflow_lanes() {
+    // The JAX trace has partly overlapping slices that go to overflow lanes.
+    let f = Path::new(CORPUS).join("public/local-jax/trial1_perfetto_trace.json.gz");
+    let out = bin().arg("slices").arg("--json").arg(&f).output().unwrap();
+    assert!(out.status.success());
+    let keys: Vec<(u64, i64)> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (v["track"].as_u64().unwrap(), v["ts_ns"].as_i64().unwrap())
+        })
+        .collect();
+    let a = formats::import("t.json.gz", &std::fs::read(&f).unwrap()).unwrap();
+    assert_eq!(keys.len(), a.model.slices.len());
+    assert!(keys.windows(2).all(|w| w[0] <= w[1]));
+}

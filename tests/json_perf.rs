@@ -1,6 +1,11 @@
 //! Import throughput and peak memory on a synthetic Kineto-like trace (tests/support).
 //! `json_perf_small` runs by default; the 100 MB run is `#[ignore]`d — run it with
 //! `cargo test --release --test json_perf -- --ignored --nocapture`.
+//!
+//! Measured 2026-11-29 on the shared 2-core VM (release profile: opt-level "s", LTO):
+//! 100.0 MB, 421,523 events → 240,869 slices in 2.63 s = 38 MB/s including the SHA-256 artifact
+//! id (about a quarter of the time in `perf`); VmRSS 102 MB before the import (the input text),
+//! VmHWM 206 MB after it, i.e. 2.06x the decompressed size.
 
 mod support {
     pub mod kineto_gen;

@@ -1,5 +1,5 @@
-//! `trialscope slices [--json] FILE`: every slice of one file in (track, ts) order — the
-//! model's own slice order (per track: ts ascending, longer first, then file order).
+//! `trialscope slices [--json] FILE`: every slice of one file in (track index, ts) order; equal
+//! ts keep the model's order (longer first, then file order).
 //!
 //! Columns: `name`, `category`, `ts_ns`, `dur_ns` (-1 for a slice that never ended), `depth`,
 //! `track` (track index), `pid`, `tid`, `process`, `thread` (the track's label). Text output is
@@ -39,8 +39,13 @@ struct Row<'a> {
     thread: String,
 }
 
+/// Slices sorted by (track index, ts), ties in model order (longer first, then file order).
+/// The model keeps each overflow lane next to its parent track, so this sort is needed for a
+/// strict (track, ts) order.
 fn rows(m: &Model) -> impl Iterator<Item = Row<'_>> {
-    (0..m.slices.len()).map(move |i| {
+    let mut order: Vec<usize> = (0..m.slices.len()).collect();
+    order.sort_by_key(|&i| (m.slices.track[i], m.slices.ts_ns[i], i));
+    order.into_iter().map(move |i| {
         let tid = m.slices.track[i];
         let t = m.track(tid);
         let process = t
