@@ -139,6 +139,8 @@ fn b02b_truncated_mid_event() {
         .0
         + 1;
     assert_eq!(d.first_offset, Some(line5 as u64));
+    // Three complete events precede it: it is event 3 (0-based).
+    assert_eq!(d.first_index, Some(3));
 }
 
 #[test]

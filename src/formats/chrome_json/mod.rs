@@ -136,6 +136,7 @@ struct Importer<'a, 'm> {
     model: &'m mut Model,
     builder: SliceBuilder,
     events: u64,
+    cur_index: u64,
     string_pids: HashMap<Vec<u8>, i64>,
     string_tids: HashMap<Vec<u8>, i64>,
     next_string_id: i64,
@@ -182,6 +183,7 @@ impl<'a, 'm> Importer<'a, 'm> {
             model,
             builder: SliceBuilder::new(),
             events: 0,
+            cur_index: 0,
             string_pids: HashMap::new(),
             string_tids: HashMap::new(),
             next_string_id: STRING_ID_BASE,
@@ -209,7 +211,8 @@ impl<'a, 'm> Importer<'a, 'm> {
         offset: Option<usize>,
         msg: impl FnOnce() -> String,
     ) {
-        let idx = self.events;
+        // 0-based index of the event being read (non-empty events before it).
+        let idx = self.cur_index;
         self.model
             .diagnostics
             .add(kind, sev, offset.map(|o| o as u64), Some(idx), msg);
@@ -355,6 +358,7 @@ impl<'a, 'm> Importer<'a, 'm> {
                 }
                 b'{' => {
                     after_comma = false;
+                    self.cur_index = self.events;
                     let start = lx.pos;
                     match self.event_at(lx, start) {
                         Ok(()) => need_comma = true,
