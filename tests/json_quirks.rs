@@ -288,6 +288,7 @@ fn b10_missing_distributed_info() {
         let a = import(&format!("B10_missing_distributed_info/{file}"));
         assert_eq!(a.model.info.rank, Some(rank.as_u64().unwrap() as u32));
     }
+    let mut models: Vec<trialscope::model::Model> = Vec::new();
     for file in exp["files_without_rank_get_distinct_ranks_and_a_warning"]
         .as_array()
         .unwrap()
@@ -298,7 +299,22 @@ fn b10_missing_distributed_info() {
         ));
         assert_eq!(a.model.info.rank, None);
         assert_eq!(a.model.diagnostics.count("rank_unknown"), 1);
+        models.push(a.model);
     }
+    // Loaded together with the rank-3 file, they get distinct ranks other than 3, each warned.
+    let mut with_rank =
+        import("B10_missing_distributed_info/rank-3.Jan_01_00_00_00.1234.pt.trace.json").model;
+    let mut all: Vec<&mut trialscope::model::Model> = models.iter_mut().collect();
+    all.push(&mut with_rank);
+    assert_eq!(
+        trialscope::formats::chrome_json::assign_missing_ranks(&mut all),
+        2
+    );
+    let ranks: Vec<Option<u32>> = all.iter().map(|m| m.info.rank).collect();
+    assert_eq!(ranks, vec![Some(0), Some(1), Some(3)]);
+    assert!(all[..2]
+        .iter()
+        .all(|m| m.diagnostics.count("rank_assigned") == 1));
 }
 
 #[test]

@@ -124,6 +124,36 @@ pub fn rank_from_file_name(name: &str) -> Option<u32> {
     None
 }
 
+/// Gives every model without a rank a distinct rank not used by the others (the smallest free
+/// numbers, in the order given) and records a `rank_assigned` warning in it (quirk B10: traces
+/// of one job without `distributedInfo` must not collapse onto one rank). Models that already
+/// have a rank are untouched. Returns how many ranks were assigned.
+pub fn assign_missing_ranks(models: &mut [&mut crate::model::Model]) -> usize {
+    let used: std::collections::BTreeSet<u32> = models.iter().filter_map(|m| m.info.rank).collect();
+    let mut next = 0u32;
+    let mut assigned = 0;
+    for m in models.iter_mut() {
+        if m.info.rank.is_some() {
+            continue;
+        }
+        while used.contains(&next) {
+            next += 1;
+        }
+        let r = next;
+        next += 1;
+        m.info.rank = Some(r);
+        m.diagnostics.add(
+            "rank_assigned",
+            crate::model::Severity::Warning,
+            None,
+            None,
+            || format!("the trace names no rank; rank {r} was assigned so ranks stay distinct"),
+        );
+        assigned += 1;
+    }
+    assigned
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,8 +43,8 @@ use crate::model::{
     Provider, Severity, SliceBuilder, StrId, ThreadInfo, Track, TrackId, TrackKind,
 };
 pub use kineto::{
-    hostname_from_file_name, hostname_from_siblings, is_compile_slice, parse_python_frame,
-    rank_from_file_name,
+    assign_missing_ranks, hostname_from_file_name, hostname_from_siblings, is_compile_slice,
+    parse_python_frame, rank_from_file_name,
 };
 use lexer::{number_of, us_text_to_ns, JVal, Lexer, SyntaxError};
 
