@@ -141,7 +141,7 @@ pub fn import_with(
         error,
     };
     let artifact_id = artifact_id(bytes);
-    let (compression, data) = decompress(bytes, opts.max_decompressed_bytes).map_err(err)?;
+    let (compression, data) = decompress_cow(bytes, opts.max_decompressed_bytes).map_err(err)?;
     progress(0.1);
     let format = detect_format(&data).map_err(err)?;
     let mut model = Model::default();
@@ -166,6 +166,15 @@ pub fn import_with(
 
 /// Removes gzip (all members) or zlib wrappers, recursively up to 3 levels, enforcing `limit`.
 pub fn decompress(bytes: &[u8], limit: u64) -> Result<(Compression, Vec<u8>), ImportError> {
+    decompress_cow(bytes, limit).map(|(c, d)| (c, d.into_owned()))
+}
+
+/// Like [`decompress`], but uncompressed input is borrowed, not copied (so an import holds one
+/// copy of the text, not two).
+pub fn decompress_cow(
+    bytes: &[u8],
+    limit: u64,
+) -> Result<(Compression, std::borrow::Cow<'_, [u8]>), ImportError> {
     if bytes.is_empty() {
         return Err(ImportError::Empty);
     }
@@ -185,12 +194,12 @@ pub fn decompress(bytes: &[u8], limit: u64) -> Result<(Compression, Vec<u8>), Im
         data = Some(next);
     }
     let data = match data {
-        Some(d) => d,
+        Some(d) => std::borrow::Cow::Owned(d),
         None => {
             if bytes.len() as u64 > limit {
                 return Err(ImportError::TooLarge { limit_bytes: limit });
             }
-            bytes.to_vec()
+            std::borrow::Cow::Borrowed(bytes)
         }
     };
     if data.is_empty() {
@@ -252,7 +261,11 @@ pub fn detect_format(data: &[u8]) -> Result<Format, ImportError> {
             }
         }
     }
-    if head.first() == Some(&0x0a) && perfetto::looks_like_trace(data) {
+    // XSpace (.xplane.pb) also starts with 0x0a and can pass the TracePacket plausibility check.
+    if head.first() == Some(&0x0a)
+        && !perfetto::looks_like_xspace(data)
+        && perfetto::looks_like_trace(data)
+    {
         return Ok(Format::PerfettoProto);
     }
     Err(ImportError::NotATrace {
