@@ -133,24 +133,24 @@ pub fn linear_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
         return Vec::new();
     }
     let raw = (hi - lo) / target.max(1) as f64;
-    let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * mag)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * mag);
+    let k = raw.log10().floor() as i32;
+    let mult = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .find(|m| m * 10f64.powi(k) >= raw)
+        .unwrap_or(10.0);
+    let step = mult * 10f64.powi(k);
+    // i·mult·10^k, computed as an integer scaled by an exact power of ten so 0.3 prints as 0.3.
+    let at = |i: i64| {
+        let n = i as f64 * mult;
+        if k < 0 {
+            n / 10f64.powi(-k)
+        } else {
+            n * 10f64.powi(k)
+        }
+    };
     let first = (lo / step).ceil() as i64;
     let last = (hi / step).floor() as i64;
-    (first..=last.min(first + 100))
-        .map(|i| {
-            let v = i as f64 * step;
-            if v.abs() < step * 1e-9 {
-                0.0
-            } else {
-                v
-            }
-        })
-        .collect()
+    (first..=last.min(first + 100)).map(at).collect()
 }
 
 /// Powers of ten inside `[lo, hi]` (both > 0); adds 2× and 5× when fewer than three decades.
@@ -297,9 +297,10 @@ mod tests {
             linear_ticks(0.0, 10.0, 5),
             vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
         );
+        assert_eq!(linear_ticks(-0.05, 0.52, 5), vec![0.0, 0.2, 0.4]);
         assert_eq!(
-            linear_ticks(-0.05, 0.52, 5),
-            vec![0.0, 0.1, 0.2, 0.30000000000000004, 0.4, 0.5]
+            linear_ticks(0.0, 0.5, 5),
+            vec![0.0, 0.1, 0.2, 0.3, 0.4, 0.5]
         );
         assert_eq!(
             linear_ticks(1000.0, 32000.0, 4),
