@@ -28,6 +28,16 @@ const PREFIX: &str = "/trialscope/";
 /// One browser at a time: the machine may have only 2 cores.
 static SERIAL: Mutex<()> = Mutex::new(());
 
+/// Runs `f` on a fresh tokio runtime while holding [`SERIAL`].
+fn serial(f: impl std::future::Future<Output = ()>) {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+        .block_on(f);
+}
+
 fn dist() -> PathBuf {
     let d = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/dist"));
     assert!(
@@ -126,7 +136,10 @@ async fn assert_local_only(c: &Client, server: &Server) {
         assert!(internal || local, "a request left the test server: {u}");
         to_origin += usize::from(u.starts_with(&origin));
     }
-    assert!(to_origin >= 5, "only {to_origin} requests to the test server: {urls:?}");
+    assert!(
+        to_origin >= 5,
+        "only {to_origin} requests to the test server: {urls:?}"
+    );
     // The worker's own fetches (worker.js, its wasm) are not in the page's log, but in the
     // server's: every request the server saw was answered with 200 and stayed in the sub-path.
     let log = server.log.lock().unwrap().clone();
@@ -175,129 +188,139 @@ async fn load_experiment(server: &Server, driver: &Driver) -> (Client, Duration,
     (c, t0.elapsed(), figures)
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn scaling_experiment_end_to_end() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let server = Server::start(dist(), PREFIX);
-    let driver = Driver::start(&tmp());
-    let (c, _, _) = load_experiment(&server, &driver).await;
+#[test]
+fn scaling_experiment_end_to_end() {
+    serial(async {
+        let server = Server::start(dist(), PREFIX);
+        let driver = Driver::start(&tmp());
+        let (c, _, _) = load_experiment(&server, &driver).await;
 
-    // The corrupt file has its own error naming it; the 18 trials loaded.
-    let errors = c
-        .find_all(Locator::Css("[data-testid=file-error]"))
-        .await
-        .unwrap();
-    assert_eq!(errors.len(), 1);
-    let msg = errors[0].text().await.unwrap();
-    assert!(msg.starts_with("corrupt.pftrace: "), "{msg}");
-    assert!(msg.contains("not a trace"), "{msg}");
-    assert_eq!(count(&c, "tr[data-testid=trial-row]").await, 19);
-    let imported = attr(&c, "#import-stats", "data-files").await.unwrap();
-    assert_eq!(imported, "18");
+        // The corrupt file has its own error naming it; the 18 trials loaded.
+        let errors = c
+            .find_all(Locator::Css("[data-testid=file-error]"))
+            .await
+            .unwrap();
+        assert_eq!(errors.len(), 1);
+        let msg = errors[0].text().await.unwrap();
+        assert!(msg.starts_with("corrupt.pftrace: "), "{msg}");
+        assert!(msg.contains("not a trace"), "{msg}");
+        assert_eq!(count(&c, "tr[data-testid=trial-row]").await, 19);
+        let imported = attr(&c, "#import-stats", "data-files").await.unwrap();
+        assert_eq!(imported, "18");
 
-    // scalingBuildDom and Layout grow with the input.
-    for name in ["scalingBuildDom", "Layout"] {
-        let (rho, q) = hotspot(&c, name).await;
-        assert!(rho >= 0.8, "{name}: ρ = {rho}");
-        assert!(q < 0.05, "{name}: q = {q}");
-    }
-    let row = c
-        .find(Locator::Css(
-            "tr[data-testid=hotspot-row][data-name=\"scalingBuildDom\"]",
-        ))
-        .await
-        .unwrap();
-    let shown_rho = row
-        .find(Locator::Css("[data-testid=rho]"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    assert!(shown_rho.parse::<f64>().unwrap() >= 0.8, "{shown_rho}");
+        // scalingBuildDom and Layout grow with the input.
+        for name in ["scalingBuildDom", "Layout"] {
+            let (rho, q) = hotspot(&c, name).await;
+            assert!(rho >= 0.8, "{name}: ρ = {rho}");
+            assert!(q < 0.05, "{name}: q = {q}");
+        }
+        let row = c
+            .find(Locator::Css(
+                "tr[data-testid=hotspot-row][data-name=\"scalingBuildDom\"]",
+            ))
+            .await
+            .unwrap();
+        let shown_rho = row
+            .find(Locator::Css("[data-testid=rho]"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(shown_rho.parse::<f64>().unwrap() >= 0.8, "{shown_rho}");
 
-    // Selecting it plots one point per trial.
-    row.click().await.unwrap();
-    wait_until(
-        Duration::from_secs(20),
-        "the scatter plot of scalingBuildDom",
-        || async {
-            let title = c
-                .find(Locator::Css("[data-testid=scatter] strong"))
-                .await
-                .ok()?
-                .text()
-                .await
-                .ok()?;
-            title.starts_with("scalingBuildDom").then_some(())
-        },
-    )
-    .await;
-    assert_eq!(
-        count(&c, "[data-testid=scatter] circle[data-testid=trial-point]").await,
-        18
-    );
-    let titles = c
-        .find_all(Locator::Css("[data-testid=scatter] circle title"))
-        .await
-        .unwrap();
-    let first = titles[0]
-        .prop("textContent")
-        .await
-        .unwrap()
-        .unwrap_or_default();
-    assert!(first.contains("scaling_n"), "point title: {first}");
-    assert_eq!(
-        count(&c, "[data-testid=scatter] [data-testid=median]").await,
-        6
-    );
+        // Selecting it plots one point per trial.
+        row.click().await.unwrap();
+        wait_until(
+            Duration::from_secs(20),
+            "the scatter plot of scalingBuildDom",
+            || async {
+                let title = c
+                    .find(Locator::Css("[data-testid=scatter] strong"))
+                    .await
+                    .ok()?
+                    .text()
+                    .await
+                    .ok()?;
+                title.starts_with("scalingBuildDom").then_some(())
+            },
+        )
+        .await;
+        assert_eq!(
+            count(&c, "[data-testid=scatter] circle[data-testid=trial-point]").await,
+            18
+        );
+        let titles = c
+            .find_all(Locator::Css("[data-testid=scatter] circle title"))
+            .await
+            .unwrap();
+        let first = titles[0]
+            .prop("textContent")
+            .await
+            .unwrap()
+            .unwrap_or_default();
+        assert!(first.contains("scaling_n"), "point title: {first}");
+        assert_eq!(
+            count(&c, "[data-testid=scatter] [data-testid=median]").await,
+            6
+        );
 
-    assert_local_only(&c, &server).await;
-    c.close().await.unwrap();
+        assert_local_only(&c, &server).await;
+        c.close().await.unwrap();
+    });
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn demo_loads_by_default() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let server = Server::start(dist(), PREFIX);
-    let driver = Driver::start(&tmp());
-    let c = connect(&driver, &tmp()).await;
-    c.goto(&format!("http://127.0.0.1:{}{PREFIX}", server.port))
-        .await
-        .unwrap();
-    wait_for_report(&c, 12, Duration::from_secs(240)).await;
-    let (rho, q) = hotspot(&c, "scalingBuildDom").await;
-    assert!(rho >= 0.8 && q < 0.05, "ρ = {rho}, q = {q}");
-    assert_eq!(count(&c, "[data-testid=file-error]").await, 0);
-    assert!(
-        count(&c, "[data-testid=scatter] circle[data-testid=trial-point]").await > 0,
-        "the first hotspot is plotted"
-    );
-    assert_local_only(&c, &server).await;
-    let demo_requests = server
-        .log
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|(_, p, _)| p.contains("/demo/"))
-        .count();
-    assert_eq!(demo_requests, 13, "index.json + 12 trials");
-    c.close().await.unwrap();
+#[test]
+fn demo_loads_by_default() {
+    serial(async {
+        let server = Server::start(dist(), PREFIX);
+        let driver = Driver::start(&tmp());
+        let c = connect(&driver, &tmp()).await;
+        c.goto(&format!("http://127.0.0.1:{}{PREFIX}", server.port))
+            .await
+            .unwrap();
+        wait_for_report(&c, 12, Duration::from_secs(240)).await;
+        let (rho, q) = hotspot(&c, "scalingBuildDom").await;
+        assert!(rho >= 0.8 && q < 0.05, "ρ = {rho}, q = {q}");
+        assert_eq!(count(&c, "[data-testid=file-error]").await, 0);
+        assert!(
+            count(&c, "[data-testid=scatter] circle[data-testid=trial-point]").await > 0,
+            "the first hotspot is plotted"
+        );
+        assert_local_only(&c, &server).await;
+        let demo_requests = server
+            .log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(_, p, _)| p.contains("/demo/"))
+            .count();
+        assert_eq!(demo_requests, 13, "index.json + 12 trials");
+        // For a human look at the page: target/tmp/demo.png.
+        if let Ok(png) = c.screenshot().await {
+            let _ = std::fs::write(tmp().join("demo.png"), png);
+        }
+        c.close().await.unwrap();
+    });
 }
 
-#[tokio::test(flavor = "multi_thread")]
+#[test]
 #[ignore = "benchmark harness: cargo test --test browser -- --ignored --nocapture"]
-async fn benchmark_import_in_browser() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let server = Server::start(dist(), PREFIX);
-    let driver = Driver::start(&tmp());
-    for run in 0..3 {
-        let (c, wall, (e2e_ms, bytes, import_ms)) = load_experiment(&server, &driver).await;
+fn benchmark_import_in_browser() {
+    serial(async {
+        let server = Server::start(dist(), PREFIX);
+        let driver = Driver::start(&tmp());
+        // Main-thread responsiveness: the longest gap between 10 ms timer ticks while files load.
+        const PROBE: &str = "window.__maxGap = 0; let last = performance.now(); \
+        setInterval(() => { const t = performance.now(); \
+        window.__maxGap = Math.max(window.__maxGap, t - last); last = t; }, 10);";
         let compressed: u64 = corpus_trials()
             .iter()
             .map(|p| std::fs::metadata(p).unwrap().len())
             .sum();
-        println!(
+        for run in 0..3 {
+            let (c, wall, (e2e_ms, bytes, import_ms)) = load_experiment(&server, &driver).await;
+            println!(
             "run {run}: 18 trials, {:.1} MB gzip → {:.1} MB uncompressed; worker import {:.0} ms \
              = {:.1} MB/s uncompressed; page drop→hotspot table {:.0} ms (test wall {:.0} ms)",
             compressed as f64 / 1e6,
@@ -307,6 +330,54 @@ async fn benchmark_import_in_browser() {
             e2e_ms,
             wall.as_secs_f64() * 1e3
         );
+            c.close().await.unwrap();
+        }
+        // One large trace, with the responsiveness probe running.
+        let heavy = PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/corpus/chromium_large/heavy_default.pb.gz"
+        ))
+        .canonicalize()
+        .expect("../shared/corpus/chromium_large/heavy_default.pb.gz");
+        let c = connect(&driver, &tmp()).await;
+        c.goto(&format!("http://127.0.0.1:{}{PREFIX}?demo=0", server.port))
+            .await
+            .unwrap();
+        let input = c
+            .wait()
+            .at_most(Duration::from_secs(60))
+            .for_element(Locator::Css("#file-input"))
+            .await
+            .unwrap();
+        c.execute(PROBE, vec![]).await.unwrap();
+        input.send_keys(&heavy.display().to_string()).await.unwrap();
+        let (_, bytes, import_ms) =
+            wait_until(Duration::from_secs(300), "the large trace", || async {
+                let n: usize = attr(&c, "#import-stats", "data-files")
+                    .await?
+                    .parse()
+                    .ok()?;
+                let bytes: f64 = attr(&c, "#import-stats", "data-bytes")
+                    .await?
+                    .parse()
+                    .ok()?;
+                let ms: f64 = attr(&c, "#import-stats", "data-import-ms")
+                    .await?
+                    .parse()
+                    .ok()?;
+                (n == 1).then_some((n, bytes, ms))
+            })
+            .await;
+        let gap = c.execute("return window.__maxGap;", vec![]).await.unwrap();
+        println!(
+            "heavy_default.pb.gz: {:.1} MB gzip → {:.1} MB uncompressed; worker import {:.0} ms = \
+         {:.1} MB/s; longest main-thread timer gap while loading {:.0} ms",
+            std::fs::metadata(&heavy).unwrap().len() as f64 / 1e6,
+            bytes / 1e6,
+            import_ms,
+            bytes / 1e6 / (import_ms / 1e3),
+            gap.as_f64().unwrap_or(f64::NAN)
+        );
         c.close().await.unwrap();
-    }
+    });
 }
