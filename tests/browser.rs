@@ -300,6 +300,15 @@ fn demo_loads_by_default() {
         if let Ok(png) = c.screenshot().await {
             let _ = std::fs::write(tmp().join("demo.png"), png);
         }
+        let _ = c
+            .execute(
+                "document.querySelector('[data-testid=selected-hotspot]').scrollIntoView()",
+                vec![],
+            )
+            .await;
+        if let Ok(png) = c.screenshot().await {
+            let _ = std::fs::write(tmp().join("demo-plot.png"), png);
+        }
         c.close().await.unwrap();
     });
 }

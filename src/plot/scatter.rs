@@ -180,7 +180,7 @@ pub fn scatter(input: &ScatterInput<'_>, opt: ScatterOptions) -> Option<Scatter>
         height: opt.height,
         area: (l, t, r, b),
         x_ticks: xscale.ticks(6, &input.x_unit),
-        y_ticks: yscale.ticks(5, &input.y_unit),
+        y_ticks: yscale.ticks(7, &input.y_unit),
         points,
         whiskers,
         curve_path,

@@ -61,6 +61,9 @@ pub fn ScatterPlot(report: std::sync::Arc<Report>, hotspot: Hotspot) -> impl Int
             "{label}; ΔAICc {} over the runner-up",
             f.delta_aicc.map_or("–".into(), |d| format!("{d:.1}"))
         ),
+        (Some(f), None) if f.best == "inconclusive" => {
+            "fit: inconclusive (no model beats the runner-up by ΔAICc ≥ 2)".to_string()
+        }
         (Some(f), None) => format!("fit: {}", f.best),
         (None, _) => format!(
             "no fit: {}",
