@@ -138,3 +138,291 @@ fn chromium_layout_total_follows_sdk_incremental_clock() {
     let t = totals_ms(&m)["Layout"];
     assert!((t - 264.863).abs() < 0.002, "{t}");
 }
+
+/// The CSV tables (header + rows) of a difftest `*.expected.txt`, one per `###` section.
+fn expected_tables(name: &str) -> Vec<Vec<Vec<String>>> {
+    let text = std::fs::read_to_string(corpus(&format!(
+        "public/perfetto-difftests/proto/{name}.expected.txt"
+    )))
+    .unwrap();
+    let mut tables = Vec::new();
+    for section in text.split("--- expected output (Csv)").skip(1) {
+        let rows: Vec<Vec<String>> = section
+            .lines()
+            .skip_while(|l| l.trim().is_empty())
+            .take_while(|l| !l.trim().is_empty() && !l.starts_with("###"))
+            .map(|l| {
+                let mut cells = Vec::new();
+                let mut cur = String::new();
+                let mut quoted = false;
+                for c in l.chars() {
+                    match c {
+                        '"' => quoted = !quoted,
+                        ',' if !quoted => cells.push(std::mem::take(&mut cur)),
+                        _ => cur.push(c),
+                    }
+                }
+                cells.push(cur);
+                cells
+            })
+            .collect();
+        tables.push(rows);
+    }
+    tables
+}
+
+fn difftest_model(name: &str) -> Model {
+    load(&corpus(&format!(
+        "public/perfetto-difftests/proto/{name}.pftrace"
+    )))
+}
+
+/// Sorted distinct `(ts, dur, name)` of the expected table's rows.
+fn expected_slices(table: &[Vec<String>]) -> Vec<(i64, i64, String)> {
+    let h = &table[0];
+    let col = |n: &str| h.iter().position(|c| c == n).unwrap();
+    let (ts, dur, name) = (col("ts"), col("dur"), col("name"));
+    let mut v: Vec<(i64, i64, String)> = table[1..]
+        .iter()
+        .map(|r| {
+            (
+                r[ts].parse().unwrap(),
+                r[dur].parse().unwrap(),
+                r[name].clone(),
+            )
+        })
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn our_slices(m: &Model) -> Vec<(i64, i64, String)> {
+    let mut v: Vec<(i64, i64, String)> = (0..m.slices.len())
+        .map(|i| {
+            (
+                m.slices.ts_ns[i],
+                m.slices.dur_ns[i],
+                m.str(m.slices.name[i]).to_string(),
+            )
+        })
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// trace_processor's expected slice rows (ts, dur, name) of the upstream diff tests equal ours.
+#[test]
+fn perfetto_difftests_slices_match_trace_processor() {
+    for (name, section) in [
+        ("track_event_tracks", 0),
+        ("track_event_monotonic_trace_clock_slices", 0),
+        ("track_event_counters", 0),
+        ("track_event_instant_slices", 0),
+        ("track_event_same_tids_slices", 0),
+        ("legacy_async_event", 0),
+    ] {
+        let m = difftest_model(name);
+        let want = expected_slices(&expected_tables(name)[section]);
+        assert_eq!(our_slices(&m), want, "{name}");
+    }
+}
+
+/// Counter rows (track name, ts, value) of the upstream diff tests equal ours.
+#[test]
+fn perfetto_difftests_counters_match_trace_processor() {
+    let m = difftest_model("incremental_counter_sequences");
+    let c = m
+        .counters
+        .iter()
+        .find(|c| m.str(c.name) == "MyIncrementalCounter")
+        .unwrap();
+    let want: Vec<(i64, f64)> = expected_tables("incremental_counter_sequences")[0][1..]
+        .iter()
+        .map(|r| (r[0].parse().unwrap(), r[1].parse().unwrap()))
+        .collect();
+    let ours: Vec<(i64, f64)> = c
+        .ts_ns
+        .iter()
+        .copied()
+        .zip(c.value.iter().copied())
+        .collect();
+    assert_eq!(ours, want);
+
+    let m = difftest_model("track_event_counters");
+    let table = &expected_tables("track_event_counters")[1];
+    let mut want: Vec<(String, i64, String)> = table[1..]
+        .iter()
+        .map(|r| (r[0].clone(), r[5].parse().unwrap(), r[6].clone()))
+        .collect();
+    want.sort();
+    let mut ours: Vec<(String, i64, String)> = m
+        .counters
+        .iter()
+        .flat_map(|c| {
+            c.ts_ns
+                .iter()
+                .zip(&c.value)
+                .map(|(&t, &v)| (m.str(c.name).to_string(), t, format!("{v:.6}")))
+        })
+        .collect();
+    ours.sort();
+    assert_eq!(ours, want);
+    let size = m
+        .counters
+        .iter()
+        .find(|c| m.str(c.name) == "MySizeCounter")
+        .unwrap();
+    assert_eq!(m.str(size.unit), "bytes");
+}
+
+/// Track naming follows trace_processor: the first name (the last with merge behaviour NONE),
+/// and an unnamed track takes the name of its first event.
+#[test]
+fn perfetto_difftests_track_names_match_trace_processor() {
+    let m = difftest_model("track_event_name_resolution");
+    let mut ours: Vec<String> = m.tracks.iter().map(|t| m.str(t.name).to_string()).collect();
+    ours.sort();
+    let want: Vec<String> = expected_tables("track_event_name_resolution")[0][1..]
+        .iter()
+        .map(|r| r[0].clone())
+        .collect();
+    assert_eq!(ours, want);
+}
+
+/// Timestamp overflow inputs keep the good slice and count an error instead of wrapping.
+#[test]
+fn perfetto_difftests_timestamp_overflow_is_counted() {
+    for name in [
+        "track_event_absolute_timestamp_us_overflow",
+        "track_event_delta_timestamp_addition_overflow",
+    ] {
+        let m = difftest_model(name);
+        let row = &expected_tables(name)[0][1];
+        let good: Vec<(i64, String)> = (0..m.slices.len())
+            .map(|i| (m.slices.ts_ns[i], m.str(m.slices.name[i]).to_string()))
+            .collect();
+        assert_eq!(
+            good,
+            vec![(row[2].parse().unwrap(), row[1].clone())],
+            "{name}"
+        );
+        assert!(!m.diagnostics.is_empty(), "{name}");
+    }
+}
+
+/// Every public Perfetto file imports (PROVENANCE.md §1): header-only and non-TrackEvent traces
+/// give a valid model, TrackEvent traces give their slices.
+#[test]
+fn public_perfetto_files_import() {
+    let files = [
+        ("systing/systing_trace.pb", 739),
+        ("tokio/tokio_tracing_perfetto_148k.pftrace", 472),
+        ("nowinandroid/android_app_trace.perfetto-trace", 7676),
+        ("winscope/no_winscope_traces.perfetto-trace", 12),
+        ("winscope/protolog.perfetto-trace", 11),
+        ("winscope/shell_transitions_trace.perfetto-trace", 25),
+        ("winscope/input-events.perfetto-trace", 50),
+        ("qmljulia/qml_empty_session.pftrace", 23),
+        ("perfetto/nested_tracks.perfetto-trace", 4092),
+    ];
+    for (f, packets) in files {
+        let m = load(&corpus(&format!("public/{f}")));
+        assert_eq!(m.stats.events, packets, "{f}");
+        assert!(
+            !m.diagnostics
+                .entries()
+                .iter()
+                .any(|d| d.kind == "packet_decode_error" || d.kind == "truncated_packet"),
+            "{f}: {:?}",
+            m.diagnostics.entries()
+        );
+    }
+    // tokio: 462 TrackEvents on one sequence, no interning.
+    let m = load(&corpus("public/tokio/tokio_tracing_perfetto_148k.pftrace"));
+    assert_eq!(m.slices.len(), 235);
+    assert!(m.slices.name.iter().all(|&n| !m.str(n).is_empty()));
+    // nested_tracks: 2728 TrackEvents on deeply nested custom tracks.
+    let m = load(&corpus("public/perfetto/nested_tracks.perfetto-trace"));
+    assert_eq!(m.slices.len(), 1364);
+    assert!(m.tracks.iter().any(|t| t.parent.is_some()));
+}
+
+/// The real-world corrupt file (git conflict markers inside a binary trace) is rejected or
+/// imported with data loss — never a panic.
+#[test]
+fn corrupt_tokio_trace_is_an_error_or_data_loss() {
+    let path = corpus("public/tokio/tokio_merge_conflict_corrupt.pftrace");
+    let bytes = std::fs::read(&path).unwrap();
+    match formats::import("tokio_merge_conflict_corrupt.pftrace", &bytes) {
+        Err(e) => assert!(e
+            .to_string()
+            .starts_with("tokio_merge_conflict_corrupt.pftrace: ")),
+        Ok(a) => assert!(
+            a.model.diagnostics.has_data_loss(),
+            "{:?}",
+            a.model.diagnostics.entries()
+        ),
+    }
+}
+
+/// The 59 MB Chromium trace (MANIFEST: 1,149,021 packets, 19,682 counter events).
+#[test]
+#[ignore = "59 MB: ~20 s in debug on a loaded 2-core VM; `trialscope bench` covers it"]
+fn chromium_large_trace_imports() {
+    let m = load(&corpus("chromium_large/heavy_default.pb.gz"));
+    assert_eq!(m.stats.events, 1_149_021);
+    let samples: usize = m.counters.iter().map(|c| c.ts_ns.len()).sum();
+    assert!(samples >= 19_682, "{samples}");
+    assert!(
+        !m.diagnostics.has_data_loss(),
+        "{:?}",
+        m.diagnostics.entries()
+    );
+    assert!(m
+        .slices
+        .name
+        .iter()
+        .any(|&n| m.str(n) == "ThreadControllerImpl::RunTask"));
+}
+
+/// Startup tracing (no DevTools) of the same page: `scalingBuildDom` is 290.6 ms long
+/// (MANIFEST.md). The MANIFEST says the later phases fall outside the 4 s window, but the
+/// trace holds all six user-timing measures (async slices, each once, plus their
+/// `:start`/`:end` marks), so that is what is asserted.
+#[test]
+fn chromium_startup_trace_has_build_dom() {
+    let m = load(&corpus("chromium_misc/startup_trace_n4000.pb.gz"));
+    assert_eq!(m.stats.events, 107_186);
+    let t = totals_ms(&m);
+    assert!(
+        (t["scalingBuildDom"] - 290.6).abs() < 0.1,
+        "{}",
+        t["scalingBuildDom"]
+    );
+    for phase in [
+        "constantWork",
+        "scalingBuildDom",
+        "scalingRelayout",
+        "scalingSort",
+        "scalingJson",
+        "constantDom",
+    ] {
+        assert_eq!(count_named(&m, phase), 1, "{phase}");
+    }
+}
+
+/// A real XSpace written by JAX is recognised as such (not misread as a Perfetto trace), and
+/// the error says which file to load instead.
+#[test]
+fn jax_xspace_is_named_not_imported() {
+    let path = corpus("jax_profile/plugins/profile/2026_11_29_10_17_55/vm.xplane.pb");
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(formats::perfetto::looks_like_xspace(&bytes));
+    assert!(!formats::perfetto::looks_like_trace(&bytes));
+    let e = formats::import("vm.xplane.pb", &bytes)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("XSpace"), "{e}");
+}

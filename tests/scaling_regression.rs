@@ -32,6 +32,11 @@ struct Capture {
 /// One trace with a single `Op` slice (category `op`, source `src/op.cc:line` `Op::Run`) of
 /// `dur_ns`, inside an unrelated `Idle` slice.
 fn trace(c: &Capture, line: u32, dur_ns: u64) -> Vec<u8> {
+    trace_named(c, "Op", Some(line), dur_ns)
+}
+
+/// As [`trace`], with the operator's name and optional source line chosen by the caller.
+fn trace_named(c: &Capture, op: &str, line: Option<u32>, dur_ns: u64) -> Vec<u8> {
     let mut packets: Vec<Vec<u8>> = Vec::new();
     // Track descriptor of the thread.
     let mut thread = Vec::new();
@@ -72,7 +77,7 @@ fn trace(c: &Capture, line: u32, dur_ns: u64) -> Vec<u8> {
     const BEGIN: u64 = 1;
     const END: u64 = 2;
     packets.push(event(c.t0 + 100, BEGIN, Some(("Idle", "sched")), None));
-    packets.push(event(c.t0 + 200, BEGIN, Some(("Op", "op")), Some(line)));
+    packets.push(event(c.t0 + 200, BEGIN, Some((op, "op")), line));
     packets.push(event(c.t0 + 200 + dur_ns, END, None, None));
     packets.push(event(c.t0 + 1_000, END, None, None));
 
@@ -144,6 +149,19 @@ fn three_captures_of_one_operator_give_one_group_with_rho_one() {
         assert_eq!((op.inclusive_ns, op.count), (want, 1));
         assert_eq!(op.frame.file.as_deref(), Some("src/op.cc"));
         assert_eq!(op.frame.line, Some(42));
+        assert_eq!(op.self_ns, want);
+        // Idle spans t0+100 .. t0+1000 and encloses Op: self = 900 − Op.
+        let idle = t
+            .profile
+            .frames
+            .iter()
+            .find(|f| f.frame.name == "Idle")
+            .unwrap();
+        assert_eq!(
+            (idle.inclusive_ns, idle.self_ns, idle.count),
+            (900, 900 - want, 1)
+        );
+        assert!(!t.profile.data_loss);
     }
 
     let r = scaling::run(&trials, &Params::default());
@@ -153,6 +171,11 @@ fn three_captures_of_one_operator_give_one_group_with_rho_one() {
     assert_eq!(h.spearman_rho, 1.0);
     assert_eq!(h.p_value, 0.0);
     assert_eq!((h.trials, h.zero_filled, h.excluded), (3, 0, 0));
+    assert_eq!(h.evidence_status, scaling::EvidenceStatus::Complete);
+    // SciPy's p = 0 at ρ = 1 is kept, with a warning that 3 trials cannot be significant
+    // under an exact permutation test.
+    assert!(h.warnings.iter().any(|w| w.contains("only 3 trials")));
+    assert_eq!(r.evidence_status, scaling::EvidenceStatus::Complete);
     assert_eq!((h.supported_min, h.supported_max), (1.0, 3.0));
     let medians: Vec<f64> = h.points.iter().map(|p| p.median).collect();
     assert_eq!(medians, vec![10.0, 20.0, 30.0]);
@@ -196,5 +219,48 @@ fn the_same_slice_at_another_source_line_does_not_join() {
     let l42 = op.iter().find(|h| h.line == Some(42)).unwrap();
     // scipy.stats.spearmanr([1,2,3],[10,20,0]) -> (-0.5, 0.6666666666666666)
     assert_eq!(l42.zero_filled, 1);
+    assert_eq!(l42.evidence_status, scaling::EvidenceStatus::Partial);
     assert!((l42.spearman_rho + 0.5).abs() < 1e-12);
+}
+
+#[test]
+fn address_only_frames_are_unmatched_and_counted_in_coverage() {
+    // A slice named only by a hex address has no identity (scaling.md): it must not join
+    // across the three captures, and it must not disappear either.
+    let trials: Vec<Trial> = captures()
+        .iter()
+        .zip([(1.0, 10), (2.0, 20), (3.0, 30)])
+        .map(|(c, (x, dur))| {
+            trial_of(
+                &format!("addr_n{x}.pb"),
+                &trace_named(c, "0x7f3a12b0", None, dur),
+                x,
+            )
+        })
+        .collect();
+    for (t, want) in trials.iter().zip([10, 20, 30]) {
+        assert!(t
+            .profile
+            .frames
+            .iter()
+            .all(|f| f.frame.name != "0x7f3a12b0"));
+        let u = &t.profile.unmatched;
+        assert_eq!(u.len(), 1);
+        assert_eq!(
+            (u[0].name.as_str(), u[0].reason.as_str()),
+            ("0x7f3a12b0", "address_only")
+        );
+        assert_eq!((u[0].inclusive_ns, u[0].count), (want, 1));
+    }
+    let r = scaling::run(&trials, &Params::default());
+    assert!(r.hotspots.iter().all(|h| h.name != "0x7f3a12b0"));
+    assert_eq!(
+        (r.coverage.unmatched_frames, r.coverage.unmatched_ns),
+        (3, 60)
+    );
+    assert_eq!(r.coverage.unmatched_reasons.len(), 1);
+    assert_eq!(r.coverage.unmatched_reasons[0].reason, "address_only");
+    // Only Idle was joined (and it is constant): nothing tested, and the report says why.
+    assert_eq!(r.coverage.joined_frames, 1);
+    assert_eq!(r.evidence_status, scaling::EvidenceStatus::Unavailable);
 }

@@ -55,11 +55,17 @@ impl Metric {
 pub struct FrameDescription {
     /// `sf1:…` text.
     pub semantic_frame_id: String,
+    /// Provider of the projection (`perfetto.track_event`, `chrome_json`, `native`, `python`).
     pub provider: String,
+    /// Slice / function name.
     pub name: String,
+    /// Category list, sorted and joined with `,` (empty when none).
     pub category: String,
+    /// Normalized source file, when the trace tells it.
     pub file: Option<String>,
+    /// Source line.
     pub line: Option<u32>,
+    /// Source function.
     pub function: Option<String>,
 }
 
@@ -67,17 +73,25 @@ pub struct FrameDescription {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FrameTotals {
     pub frame: FrameDescription,
+    /// Summed durations of the frame's complete slices, ns (nested same-frame slices count
+    /// each time they appear, as in the corpus reference "sum of END − BEGIN").
     pub inclusive_ns: i64,
+    /// Summed self times (duration minus direct children, floored at 0), ns.
     pub self_ns: i64,
+    /// Number of complete slices.
     pub count: u64,
 }
 
 /// An unmatched frame of one trial (scaling.md: never silently dropped).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct UnmatchedTotals {
+    /// The frame's name as the trace gives it (may be empty).
     pub name: String,
+    /// Why it is unmatched: `no_name`, `address_only`, `no_build_id`, `unknown_frame`.
     pub reason: String,
+    /// Summed durations of its complete slices, ns.
     pub inclusive_ns: i64,
+    /// Number of complete slices.
     pub count: u64,
 }
 
@@ -85,9 +99,13 @@ pub struct UnmatchedTotals {
 /// independent of the model (the worker keeps these, not the models).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrialProfile {
+    /// `sha256:…` of the artifact's bytes as dropped.
     pub artifact_id: String,
     /// Per semantic frame, sorted by semantic frame id.
+    /// Each trial gives one total per frame, so the per-trial "median of repeated
+    /// measurements" (scaling.md) is that total; repetitions are separate trials.
     pub frames: Vec<FrameTotals>,
+    /// Frames that are never joined across artifacts, per (name, reason).
     pub unmatched: Vec<UnmatchedTotals>,
     /// True when the import lost data: frames it lacks count as missing, not 0.
     pub data_loss: bool,
@@ -321,21 +339,29 @@ pub fn profile(artifact_id: &str, model: &Model) -> TrialProfile {
 /// One trial as reported (index = position in the `trials` given to [`run`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrialSummary {
+    /// Position in the trials given to [`run`]; [`PointValue::trial`] refers to it.
     pub index: usize,
+    /// File name shown to the user.
     pub path: String,
+    /// `sha256:…` of the artifact.
     pub artifact_id: String,
+    /// The trial's input (x), when known.
     pub input: Option<f64>,
+    /// Variant label.
     pub variant: String,
     /// Effective environment key (the trial's override, else the profile's).
     pub environment: String,
     /// True when the trial takes part in no test (warm-up, no input, non-finite input).
     pub excluded: bool,
+    /// Why the trial is excluded, when it is.
     pub exclusion_reason: Option<String>,
+    /// The import lost data: frames it lacks are missing, not 0.
     pub data_loss: bool,
     /// Matched semantic frames in the trial.
     pub frames: usize,
     /// Unmatched (name, reason) entries in the trial.
     pub unmatched_frames: usize,
+    /// Slices skipped because they never ended.
     pub incomplete_slices: u64,
 }
 
@@ -353,6 +379,7 @@ pub struct PointValue {
 /// The trials of one group at one input value.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Point {
+    /// The input value (x).
     pub input: f64,
     /// Median of the trial values (metric unit).
     pub median: f64,
@@ -361,14 +388,18 @@ pub struct Point {
     /// BCa bootstrap CI of the median (`None` with fewer than 2 values or when not computed;
     /// equal bounds when all values are equal).
     pub ci_low: Option<f64>,
+    /// Upper CI bound (see `ci_low`).
     pub ci_high: Option<f64>,
+    /// Every trial value at this input, by trial index.
     pub values: Vec<PointValue>,
 }
 
 /// One tested group (variant, semantic frame, metric).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Hotspot {
+    /// Variant label of the group.
     pub variant: String,
+    /// `sf1:…` id of the group's semantic frame; the frame's description follows.
     pub semantic_frame_id: String,
     pub provider: String,
     pub name: String,
@@ -376,7 +407,9 @@ pub struct Hotspot {
     pub file: Option<String>,
     pub line: Option<u32>,
     pub function: Option<String>,
+    /// The metric tested.
     pub metric: Metric,
+    /// Unit of values, medians, MADs and CIs: `ns` or `count`.
     pub unit: String,
     /// Spearman's ρ of input vs value (`scipy.stats.spearmanr`).
     pub spearman_rho: f64,
@@ -388,9 +421,11 @@ pub struct Hotspot {
     pub significant: bool,
     /// Number of trial values tested (n).
     pub trials: usize,
+    /// Number of distinct inputs (= `points.len()`).
     pub distinct_inputs: usize,
     /// Supported input range: the smallest and largest tested input.
     pub supported_min: f64,
+    /// See `supported_min`.
     pub supported_max: f64,
     /// Values that are 0 because a completely imported trial lacked the frame.
     pub zero_filled: usize,
@@ -401,23 +436,33 @@ pub struct Hotspot {
     pub missing: usize,
     /// The environment key differs across inputs: the scaling may be the machine's.
     pub environment_confounded: bool,
+    /// Warnings on this group (environment confounding; fewer than 5 trials).
     pub warnings: Vec<String>,
     /// Per input value, ascending.
     pub points: Vec<Point>,
+    /// Evidence status of this result: `complete` when every usable trial of the variant gave
+    /// a measured value, `partial` when some lacked the frame (zero-filled or missing) or files
+    /// failed to import.
+    pub evidence_status: EvidenceStatus,
+    /// Why (empty when complete).
+    pub evidence_reasons: Vec<String>,
     /// Whether bootstrap CIs were computed for this group (see [`Params::ci_top_groups`]).
     pub ci_computed: bool,
     /// Scaling fits over all (input, value) pairs; `None` with the reason in
     /// `fit_unavailable`.
     pub fit: Option<Fits>,
+    /// Why there is no fit, when there is none.
     pub fit_unavailable: Option<String>,
 }
 
 /// Unmatched frames of one reason, summed over trials.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct UnmatchedReasonTotals {
+    /// `no_name`, `address_only`, `no_build_id`, `unknown_frame`.
     pub reason: String,
     /// (trial, name) entries.
     pub frames: usize,
+    /// Their inclusive ns.
     pub ns: i64,
 }
 
@@ -458,9 +503,13 @@ pub enum EvidenceStatus {
 /// trial's `format` and `diagnostics`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
+    /// The metric tested.
     pub metric: Metric,
+    /// Its unit (`ns` or `count`).
     pub unit: String,
+    /// The parameters used.
     pub params: Params,
+    /// Every trial given, in input order (also excluded ones, with the reason).
     pub trials: Vec<TrialSummary>,
     /// Variant labels of the usable trials, sorted.
     pub variants: Vec<String>,
@@ -473,11 +522,15 @@ pub struct Report {
     /// Every tested group, sorted by |ρ| descending, then q ascending.
     pub hotspots: Vec<Hotspot>,
     pub coverage: Coverage,
+    /// `complete`, `partial` or `unavailable`.
     pub evidence_status: EvidenceStatus,
+    /// Why the status is what it is (never empty).
     pub evidence_reasons: Vec<String>,
+    /// Report-level warnings (environment confounding per variant, dropped groups).
     pub warnings: Vec<String>,
     /// Smallest and largest input over the usable trials.
     pub input_min: Option<f64>,
+    /// See `input_min`.
     pub input_max: Option<f64>,
     /// "Fits describe only the measured range [min x, max x]" (always present).
     pub range_statement: String,
@@ -499,6 +552,11 @@ impl Report {
         ));
         if self.evidence_status == EvidenceStatus::Complete {
             self.evidence_status = EvidenceStatus::Partial;
+        }
+        for h in &mut self.hotspots {
+            h.evidence_status = EvidenceStatus::Partial;
+            h.evidence_reasons
+                .push(format!("{} file(s) failed to import", files.len()));
         }
     }
 }
@@ -725,6 +783,14 @@ pub fn run(trials: &[Trial], params: &Params) -> Report {
                     .to_string(),
             );
         }
+        if g.values.len() < 5 {
+            // Exact permutation p of Spearman's ρ can not go below 2/n! ≥ 1/12 for n ≤ 4.
+            warnings.push(format!(
+                "only {} trials: the t-approximation p-value (SciPy's) is unreliable here — an \
+                 exact permutation test cannot reach p < 0.05 with fewer than 5 trials",
+                g.values.len()
+            ));
+        }
         let xs: Vec<f64> = g.values.iter().map(|v| v.1).collect();
         let ys: Vec<f64> = g.values.iter().map(|v| v.2).collect();
         let (fit, fit_unavailable) = match stats::fit_all(&xs, &ys, params.ci_level) {
@@ -733,6 +799,18 @@ pub fn run(trials: &[Trial], params: &Params) -> Report {
         };
         let zero_filled = g.values.iter().filter(|v| v.3).count();
         let excluded_whole = excluded_per_variant.get(g.variant).copied().unwrap_or(0);
+        let mut evidence_reasons = Vec::new();
+        if zero_filled > 0 {
+            evidence_reasons.push(format!(
+                "{zero_filled} trial(s) lacked the frame and contribute 0"
+            ));
+        }
+        if g.missing > 0 {
+            evidence_reasons.push(format!(
+                "{} trial(s) with data loss lacked the frame (missing, not 0)",
+                g.missing
+            ));
+        }
         hotspots.push(Hotspot {
             variant: g.variant.to_string(),
             semantic_frame_id: g.frame.semantic_frame_id.clone(),
@@ -758,6 +836,12 @@ pub fn run(trials: &[Trial], params: &Params) -> Report {
             environment_confounded: confounded,
             warnings,
             points,
+            evidence_status: if evidence_reasons.is_empty() {
+                EvidenceStatus::Complete
+            } else {
+                EvidenceStatus::Partial
+            },
+            evidence_reasons,
             ci_computed: false,
             fit,
             fit_unavailable,
@@ -1012,6 +1096,8 @@ mod tests {
         let r = run(&trials, &Params::default());
         let late = r.hotspots.iter().find(|h| h.name == "late").unwrap();
         assert_eq!((late.trials, late.zero_filled, late.missing), (4, 2, 1));
+        assert_eq!(late.evidence_status, EvidenceStatus::Partial);
+        assert_eq!(late.evidence_reasons.len(), 2);
         assert_eq!(late.excluded, 1);
         // scipy.stats.spearmanr([1,2,3,4],[0,0,5,9]).statistic
         assert!((late.spearman_rho - 0.9486832980505139).abs() < 1e-12);
@@ -1027,11 +1113,12 @@ mod tests {
 
     #[test]
     fn environment_change_across_inputs_is_a_warning() {
-        let mut trials: Vec<Trial> = (1..=4)
+        let mut trials: Vec<Trial> = (1..=5)
             .map(|i| trial(&format!("t{i}"), Some(i as f64), &[("f", 10 * i)], false))
             .collect();
         let r = run(&trials, &Params::default());
         assert!(!r.hotspots[0].environment_confounded && r.warnings.is_empty());
+        assert!(r.hotspots[0].warnings.is_empty());
         assert_eq!(r.evidence_status, EvidenceStatus::Complete);
         trials[3].profile.environment = "host=other".into();
         let r = run(&trials, &Params::default());
@@ -1063,6 +1150,10 @@ mod tests {
         assert_eq!((r.tested_hypotheses, r.dropped_non_finite), (0, 1));
         assert_eq!(r.evidence_status, EvidenceStatus::Unavailable);
         assert!(r.evidence_reasons[0].contains("constant"));
+        let r = run(&[], &Params::default());
+        assert_eq!(r.evidence_status, EvidenceStatus::Unavailable);
+        assert!(r.hotspots.is_empty() && r.input_min.is_none());
+        assert!(r.range_statement.starts_with("Fits describe only"));
         let same_x: Vec<Trial> = (1..=3)
             .map(|i| trial(&format!("t{i}"), Some(8.0), &[("f", i)], false))
             .collect();

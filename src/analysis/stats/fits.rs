@@ -76,6 +76,7 @@ impl FitModel {
 /// A least-squares fit of one [`FitModel`] (y in the data's unit, x in the input's unit).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ModelFit {
+    /// Which model.
     pub model: FitModel,
     /// Intercept a.
     pub a: f64,
@@ -108,10 +109,13 @@ pub struct PowerLawFit {
     /// Two-sided CI of b at `level`: `b ± t_{n−2}(1 − (1−level)/2) · se_b` (statsmodels
     /// `conf_int`). `None` when the residual is exactly zero or se_b is undefined.
     pub b_ci_low: Option<f64>,
+    /// Upper bound of the CI of b.
     pub b_ci_high: Option<f64>,
+    /// Confidence level of the CI (e.g. 0.95).
     pub level: f64,
     /// R² in log–log space.
     pub r_squared_log: Option<f64>,
+    /// Number of points.
     pub n: usize,
 }
 
@@ -131,6 +135,7 @@ pub struct Fits {
     pub power_law_unavailable: Option<String>,
     /// Fits describe only inputs in [`x_min`, `x_max`].
     pub x_min: f64,
+    /// See `x_min`.
     pub x_max: f64,
 }
 

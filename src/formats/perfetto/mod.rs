@@ -18,6 +18,7 @@ pub mod clock;
 pub mod proto;
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use prost::Message;
 
@@ -34,9 +35,10 @@ const MAX_BUNDLE_BYTES: u64 = 256 << 20;
 const MAX_TOTAL_BUNDLE_BYTES: u64 = 2 << 30;
 /// Nesting limit of `compressed_packets` inside `compressed_packets`.
 const MAX_BUNDLE_DEPTH: u32 = 4;
-/// Ceiling on per-sequence interning entries, so hostile input cannot grow memory unboundedly
-/// (far above real traces: Chromium's 59 MB trace has ~14k interned-data packets).
-const MAX_SEQUENCES: usize = 1 << 20;
+/// Ceiling on track descriptors kept (far above real traces: Chromium's 59 MB trace has 23k).
+const MAX_DESCRIPTORS: usize = 1 << 20;
+/// Ceiling on distinct packet sequences (each holds its own interning tables).
+const MAX_SEQUENCES: usize = 1 << 16;
 
 /// Imports a decompressed Perfetto trace into `model`, packet by packet. Never fails: broken
 /// records are counted in `model.diagnostics`; `model.stats.events` receives the number of
@@ -70,6 +72,9 @@ pub fn import(data: &[u8], model: &mut Model, progress: &mut dyn FnMut(f64)) {
 /// True when `data` starts like a Perfetto trace: the first records are `Trace.packet` fields
 /// whose content walks as well-formed protobuf containing at least one known `TracePacket` tag.
 pub fn looks_like_trace(data: &[u8]) -> bool {
+    if looks_like_xspace(data) {
+        return false;
+    }
     let mut pos = 0usize;
     for _ in 0..4 {
         let Some((tag, p)) = read_varint(data, pos) else {
@@ -81,7 +86,9 @@ pub fn looks_like_trace(data: &[u8]) -> bool {
         let Some((len, p)) = read_varint(data, p) else {
             return false;
         };
-        let end = p.saturating_add(len as usize).min(data.len());
+        let end = p
+            .saturating_add(usize::try_from(len).unwrap_or(usize::MAX))
+            .min(data.len());
         let body = &data[p..end];
         if body.is_empty() {
             if end >= data.len() {
@@ -96,7 +103,7 @@ pub fn looks_like_trace(data: &[u8]) -> bool {
         ];
         let mut known = false;
         let mut ok = true;
-        let complete = (len as usize) <= data.len() - p;
+        let complete = usize::try_from(len).is_ok_and(|l| l <= data.len() - p);
         for f in FieldIter::new(body) {
             match f {
                 Some((num, _)) => known |= KNOWN.contains(&num),
@@ -110,7 +117,8 @@ pub fn looks_like_trace(data: &[u8]) -> bool {
 }
 
 /// True when `data` looks like an XSpace (`.xplane.pb`) rather than a Perfetto trace: the first
-/// record decodes as an `XPlane` named `/host:…`, `/device:…` or `Task Environment`.
+/// record is an `XPlane` (see [`proto::XPlane`]) whose `name` (field 2) is `/host:…`,
+/// `/device:…` or `Task Environment`. Only the leading fields of the record are walked.
 pub fn looks_like_xspace(data: &[u8]) -> bool {
     let Some((tag, p)) = read_varint(data, 0) else {
         return false;
@@ -121,7 +129,9 @@ pub fn looks_like_xspace(data: &[u8]) -> bool {
     let Some((len, p)) = read_varint(data, p) else {
         return false;
     };
-    let end = p.saturating_add(len as usize).min(data.len());
+    let end = p
+        .saturating_add(usize::try_from(len).unwrap_or(usize::MAX))
+        .min(data.len());
     // Only the leading fields matter; decode a prefix that holds id and name.
     let mut name: Option<Vec<u8>> = None;
     for f in FieldIter::new(&data[p..end]) {
@@ -134,7 +144,6 @@ pub fn looks_like_xspace(data: &[u8]) -> bool {
             None => break,
         }
     }
-    let _ = XPlane::default();
     match name {
         Some(n) => {
             n.starts_with(b"/host:") || n.starts_with(b"/device:") || n == b"Task Environment"
@@ -142,6 +151,61 @@ pub fn looks_like_xspace(data: &[u8]) -> bool {
         None => false,
     }
 }
+
+/// A fast hasher for the importer's small keys (iids, uuids, sequence ids, frame keys): each
+/// written word is folded in with the SplitMix64 finaliser. Keys come from the trace, so this
+/// trades DoS resistance for speed; a crafted trace can only make an import slower, not wrong.
+#[derive(Default, Clone, Copy)]
+struct FastHasher(u64);
+
+fn splitmix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl FastHasher {
+    #[inline]
+    fn add(&mut self, v: u64) {
+        self.0 = splitmix(self.0 ^ v).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+impl Hasher for FastHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(b));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, v: u8) {
+        self.add(u64::from(v));
+    }
+    #[inline]
+    fn write_u32(&mut self, v: u32) {
+        self.add(u64::from(v));
+    }
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.add(v);
+    }
+    #[inline]
+    fn write_i64(&mut self, v: i64) {
+        self.add(v as u64);
+    }
+    #[inline]
+    fn write_usize(&mut self, v: usize) {
+        self.add(v as u64);
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 
 // ------------------------------------------------------------------------------------------
 // Wire helpers
@@ -305,7 +369,7 @@ impl<'a> Iterator for Records<'a> {
 #[derive(Default)]
 struct PrePass {
     clocks: ClockGraph,
-    descriptors: HashMap<u64, TrackDescriptor>,
+    descriptors: FastMap<u64, TrackDescriptor>,
 }
 
 impl PrePass {
@@ -354,13 +418,16 @@ impl PrePass {
         let Some(uuid) = d.uuid else { return };
         match self.descriptors.get_mut(&uuid) {
             None => {
-                if self.descriptors.len() < MAX_SEQUENCES {
+                if self.descriptors.len() < MAX_DESCRIPTORS {
                     self.descriptors.insert(uuid, d);
                 }
             }
             Some(old) => {
-                // TP: the first non-null name wins; fill in what the first copy lacked.
-                if desc_name(old).is_none() {
+                // TP: the first non-null name wins (the last one with merge behaviour NONE);
+                // fill in what the first copy lacked.
+                let merge_none =
+                    d.sibling_merge_behavior == Some(2) || old.sibling_merge_behavior == Some(2);
+                if desc_name(old).is_none() || (merge_none && desc_name(&d).is_some()) {
                     old.name = d.name;
                     old.static_name = d.static_name;
                     old.atrace_name = d.atrace_name;
@@ -441,18 +508,21 @@ struct SeqState {
     default_track: Option<u64>,
     default_extra_counters: Vec<u64>,
     default_extra_double_counters: Vec<u64>,
-    names: HashMap<u64, StrId>,
-    categories: HashMap<u64, StrId>,
-    annotation_names: HashMap<u64, StrId>,
-    annotation_strings: HashMap<u64, StrId>,
-    source_locations: HashMap<u64, SrcLoc>,
-    log_bodies: HashMap<u64, StrId>,
-    clocks: HashMap<u32, SeqClock>,
-    counter_values: HashMap<u64, f64>,
+    names: FastMap<u64, StrId>,
+    categories: FastMap<u64, StrId>,
+    annotation_names: FastMap<u64, StrId>,
+    annotation_strings: FastMap<u64, StrId>,
+    source_locations: FastMap<u64, SrcLoc>,
+    log_bodies: FastMap<u64, StrId>,
+    clocks: FastMap<u32, SeqClock>,
+    counter_values: FastMap<u64, f64>,
     /// Legacy thread association (pid, tid).
     thread: Option<(i64, i64)>,
     /// Legacy µs running timestamp (MONOTONIC).
     legacy_us: Option<i64>,
+    /// Legacy running thread time (µs) and instruction count.
+    legacy_thread_time_us: Option<i64>,
+    legacy_instructions: Option<i64>,
     /// Last timestamp (trace clock ns) of a packet on this sequence.
     last_ts: i64,
 }
@@ -487,14 +557,20 @@ struct Importer<'m> {
     model: &'m mut Model,
     builder: SliceBuilder,
     clocks: ClockGraph,
-    descriptors: HashMap<u64, TrackDescriptor>,
-    seqs: HashMap<u32, SeqState>,
-    uuid_tracks: HashMap<u64, TrackId>,
-    counter_tracks: HashMap<u64, CounterInfo>,
-    thread_tracks: HashMap<(i64, i64), TrackId>,
-    process_tracks: HashMap<i64, TrackId>,
-    async_tracks: HashMap<(i64, u64, StrId), TrackId>,
+    descriptors: FastMap<u64, TrackDescriptor>,
+    seqs: FastMap<u32, Box<SeqState>>,
+    uuid_tracks: FastMap<u64, TrackId>,
+    counter_tracks: FastMap<u64, CounterInfo>,
+    thread_tracks: FastMap<(i64, i64), TrackId>,
+    process_tracks: FastMap<i64, TrackId>,
+    async_tracks: FastMap<(i64, u64, StrId), TrackId>,
+    /// Legacy thread counters: (tid, series name) → index in `model.counters`.
+    legacy_counters: FastMap<(i64, &'static str), usize>,
     global_track: Option<TrackId>,
+    /// Frames already interned, by projection (saves hashing into the model's table).
+    frame_cache: FastMap<FrameKey, FrameId>,
+    /// A decoded-packet buffer reused across packets (avoids moving a large struct per packet).
+    scratch: Option<Box<TracePacket>>,
     packets: u64,
     bundle_budget: u64,
     /// Offset (top-level stream) and index of the packet being imported, for diagnostics.
@@ -508,14 +584,17 @@ impl<'m> Importer<'m> {
             model,
             builder: SliceBuilder::new(),
             clocks: ClockGraph::default(),
-            descriptors: HashMap::new(),
-            seqs: HashMap::new(),
-            uuid_tracks: HashMap::new(),
-            counter_tracks: HashMap::new(),
-            thread_tracks: HashMap::new(),
-            process_tracks: HashMap::new(),
-            async_tracks: HashMap::new(),
+            descriptors: FastMap::default(),
+            seqs: FastMap::default(),
+            uuid_tracks: FastMap::default(),
+            counter_tracks: FastMap::default(),
+            thread_tracks: FastMap::default(),
+            process_tracks: FastMap::default(),
+            async_tracks: FastMap::default(),
+            legacy_counters: FastMap::default(),
             global_track: None,
+            frame_cache: FastMap::default(),
+            scratch: None,
             packets: 0,
             bundle_budget: MAX_TOTAL_BUNDLE_BYTES,
             cur_offset: 0,
@@ -562,12 +641,15 @@ impl<'m> Importer<'m> {
                     self.packets += 1;
                     self.cur_offset = top as u64;
                     self.cur_index = self.packets - 1;
-                    match TracePacket::decode(body) {
-                        Ok(p) => self.packet(p, depth, top, on_offset),
+                    let mut p = self.scratch.take().unwrap_or_default();
+                    p.clear();
+                    match p.merge(body) {
+                        Ok(()) => self.packet(&p, depth, top, on_offset),
                         Err(e) => self.diag("packet_decode_error", Severity::DataLoss, || {
                             format!("a packet could not be decoded and was skipped: {e}")
                         }),
                     }
+                    self.scratch = Some(p);
                 }
                 Record::Truncated { offset } => {
                     self.cur_offset = outer_offset.unwrap_or(offset) as u64;
@@ -593,7 +675,7 @@ impl<'m> Importer<'m> {
 
     fn packet(
         &mut self,
-        p: TracePacket,
+        p: &TracePacket,
         depth: u32,
         top_offset: usize,
         on_offset: &mut dyn FnMut(usize),
@@ -642,28 +724,25 @@ impl<'m> Importer<'m> {
         let dropped = p.previous_packet_dropped.unwrap_or(0) != 0;
         let mut seq = self.seqs.remove(&seq_id).unwrap_or_default();
         let first_seen = seq.valid.is_none();
-        // §5.1 step 1–2.
+        // §5.1 step 1–2. The service sets previous_packet_dropped on the first packet of every
+        // sequence, so only later packets count as loss.
         if cleared {
             seq.clear();
-        } else if dropped && !(first_seen && p.first_packet_on_sequence == Some(true)) {
-            if !first_seen || seq.valid.is_some() {
-                self.diag("packet_loss", Severity::DataLoss, || {
-                    format!(
-                        "packets were lost on sequence {seq_id} (previous_packet_dropped); its \
-                         incremental state is invalid until the next clear"
-                    )
-                });
-            } else {
-                self.diag("packet_loss", Severity::DataLoss, || {
-                    format!("sequence {seq_id} starts after lost packets")
-                });
-            }
-            seq.valid = Some(false);
-            seq.legacy_us = None;
         } else if first_seen {
             // Lenient: a sequence that sets no flag is valid from the start; one that needs
             // incremental state without ever clearing it is not (TP semantics).
             seq.valid = Some(!needs);
+        } else if dropped {
+            self.diag("packet_loss", Severity::DataLoss, || {
+                format!(
+                    "packets were lost on sequence {seq_id} (previous_packet_dropped); its \
+                     incremental state is invalid until the next clear"
+                )
+            });
+            seq.valid = Some(false);
+            seq.legacy_us = None;
+            seq.legacy_thread_time_us = None;
+            seq.legacy_instructions = None;
         }
         let valid = seq.valid == Some(true);
         // Step 3: defaults.
@@ -725,6 +804,8 @@ impl<'m> Importer<'m> {
             self.thread_info(td);
             seq.thread = Some((i64::from(td.pid.unwrap_or(0)), td.tid.unwrap_or(0)));
             seq.legacy_us = td.reference_timestamp_us;
+            seq.legacy_thread_time_us = td.reference_thread_time_us;
+            seq.legacy_instructions = td.reference_thread_instruction_count;
         }
         if let Some(d) = &p.track_descriptor {
             if let Some(pd) = &d.process {
@@ -736,6 +817,8 @@ impl<'m> Importer<'m> {
                     seq.thread = Some((i64::from(td.pid.unwrap_or(0)), td.tid.unwrap_or(0)));
                     if td.reference_timestamp_us.is_some() {
                         seq.legacy_us = td.reference_timestamp_us;
+                        seq.legacy_thread_time_us = td.reference_thread_time_us;
+                        seq.legacy_instructions = td.reference_thread_instruction_count;
                     }
                 }
             }
@@ -1126,15 +1209,29 @@ impl<'m> Importer<'m> {
 
     fn track_event(&mut self, seq: &mut SeqState, ev: &TrackEvent, packet_ts: Option<i64>) {
         // Timestamp: legacy µs fields first, else the packet timestamp.
+        let invalid_ts = |imp: &mut Self| {
+            imp.diag("track_event_invalid_timestamp", Severity::DataLoss, || {
+                "a legacy µs timestamp overflows 64-bit nanoseconds; event dropped".to_string()
+            });
+            None
+        };
         let ts = if let Some(abs) = ev.timestamp_absolute_us {
-            self.global_ts(clock::MONOTONIC, scale_i(abs, 1000))
+            match abs.checked_mul(1000) {
+                Some(ns) => self.global_ts(clock::MONOTONIC, ns),
+                None => invalid_ts(self),
+            }
         } else if let Some(delta) = ev.timestamp_delta_us {
             match seq.legacy_us {
-                Some(base) => {
-                    let now = base.saturating_add(delta);
-                    seq.legacy_us = Some(now);
-                    self.global_ts(clock::MONOTONIC, scale_i(now, 1000))
-                }
+                Some(base) => match base
+                    .checked_add(delta)
+                    .and_then(|now| Some((now, now.checked_mul(1000)?)))
+                {
+                    Some((now, ns)) => {
+                        seq.legacy_us = Some(now);
+                        self.global_ts(clock::MONOTONIC, ns)
+                    }
+                    None => invalid_ts(self),
+                },
                 None => {
                     self.diag("legacy_timestamp_without_reference", Severity::DataLoss, || {
                         "a timestamp_delta_us event has no thread_descriptor reference time on its sequence; dropped".to_string()
@@ -1147,6 +1244,13 @@ impl<'m> Importer<'m> {
         };
         let Some(ts) = ts else { return };
         seq.last_ts = ts;
+        if ev.thread_time_delta_us.is_some()
+            || ev.thread_time_absolute_us.is_some()
+            || ev.thread_instruction_count_delta.is_some()
+            || ev.thread_instruction_count_absolute.is_some()
+        {
+            self.legacy_thread_counters(seq, ev, ts);
+        }
 
         let ty = ev.r#type.unwrap_or(0);
         let legacy = ev.legacy_event.as_ref();
@@ -1203,7 +1307,7 @@ impl<'m> Importer<'m> {
                     }
                     Op::Complete(scale_i(d, 1000))
                 }
-                b'I' | b'i' | b'R' | b'n' => Op::Instant,
+                b'I' | b'i' | b'R' | b'n' | b'T' | b'p' => Op::Instant,
                 b'b' | b'S' => Op::Begin,
                 b'e' | b'F' => Op::End,
                 _ => {
@@ -1276,14 +1380,31 @@ impl<'m> Importer<'m> {
                 None => self.unknown_iid("source_locations", iid),
             }
         }
-        if let Some(lm) = &ev.log_message {
-            if let Some(iid) = lm.body_iid {
-                if !seq.log_bodies.contains_key(&iid) {
-                    self.unknown_iid("log_message_body", iid);
+        let mut args = args;
+        if let Some(iid) = ev.log_message.as_ref().and_then(|lm| lm.body_iid) {
+            match seq.log_bodies.get(&iid) {
+                Some(&body) => {
+                    let key = self.model.strings.intern("log_message.body");
+                    let extra = self.model.args.add(vec![(key, ArgValue::Str(body))]);
+                    args = self.model.args.merge(args, extra);
                 }
+                None => self.unknown_iid("log_message_body", iid),
             }
         }
-        let frame: FrameId = self.model.frames.intern(key, &self.model.strings);
+        // An unnamed custom track is named after its first slice (as trace_processor does).
+        if let Some(t) = self.model.tracks.get_mut(track.0 as usize) {
+            if t.kind == TrackKind::Async && t.name.0 == 0 && t.overflow_of.is_none() {
+                t.name = name;
+            }
+        }
+        let frame: FrameId = match self.frame_cache.get(&key) {
+            Some(&f) => f,
+            None => {
+                let f = self.model.frames.intern(key.clone(), &self.model.strings);
+                self.frame_cache.insert(key, f);
+                f
+            }
+        };
         match op {
             Op::Begin => self
                 .builder
@@ -1321,7 +1442,7 @@ impl<'m> Importer<'m> {
                 return Some(self.thread_track(pid, tid));
             }
             let ph = u8::try_from(phase).unwrap_or(0);
-            if matches!(ph, b'b' | b'e' | b'n' | b'S' | b'F') {
+            if matches!(ph, b'b' | b'e' | b'n' | b'S' | b'T' | b'p' | b'F') {
                 let (scope_pid, id) = match (l.unscoped_id, l.local_id, l.global_id) {
                     (Some(id), _, _) => (seq.thread.map(|t| t.0).unwrap_or(0), id),
                     (None, Some(id), _) => (seq.thread.map(|t| t.0).unwrap_or(0), id),
@@ -1360,15 +1481,24 @@ impl<'m> Importer<'m> {
         }
         let uuid = ev.track_uuid.or(seq.default_track).unwrap_or(0);
         if uuid != 0 {
-            let t = self.uuid_track(uuid, 0);
-            if t.is_none() {
-                self.diag("track_uuid_unknown", Severity::DataLoss, || {
-                    format!(
-                        "an event refers to track uuid {uuid}, which no descriptor defines; dropped"
-                    )
-                });
+            if let Some(t) = self.uuid_track(uuid, 0) {
+                return Some(t);
             }
-            return t;
+            // TP keeps such events on a track of their own (difftest
+            // track_event_monotonic_trace_clock_slices).
+            self.diag("track_uuid_undescribed", Severity::Warning, || {
+                format!("events refer to track uuid {uuid}, which no descriptor defines; kept on an unnamed track")
+            });
+            let t = self.model.add_track(Track {
+                name: StrId(0),
+                kind: TrackKind::Async,
+                pid: None,
+                tid: None,
+                parent: None,
+                overflow_of: None,
+            });
+            self.uuid_tracks.insert(uuid, t);
+            return Some(t);
         }
         if let Some((pid, tid)) = seq.thread {
             if ev.track_uuid.is_none() || ty == track_event_type::UNSPECIFIED {
@@ -1376,6 +1506,60 @@ impl<'m> Importer<'m> {
             }
         }
         Some(self.global())
+    }
+
+    /// Legacy per-thread counters (`thread_time_*_us`, `thread_instruction_count_*`), as TP's
+    /// `thread_time` (ns) and `thread_instruction_count` series of the sequence's thread.
+    fn legacy_thread_counters(&mut self, seq: &mut SeqState, ev: &TrackEvent, ts: i64) {
+        let Some((pid, tid)) = seq.thread else {
+            return;
+        };
+        let time = match (ev.thread_time_absolute_us, ev.thread_time_delta_us) {
+            (Some(a), _) => Some(a),
+            (None, Some(d)) => seq.legacy_thread_time_us.map(|b| b.saturating_add(d)),
+            _ => None,
+        };
+        if ev.thread_time_delta_us.is_some() {
+            seq.legacy_thread_time_us = time;
+        }
+        let instr = match (
+            ev.thread_instruction_count_absolute,
+            ev.thread_instruction_count_delta,
+        ) {
+            (Some(a), _) => Some(a),
+            (None, Some(d)) => seq.legacy_instructions.map(|b| b.saturating_add(d)),
+            _ => None,
+        };
+        if ev.thread_instruction_count_delta.is_some() {
+            seq.legacy_instructions = instr;
+        }
+        for (which, value) in [
+            ("thread_time", time.map(|us| scale_i(us, 1000))),
+            ("thread_instruction_count", instr),
+        ] {
+            let Some(v) = value else { continue };
+            let idx = match self.legacy_counters.get(&(tid, which)) {
+                Some(&i) => i,
+                None => {
+                    let track = self.thread_track(pid, tid);
+                    let name = self.model.strings.intern(which);
+                    self.model.counters.push(CounterSeries {
+                        track,
+                        name,
+                        unit: StrId(0),
+                        pid: Some(pid),
+                        ts_ns: Vec::new(),
+                        value: Vec::new(),
+                    });
+                    let i = self.model.counters.len() - 1;
+                    self.legacy_counters.insert((tid, which), i);
+                    i
+                }
+            };
+            let s = &mut self.model.counters[idx];
+            s.ts_ns.push(ts);
+            s.value.push(v as f64);
+        }
     }
 
     fn categories(&mut self, seq: &SeqState, ev: &TrackEvent) -> StrId {

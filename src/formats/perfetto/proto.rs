@@ -158,6 +158,18 @@ pub struct TrackEvent {
     /// `TrackEvent.timestamp_absolute_us` = 16 (oneof `timestamp`, legacy µs, MONOTONIC).
     #[prost(int64, optional, tag = "16")]
     pub timestamp_absolute_us: Option<i64>,
+    /// `TrackEvent.thread_time_delta_us` = 2 (oneof `thread_time`, legacy).
+    #[prost(int64, optional, tag = "2")]
+    pub thread_time_delta_us: Option<i64>,
+    /// `TrackEvent.thread_time_absolute_us` = 17 (oneof `thread_time`, legacy).
+    #[prost(int64, optional, tag = "17")]
+    pub thread_time_absolute_us: Option<i64>,
+    /// `TrackEvent.thread_instruction_count_delta` = 8 (oneof, legacy).
+    #[prost(int64, optional, tag = "8")]
+    pub thread_instruction_count_delta: Option<i64>,
+    /// `TrackEvent.thread_instruction_count_absolute` = 20 (oneof, legacy).
+    #[prost(int64, optional, tag = "20")]
+    pub thread_instruction_count_absolute: Option<i64>,
 }
 
 /// `TrackEvent.Type` values.
@@ -380,6 +392,10 @@ pub struct TrackDescriptor {
     /// `TrackDescriptor.counter` = 8.
     #[prost(message, optional, tag = "8")]
     pub counter: Option<CounterDescriptor>,
+    /// `TrackDescriptor.sibling_merge_behavior` = 15: 0 unspecified, 1 BY_TRACK_NAME, 2 NONE
+    /// (with NONE, the last name emitted wins).
+    #[prost(int32, optional, tag = "15")]
+    pub sibling_merge_behavior: Option<i32>,
 }
 
 /// `perfetto.protos.ProcessDescriptor` (process_descriptor.proto).
@@ -420,6 +436,12 @@ pub struct ThreadDescriptor {
     /// `ThreadDescriptor.reference_timestamp_us` = 6 (µs base for `timestamp_delta_us`).
     #[prost(int64, optional, tag = "6")]
     pub reference_timestamp_us: Option<i64>,
+    /// `ThreadDescriptor.reference_thread_time_us` = 7 (base for `thread_time_delta_us`).
+    #[prost(int64, optional, tag = "7")]
+    pub reference_thread_time_us: Option<i64>,
+    /// `ThreadDescriptor.reference_thread_instruction_count` = 8.
+    #[prost(int64, optional, tag = "8")]
+    pub reference_thread_instruction_count: Option<i64>,
 }
 
 /// `perfetto.protos.CounterDescriptor` (counter_descriptor.proto).

@@ -1,16 +1,641 @@
 //! Unit tests of the Perfetto importer on small traces encoded with the [`super::proto`] structs.
 
-use super::proto::*;
-use crate::model::Model;
+use std::io::Write;
 
-fn import(packets: &[TracePacket]) -> Model {
+use super::proto::*;
+use crate::model::{ArgValue, Model, Severity, TrackKind};
+
+fn import_bytes(bytes: &[u8]) -> Model {
     let mut m = Model::default();
-    super::import(&encode_trace(packets), &mut m, &mut |_| {});
+    super::import(bytes, &mut m, &mut |_| {});
     m
 }
 
+fn import(packets: &[TracePacket]) -> Model {
+    import_bytes(&encode_trace(packets))
+}
+
+fn name(iid: u64, s: &str) -> InternedName {
+    InternedName {
+        iid: Some(iid),
+        name: Some(s.as_bytes().to_vec()),
+    }
+}
+
+/// A thread track descriptor packet (uuid, pid, tid) on sequence `seq`.
+fn thread_desc(seq: u32, uuid: u64, pid: i32, tid: i64, thread_name: &str) -> TracePacket {
+    TracePacket {
+        trusted_packet_sequence_id: Some(seq),
+        track_descriptor: Some(TrackDescriptor {
+            uuid: Some(uuid),
+            thread: Some(ThreadDescriptor {
+                pid: Some(pid),
+                tid: Some(tid),
+                thread_name: Some(thread_name.as_bytes().to_vec()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// A first packet of a sequence: CLEARED, defaults to `track_uuid`, optional interned names.
+fn seq_start(seq: u32, track_uuid: u64, names: Vec<InternedName>) -> TracePacket {
+    TracePacket {
+        trusted_packet_sequence_id: Some(seq),
+        sequence_flags: Some(SEQ_INCREMENTAL_STATE_CLEARED),
+        trace_packet_defaults: Some(TracePacketDefaults {
+            timestamp_clock_id: None,
+            track_event_defaults: Some(TrackEventDefaults {
+                track_uuid: Some(track_uuid),
+                ..Default::default()
+            }),
+        }),
+        interned_data: Some(InternedData {
+            event_names: names,
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn event(seq: u32, ts: u64, ty: i32, name_iid: Option<u64>) -> TracePacket {
+    TracePacket {
+        trusted_packet_sequence_id: Some(seq),
+        sequence_flags: Some(SEQ_NEEDS_INCREMENTAL_STATE),
+        timestamp: Some(ts),
+        track_event: Some(TrackEvent {
+            r#type: Some(ty),
+            name_iid,
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn slice_names(m: &Model) -> Vec<(String, i64, i64)> {
+    (0..m.slices.len())
+        .map(|i| {
+            (
+                m.str(m.slices.name[i]).to_string(),
+                m.slices.ts_ns[i],
+                m.slices.dur_ns[i],
+            )
+        })
+        .collect()
+}
+
 #[test]
-fn empty_packet_list_gives_empty_model() {
-    let m = import(&[TracePacket::default()]);
-    assert_eq!(m.slices.len(), 0);
+fn interning_is_scoped_to_the_generation_after_a_clear() {
+    let m = import(&[
+        thread_desc(1, 10, 5, 6, "main"),
+        seq_start(1, 10, vec![name(1, "first")]),
+        event(1, 100, track_event_type::SLICE_BEGIN, Some(1)),
+        event(1, 200, track_event_type::SLICE_END, None),
+        // New generation: the same iid 1 now means "second".
+        seq_start(1, 10, vec![name(1, "second")]),
+        event(1, 300, track_event_type::SLICE_BEGIN, Some(1)),
+        event(1, 450, track_event_type::SLICE_END, None),
+    ]);
+    assert_eq!(
+        slice_names(&m),
+        vec![("first".into(), 100, 100), ("second".into(), 300, 150)]
+    );
+    let t = m.track(m.slices.track[0]);
+    assert_eq!(
+        (t.kind, t.pid, t.tid),
+        (TrackKind::Thread, Some(5), Some(6))
+    );
+    assert_eq!(m.str(m.threads[&6].name), "main");
+    assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics.entries());
+    assert_eq!(m.stats.events, 7);
+}
+
+#[test]
+fn interned_entries_from_before_a_clear_are_gone() {
+    let m = import(&[
+        thread_desc(1, 10, 5, 6, "main"),
+        seq_start(1, 10, vec![name(1, "old")]),
+        seq_start(1, 10, vec![]),
+        event(1, 100, track_event_type::INSTANT, Some(1)),
+    ]);
+    assert_eq!(slice_names(&m), vec![("".into(), 100, 0)]);
+    assert_eq!(m.diagnostics.count("interned_id_unknown"), 1);
+    let f = m.frames.get(m.slices.frame[0]);
+    assert_eq!(f.unmatched, Some(crate::model::UnmatchedReason::NoName));
+}
+
+#[test]
+fn incremental_microsecond_clock_with_unit_multiplier() {
+    // Chromium pattern: a global snapshot (BOOTTIME, MONOTONIC, primary = MONOTONIC), and a
+    // per-sequence snapshot {MONOTONIC = 5_000_000_250 ns, clock 64 = 5_000_000 µs,
+    // incremental, unit 1000}; event timestamps are µs deltas on clock 64.
+    let global = TracePacket {
+        trusted_packet_sequence_id: Some(99),
+        clock_snapshot: Some(ClockSnapshot {
+            clocks: vec![
+                Clock {
+                    clock_id: Some(6),
+                    timestamp: Some(7_000_000_000),
+                    ..Default::default()
+                },
+                Clock {
+                    clock_id: Some(3),
+                    timestamp: Some(5_000_000_000),
+                    ..Default::default()
+                },
+            ],
+            primary_trace_clock: Some(3),
+        }),
+        ..Default::default()
+    };
+    let mut start = seq_start(1, 10, vec![name(1, "work")]);
+    start
+        .trace_packet_defaults
+        .as_mut()
+        .unwrap()
+        .timestamp_clock_id = Some(64);
+    start.clock_snapshot = Some(ClockSnapshot {
+        clocks: vec![
+            Clock {
+                clock_id: Some(3),
+                timestamp: Some(5_000_000_250),
+                ..Default::default()
+            },
+            Clock {
+                clock_id: Some(64),
+                timestamp: Some(5_000_000),
+                is_incremental: Some(true),
+                unit_multiplier_ns: Some(1000),
+            },
+        ],
+        primary_trace_clock: None,
+    });
+    let mut boot_instant = event(1, 7_000_000_900, track_event_type::INSTANT, Some(1));
+    boot_instant.timestamp_clock_id = Some(6); // explicit BOOTTIME, absolute ns
+    let m = import(&[
+        global,
+        thread_desc(1, 10, 1, 2, "t"),
+        start,
+        event(1, 10, track_event_type::SLICE_BEGIN, Some(1)), // +10 µs
+        // A timestamped descriptor packet on the sequence also advances the clock (+5 µs).
+        TracePacket {
+            timestamp: Some(5),
+            ..thread_desc(1, 10, 1, 2, "t")
+        },
+        event(1, 20, track_event_type::SLICE_END, None), // +20 µs
+        boot_instant,
+    ]);
+    assert_eq!(
+        slice_names(&m),
+        vec![
+            ("work".into(), 5_000_010_250, 25_000),
+            ("work".into(), 5_000_000_900, 0)
+        ]
+        .into_iter()
+        .rev()
+        .collect::<Vec<_>>()
+    );
+    assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics.entries());
+}
+
+#[test]
+fn end_on_another_sequence_earlier_in_file_order_pairs_by_time() {
+    // Two writers share track 10; the END (seq 2) is written before the BEGIN (seq 1).
+    let m = import(&[
+        thread_desc(1, 10, 1, 2, "t"),
+        seq_start(2, 10, vec![]),
+        event(2, 500, track_event_type::SLICE_END, None),
+        seq_start(1, 10, vec![name(1, "late_begin")]),
+        event(1, 100, track_event_type::SLICE_BEGIN, Some(1)),
+    ]);
+    assert_eq!(slice_names(&m), vec![("late_begin".into(), 100, 400)]);
+    assert_eq!(m.diagnostics.count("end_without_begin"), 0);
+}
+
+#[test]
+fn counters_with_units_increments_and_extra_values() {
+    let counter = |uuid: u64, n: &str, unit: i32, mult: i64, incremental: bool| TracePacket {
+        track_descriptor: Some(TrackDescriptor {
+            uuid: Some(uuid),
+            parent_uuid: Some(1),
+            name: Some(n.as_bytes().to_vec()),
+            counter: Some(CounterDescriptor {
+                unit: Some(unit),
+                unit_multiplier: Some(mult),
+                is_incremental: Some(incremental),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let process = TracePacket {
+        track_descriptor: Some(TrackDescriptor {
+            uuid: Some(1),
+            process: Some(ProcessDescriptor {
+                pid: Some(42),
+                process_name: Some(b"renderer".to_vec()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let mut start = seq_start(1, 0, vec![]);
+    start.trace_packet_defaults = Some(TracePacketDefaults {
+        timestamp_clock_id: None,
+        track_event_defaults: Some(TrackEventDefaults {
+            track_uuid: None,
+            extra_counter_track_uuids: vec![21],
+            extra_double_counter_track_uuids: vec![22],
+        }),
+    });
+    let counter_ev = |ts: u64, uuid: u64, v: i64| TracePacket {
+        trusted_packet_sequence_id: Some(1),
+        timestamp: Some(ts),
+        track_event: Some(TrackEvent {
+            r#type: Some(track_event_type::COUNTER),
+            track_uuid: Some(uuid),
+            counter_value: Some(v),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let with_extras = TracePacket {
+        trusted_packet_sequence_id: Some(1),
+        timestamp: Some(300),
+        track_event: Some(TrackEvent {
+            r#type: Some(track_event_type::INSTANT),
+            track_uuid: Some(1),
+            name: Some(b"tick".to_vec()),
+            // Uses the defaults' uuids: 21 (int, incremental) and 22 (double).
+            extra_counter_values: vec![5],
+            extra_double_counter_values: vec![0.5],
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let no_value = TracePacket {
+        trusted_packet_sequence_id: Some(1),
+        timestamp: Some(400),
+        track_event: Some(TrackEvent {
+            r#type: Some(track_event_type::COUNTER),
+            track_uuid: Some(20),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let m = import(&[
+        process,
+        counter(20, "heap", 3, 1024, false),
+        counter(21, "allocs", 2, 1, true),
+        counter(22, "load", 0, 1, false),
+        start,
+        counter_ev(200, 20, 3), // file order ≠ time order
+        counter_ev(100, 20, 2),
+        counter_ev(100, 21, 10),
+        with_extras,
+        no_value,
+        counter_ev(500, 999, 1), // unknown uuid
+    ]);
+    let by_name = |n: &str| m.counters.iter().find(|c| m.str(c.name) == n).unwrap();
+    let heap = by_name("heap");
+    assert_eq!(heap.ts_ns, vec![100, 200]);
+    assert_eq!(heap.value, vec![2048.0, 3072.0]);
+    assert_eq!(m.str(heap.unit), "bytes");
+    assert_eq!(heap.pid, Some(42));
+    let allocs = by_name("allocs");
+    assert_eq!(allocs.ts_ns, vec![100, 300]);
+    assert_eq!(allocs.value, vec![10.0, 15.0]); // incremental: 10, then +5
+    assert_eq!(m.str(allocs.unit), "count");
+    assert_eq!(by_name("load").value, vec![0.5]);
+    assert_eq!(m.track(heap.track).kind, TrackKind::Counter);
+    assert_eq!(m.str(m.processes[&42].name), "renderer");
+    assert_eq!(m.diagnostics.count("counter_without_value"), 1);
+    assert_eq!(m.diagnostics.count("track_uuid_unknown"), 1);
+    // The instant carrying the extras landed on the process track.
+    assert_eq!(slice_names(&m), vec![("tick".into(), 300, 0)]);
+    assert_eq!(m.track(m.slices.track[0]).kind, TrackKind::Process);
+}
+
+#[test]
+fn invalid_utf8_name_is_repaired_and_counted() {
+    let mut ev = event(1, 10, track_event_type::INSTANT, None);
+    ev.track_event.as_mut().unwrap().name = Some(b"bad\xff\xfename".to_vec());
+    let m = import(&[thread_desc(1, 10, 1, 2, "t"), seq_start(1, 10, vec![]), ev]);
+    assert_eq!(slice_names(&m)[0].0, "bad\u{fffd}\u{fffd}name");
+    assert_eq!(m.diagnostics.count("invalid_utf8_repaired"), 1);
+    assert!(!m.diagnostics.has_data_loss());
+}
+
+#[test]
+fn unknown_iids_fall_back_to_unnamed_and_are_counted() {
+    let mut ev = event(1, 10, track_event_type::SLICE_BEGIN, Some(7));
+    {
+        let te = ev.track_event.as_mut().unwrap();
+        te.category_iids = vec![3];
+        te.debug_annotations = vec![DebugAnnotation {
+            name_iid: Some(4),
+            int_value: Some(1),
+            ..Default::default()
+        }];
+    }
+    let m = import(&[thread_desc(1, 10, 1, 2, "t"), seq_start(1, 10, vec![]), ev]);
+    assert_eq!(slice_names(&m), vec![("".into(), 10, -1)]);
+    assert_eq!(m.diagnostics.count("interned_id_unknown"), 3);
+    assert_eq!(m.diagnostics.count("slice_never_ended"), 1);
+}
+
+#[test]
+fn previous_packet_dropped_invalidates_state_until_the_next_clear() {
+    let mut lossy = event(1, 300, track_event_type::INSTANT, Some(1));
+    lossy.previous_packet_dropped = Some(1);
+    let m = import(&[
+        thread_desc(1, 10, 1, 2, "t"),
+        seq_start(1, 10, vec![name(1, "a")]),
+        event(1, 100, track_event_type::INSTANT, Some(1)),
+        lossy,                                             // dropped: needs state, invalid
+        event(1, 400, track_event_type::INSTANT, Some(1)), // dropped too
+        seq_start(1, 10, vec![name(1, "b")]),
+        event(1, 500, track_event_type::INSTANT, Some(1)),
+    ]);
+    assert_eq!(
+        slice_names(&m),
+        vec![("a".into(), 100, 0), ("b".into(), 500, 0)]
+    );
+    assert_eq!(m.diagnostics.count("packet_loss"), 1);
+    assert_eq!(
+        m.diagnostics
+            .count("incremental_state_invalid_packet_dropped"),
+        2
+    );
+    assert!(m.diagnostics.has_data_loss());
+    let d = m
+        .diagnostics
+        .entries()
+        .iter()
+        .find(|d| d.kind == "packet_loss")
+        .unwrap();
+    assert_eq!(d.severity, Severity::DataLoss);
+    assert_eq!(d.first_index, Some(3));
+}
+
+#[test]
+fn compressed_packets_nest_through_the_same_handler() {
+    let zlib = |bytes: &[u8]| {
+        let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(bytes).unwrap();
+        e.finish().unwrap()
+    };
+    let gzip = |bytes: &[u8]| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(bytes).unwrap();
+        e.finish().unwrap()
+    };
+    let inner = encode_trace(&[
+        seq_start(1, 10, vec![name(1, "inner")]),
+        event(1, 100, track_event_type::SLICE_BEGIN, Some(1)),
+    ]);
+    // A zlib bundle holding a gzip bundle holding the END.
+    let innermost = encode_trace(&[event(1, 250, track_event_type::SLICE_END, None)]);
+    let mut middle = inner;
+    middle.extend(encode_trace(&[TracePacket {
+        compressed_packets: Some(gzip(&innermost)),
+        ..Default::default()
+    }]));
+    let m = import(&[
+        thread_desc(1, 10, 1, 2, "t"),
+        TracePacket {
+            compressed_packets: Some(zlib(&middle)),
+            ..Default::default()
+        },
+        TracePacket {
+            compressed_packets: Some(b"not zlib".to_vec()),
+            ..Default::default()
+        },
+    ]);
+    assert_eq!(slice_names(&m), vec![("inner".into(), 100, 150)]);
+    // 3 outer + 3 in the zlib bundle + 1 in the gzip bundle.
+    assert_eq!(m.stats.events, 7);
+    assert_eq!(m.diagnostics.count("compressed_packets_corrupt"), 1);
+}
+
+#[test]
+fn legacy_events_x_b_e_and_thread_descriptor_delta_timestamps() {
+    let legacy = |phase: u8, delta_us: i64, dur_us: Option<i64>, n: Option<&str>| TracePacket {
+        trusted_packet_sequence_id: Some(3),
+        track_event: Some(TrackEvent {
+            timestamp_delta_us: Some(delta_us),
+            name: n.map(|s| s.as_bytes().to_vec()),
+            categories: vec![b"b_cat".to_vec(), b"a_cat".to_vec()],
+            legacy_event: Some(LegacyEvent {
+                phase: Some(i32::from(phase)),
+                duration_us: dur_us,
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let m = import(&[
+        TracePacket {
+            trusted_packet_sequence_id: Some(3),
+            thread_descriptor: Some(ThreadDescriptor {
+                pid: Some(7),
+                tid: Some(8),
+                thread_name: Some(b"legacy".to_vec()),
+                reference_timestamp_us: Some(1_000),
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+        legacy(b'X', 10, Some(30), Some("complete")), // 1010 µs, 30 µs
+        legacy(b'B', 5, None, Some("open")),          // 1015 µs
+        legacy(b'E', 20, None, None),                 // 1035 µs
+        legacy(b'M', 0, None, Some("meta")),          // not imported
+    ]);
+    assert_eq!(
+        slice_names(&m),
+        vec![
+            ("complete".into(), 1_010_000, 30_000),
+            ("open".into(), 1_015_000, 20_000)
+        ]
+    );
+    let t = m.track(m.slices.track[0]);
+    assert_eq!(
+        (t.kind, t.pid, t.tid),
+        (TrackKind::Thread, Some(7), Some(8))
+    );
+    assert_eq!(m.str(m.slices.category[0]), "a_cat,b_cat");
+    assert_eq!(m.slices.parent[1], Some(crate::model::SliceId(0)));
+    assert_eq!(m.diagnostics.count("legacy_phase_unsupported"), 1);
+}
+
+#[test]
+fn frames_carry_source_location_and_posted_from_and_args() {
+    let mut start = seq_start(1, 10, vec![name(1, "ThreadControllerImpl::RunTask")]);
+    {
+        let i = start.interned_data.as_mut().unwrap();
+        i.event_categories = vec![name(2, "toplevel")];
+        i.debug_annotation_names = vec![name(3, "src")];
+        i.debug_annotation_string_values = vec![name(4, "interned value")];
+        i.log_message_body = vec![name(6, "hello log")];
+        i.source_locations = vec![SourceLocation {
+            iid: Some(5),
+            file_name: Some(b"/home/ann/chromium/src/base/task/post.cc".to_vec()),
+            function_name: Some(b"PostTask".to_vec()),
+            line_number: Some(49),
+        }];
+    }
+    let mut ev = event(1, 10, track_event_type::INSTANT, Some(1));
+    {
+        let te = ev.track_event.as_mut().unwrap();
+        te.category_iids = vec![2];
+        te.task_execution = Some(TaskExecution {
+            posted_from_iid: Some(5),
+        });
+        te.source_location_iid = Some(5);
+        te.log_message = Some(LogMessage {
+            source_location_iid: None,
+            body_iid: Some(6),
+        });
+        te.debug_annotations = vec![
+            DebugAnnotation {
+                name_iid: Some(3),
+                string_value_iid: Some(4),
+                ..Default::default()
+            },
+            DebugAnnotation {
+                name: Some(b"dict".to_vec()),
+                dict_entries: vec![DebugAnnotation {
+                    name: Some(b"k".to_vec()),
+                    array_values: vec![
+                        DebugAnnotation {
+                            int_value: Some(-1),
+                            ..Default::default()
+                        },
+                        DebugAnnotation {
+                            bool_value: Some(true),
+                            ..Default::default()
+                        },
+                    ],
+                    ..Default::default()
+                }],
+                ..Default::default()
+            },
+            DebugAnnotation {
+                name: Some(b"ptr".to_vec()),
+                pointer_value: Some(255),
+                ..Default::default()
+            },
+        ];
+    }
+    let m = import(&[thread_desc(1, 10, 1, 2, "t"), start, ev]);
+    let f = m.frames.get(m.slices.frame[0]);
+    assert_eq!(m.str(f.key.name), "ThreadControllerImpl::RunTask");
+    assert_eq!(m.str(f.key.category), "toplevel");
+    assert_eq!(
+        f.key.file.map(|s| m.str(s)),
+        Some("chromium/src/base/task/post.cc")
+    );
+    assert_eq!(f.key.function.map(|s| m.str(s)), Some("PostTask"));
+    assert_eq!(f.key.line, Some(49));
+    assert_eq!(
+        f.key.posted_from_file.map(|s| m.str(s)),
+        Some("chromium/src/base/task/post.cc")
+    );
+    assert_eq!(
+        f.key.posted_from_function.map(|s| m.str(s)),
+        Some("PostTask")
+    );
+    assert!(f.unmatched.is_none());
+    let args = m.args.get(m.slices.args[0]);
+    assert_eq!(m.str(args[0].0), "src");
+    assert_eq!(
+        args[0].1,
+        ArgValue::Str(m.strings.find("interned value").unwrap())
+    );
+    assert_eq!(m.str(args[1].0), "dict");
+    assert_eq!(args[1].1, ArgValue::Text(r#"{"k":[-1,true]}"#.to_string()));
+    assert_eq!(args[2].1, ArgValue::Text("0xff".to_string()));
+    assert_eq!(m.str(args[3].0), "log_message.body");
+    assert_eq!(
+        args[3].1,
+        ArgValue::Str(m.strings.find("hello log").unwrap())
+    );
+}
+
+#[test]
+fn truncated_last_record_is_data_loss_not_an_error() {
+    let bytes = encode_trace(&[
+        thread_desc(1, 10, 1, 2, "t"),
+        seq_start(1, 10, vec![name(1, "kept")]),
+        event(1, 10, track_event_type::INSTANT, Some(1)),
+        event(1, 20, track_event_type::INSTANT, Some(1)),
+    ]);
+    let m = import_bytes(&bytes[..bytes.len() - 3]);
+    assert_eq!(slice_names(&m), vec![("kept".into(), 10, 0)]);
+    assert_eq!(m.diagnostics.count("truncated_packet"), 1);
+    assert!(m.diagnostics.has_data_loss());
+    assert_eq!(m.stats.events, 3);
+}
+
+#[test]
+fn undecodable_packet_is_skipped_and_the_rest_imported() {
+    let mut bytes = encode_trace(&[thread_desc(1, 10, 1, 2, "t"), seq_start(1, 10, vec![])]);
+    // A packet whose field 11 (track_event) claims 50 bytes but holds 2.
+    bytes.extend_from_slice(&[0x0a, 0x04, 0x5a, 0x32, 0x08, 0x01]);
+    bytes.extend(encode_trace(&[TracePacket {
+        trusted_packet_sequence_id: Some(1),
+        timestamp: Some(5),
+        track_event: Some(TrackEvent {
+            r#type: Some(track_event_type::INSTANT),
+            name: Some(b"after".to_vec()),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }]));
+    // Top-level fields other than `packet` and zero-length packets are skipped.
+    bytes.extend_from_slice(&[0x10, 0x05, 0x0a, 0x00]);
+    let m = import_bytes(&bytes);
+    assert_eq!(slice_names(&m), vec![("after".into(), 5, 0)]);
+    assert_eq!(m.diagnostics.count("packet_decode_error"), 1);
+}
+
+#[test]
+fn sniffing_tells_traces_from_xspace() {
+    let trace = encode_trace(&[thread_desc(1, 10, 1, 2, "t")]);
+    assert!(super::looks_like_trace(&trace));
+    assert!(!super::looks_like_xspace(&trace));
+    let plane = XPlane {
+        id: Some(1),
+        name: Some(b"/host:CPU".to_vec()),
+    };
+    let mut xspace = vec![0x0a];
+    let body = prost::Message::encode_to_vec(&plane);
+    prost::encoding::encode_varint(body.len() as u64, &mut xspace);
+    xspace.extend(body);
+    assert!(super::looks_like_xspace(&xspace));
+    assert!(!super::looks_like_trace(&xspace));
+    assert!(!super::looks_like_trace(b"\n{\"traceEvents\":[]}"));
+    assert!(!super::looks_like_trace(b""));
+}
+
+#[test]
+fn service_mark_on_first_packet_of_a_sequence_is_not_loss() {
+    // The tracing service sets previous_packet_dropped on the first packet of every sequence.
+    let mut first = thread_desc(4, 10, 1, 2, "t");
+    first.previous_packet_dropped = Some(1);
+    let mut first_cleared = seq_start(5, 10, vec![name(1, "x")]);
+    first_cleared.previous_packet_dropped = Some(1);
+    let m = import(&[
+        first,
+        first_cleared,
+        event(5, 10, track_event_type::INSTANT, Some(1)),
+    ]);
+    assert_eq!(slice_names(&m), vec![("x".into(), 10, 0)]);
+    assert_eq!(m.diagnostics.count("packet_loss"), 0);
+    assert!(!m.diagnostics.has_data_loss());
 }

@@ -157,8 +157,8 @@ fn print_text(r: &scaling::Report, top: usize) {
     println!("  {}", r.range_statement);
     println!();
     println!(
-        "{:>7} {:>10} {:>6} {:>17}  {:<14} {}",
-        "rho", "q", "trials", "range", "best fit", "name (file:line)"
+        "{:>7} {:>10} {:>6} {:>17}  {:<14} name (file:line)",
+        "rho", "q", "trials", "range", "best fit"
     );
     for h in r.hotspots.iter().take(top) {
         let loc = match (&h.file, h.line) {
