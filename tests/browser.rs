@@ -7,6 +7,7 @@
 //!   `Layout` with ρ ≥ 0.8 and q < 0.05, selecting `scalingBuildDom` must plot 18 trial points,
 //!   and the corrupt file must get its own error while the 18 trials load.
 //! * `demo_loads_by_default`: opening the site without `?demo=0` shows the demo's hotspots.
+//! * `dropped_files_load`: files dropped on the drop zone (a synthesized `drop` event) load.
 //! * `benchmark_import_in_browser` (`#[ignore]`, run with `--ignored --nocapture`): prints
 //!   import throughput and drop-to-hotspot-table time for the 18 trials.
 //!
@@ -309,6 +310,50 @@ fn demo_loads_by_default() {
         if let Ok(png) = c.screenshot().await {
             let _ = std::fs::write(tmp().join("demo-plot.png"), png);
         }
+        c.close().await.unwrap();
+    });
+}
+
+/// Drops the demo's 12 files on the drop zone as a synthesized `drop` event (a `DataTransfer`
+/// built from `File`s made from the site's own demo bytes): the drop path must load them all.
+#[test]
+fn dropped_files_load() {
+    serial(async {
+        let server = Server::start(dist(), PREFIX);
+        let driver = Driver::start(&tmp());
+        let c = connect(&driver, &tmp()).await;
+        c.goto(&format!("http://127.0.0.1:{}{PREFIX}?demo=0", server.port))
+            .await
+            .unwrap();
+        c.wait()
+            .at_most(Duration::from_secs(60))
+            .for_element(Locator::Css("#dropzone"))
+            .await
+            .unwrap();
+        let dropped = c
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 (async () => {
+                   const index = await (await fetch('demo/index.json')).json();
+                   const dt = new DataTransfer();
+                   for (const name of index.files) {
+                     const bytes = await (await fetch('demo/' + name)).arrayBuffer();
+                     dt.items.add(new File([bytes], name));
+                   }
+                   const ev = new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true });
+                   document.querySelector('#dropzone').dispatchEvent(ev);
+                   done(index.files.length);
+                 })().catch(e => done('error: ' + e));",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(dropped.as_u64(), Some(12), "{dropped}");
+        wait_for_report(&c, 12, Duration::from_secs(240)).await;
+        let (rho, q) = hotspot(&c, "scalingBuildDom").await;
+        assert!(rho >= 0.8 && q < 0.05, "ρ = {rho}, q = {q}");
+        assert_eq!(count(&c, "tr[data-testid=trial-row]").await, 12);
+        assert_local_only(&c, &server).await;
         c.close().await.unwrap();
     });
 }
