@@ -8,6 +8,7 @@
 //!   and the corrupt file must get its own error while the 18 trials load.
 //! * `demo_loads_by_default`: opening the site without `?demo=0` shows the demo's hotspots.
 //! * `dropped_files_load`: files dropped on the drop zone (a synthesized `drop` event) load.
+//! * `picked_folder_loads`: a folder with sub-folders picked through the folder input loads.
 //! * `benchmark_import_in_browser` (`#[ignore]`, run with `--ignored --nocapture`): prints
 //!   import throughput and drop-to-hotspot-table time for the 18 trials.
 //!
@@ -353,6 +354,60 @@ fn dropped_files_load() {
         let (rho, q) = hotspot(&c, "scalingBuildDom").await;
         assert!(rho >= 0.8 && q < 0.05, "ρ = {rho}, q = {q}");
         assert_eq!(count(&c, "tr[data-testid=trial-row]").await, 12);
+        assert_local_only(&c, &server).await;
+        c.close().await.unwrap();
+    });
+}
+
+/// A folder picked through the folder input (`webkitdirectory`): files in sub-folders load,
+/// named by their path inside the folder, and the input still comes from the file name.
+#[test]
+fn picked_folder_loads() {
+    serial(async {
+        let root = tmp().join("picked-folder");
+        let _ = std::fs::remove_dir_all(&root);
+        for rep in ["r0", "r1"] {
+            let sub = root.join("exp").join(rep);
+            std::fs::create_dir_all(&sub).unwrap();
+            for t in corpus_trials() {
+                let name = t.file_name().unwrap().to_string_lossy().into_owned();
+                if name.ends_with(&format!("_{rep}.pb.gz")) {
+                    std::fs::copy(&t, sub.join(&name)).unwrap();
+                }
+            }
+        }
+        let server = Server::start(dist(), PREFIX);
+        let driver = Driver::start(&tmp());
+        let c = connect(&driver, &tmp()).await;
+        c.goto(&format!("http://127.0.0.1:{}{PREFIX}?demo=0", server.port))
+            .await
+            .unwrap();
+        let input = c
+            .wait()
+            .at_most(Duration::from_secs(60))
+            .for_element(Locator::Css("#folder-input"))
+            .await
+            .unwrap();
+        input
+            .send_keys(&root.join("exp").display().to_string())
+            .await
+            .unwrap();
+        wait_for_report(&c, 12, Duration::from_secs(240)).await;
+        let name = attr(&c, "tr[data-testid=trial-row]", "data-file")
+            .await
+            .unwrap();
+        assert!(name.starts_with("exp/r"), "{name}");
+        let inputs = c
+            .find_all(Locator::Css("input[data-testid=input-value]"))
+            .await
+            .unwrap();
+        let first: String = inputs[0].prop("value").await.unwrap().unwrap_or_default();
+        assert!(
+            first.parse::<f64>().is_ok(),
+            "input from the name: {first:?}"
+        );
+        let (rho, q) = hotspot(&c, "scalingBuildDom").await;
+        assert!(rho >= 0.8 && q < 0.05, "ρ = {rho}, q = {q}");
         assert_local_only(&c, &server).await;
         c.close().await.unwrap();
     });

@@ -1,7 +1,8 @@
 //! Getting files into the app: the drop zone (files and whole folders, traversed with
-//! `webkitGetAsEntry`), the `multiple` file picker, and the demo (the site's own
-//! `demo/index.json` and the traces it lists, fetched by relative URL). Every path ends in
-//! [`super::send_file`], so dropped, picked and demo files are handled alike.
+//! `webkitGetAsEntry`), the `multiple` file picker, a folder picker (`webkitdirectory`), and
+//! the demo (the site's own `demo/index.json` and the traces it lists, fetched by relative
+//! URL). Every path ends in [`super::send_file`], so dropped, picked and demo files are handled
+//! alike.
 
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -40,6 +41,22 @@ fn ingest(state: AppState, name: String, file: File) {
             ),
         }
     });
+}
+
+/// Ingests every file of a picker's list, named by its path inside a picked folder
+/// (`webkitRelativePath`) when there is one, else by its name.
+fn ingest_list(state: AppState, list: Option<web_sys::FileList>) {
+    let Some(list) = list else { return };
+    for i in 0..list.length().min(MAX_FOLDER_FILES as u32) {
+        if let Some(f) = list.get(i) {
+            let rel = js_sys::Reflect::get(&f, &JsValue::from_str("webkitRelativePath"))
+                .ok()
+                .and_then(|v| v.as_string())
+                .filter(|p| !p.is_empty());
+            let name = rel.unwrap_or_else(|| f.name());
+            ingest(state, name, f);
+        }
+    }
 }
 
 fn js_text(v: &JsValue) -> String {
@@ -239,13 +256,21 @@ pub fn DropZone() -> impl IntoView {
                     multiple
                     on:change=move |ev| {
                         let input: HtmlInputElement = event_target(&ev);
-                        if let Some(list) = input.files() {
-                            for i in 0..list.length() {
-                                if let Some(f) = list.get(i) {
-                                    ingest(state, f.name(), f);
-                                }
-                            }
-                        }
+                        ingest_list(state, input.files());
+                        input.set_value("");
+                    }
+                />
+            </label>
+            <label class="picker">
+                "or a folder: "
+                <input
+                    id="folder-input"
+                    data-testid="folder-input"
+                    type="file"
+                    prop:webkitdirectory=true
+                    on:change=move |ev| {
+                        let input: HtmlInputElement = event_target(&ev);
+                        ingest_list(state, input.files());
                         input.set_value("");
                     }
                 />
