@@ -267,6 +267,67 @@ fn scaling_experiment_end_to_end() {
             6
         );
 
+        // Log axes keep every (positive) point.
+        for toggle in ["[data-testid=x-log]", "[data-testid=y-log]"] {
+            c.find(Locator::Css(toggle))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
+        }
+        assert_eq!(
+            count(&c, "[data-testid=scatter] circle[data-testid=trial-point]").await,
+            18
+        );
+
+        // The filter narrows the table to matching frames.
+        let filter = c
+            .find(Locator::Css("[data-testid=hotspot-filter]"))
+            .await
+            .unwrap();
+        filter.send_keys("scalingbuild").await.unwrap();
+        let names = wait_until(Duration::from_secs(20), "the filtered table", || async {
+            let rows = c
+                .find_all(Locator::Css("tr[data-testid=hotspot-row]"))
+                .await
+                .ok()?;
+            let mut names = Vec::new();
+            for r in rows {
+                names.push(r.attr("data-name").await.ok()??);
+            }
+            (!names.is_empty()
+                && names
+                    .iter()
+                    .all(|n| n.to_lowercase().contains("scalingbuild")))
+            .then_some(names)
+        })
+        .await;
+        assert!(names.iter().any(|n| n == "scalingBuildDom"), "{names:?}");
+
+        // Switching the metric re-runs the analysis; the selection stays on the same frame.
+        c.find(Locator::Css("[data-testid=metric]"))
+            .await
+            .unwrap()
+            .select_by_value("self")
+            .await
+            .unwrap();
+        wait_until(
+            Duration::from_secs(60),
+            "the slice-count report",
+            || async {
+                let title = c
+                    .find(Locator::Css("[data-testid=scatter] strong"))
+                    .await
+                    .ok()?
+                    .text()
+                    .await
+                    .ok()?;
+                (title == "scalingBuildDom — self (ns)").then_some(())
+            },
+        )
+        .await;
+
         assert_local_only(&c, &server).await;
         c.close().await.unwrap();
     });
