@@ -129,6 +129,8 @@ struct Bridge {
     in_flight: Option<u64>,
     dirty: bool,
     seq: u64,
+    /// The worker ended (see [`worker_stopped`]); no more work can be sent.
+    stopped: bool,
 }
 
 thread_local! {
@@ -195,6 +197,13 @@ pub fn add_file_row(state: AppState, name: String, size: f64) -> FileRow {
 
 /// Hands a file's bytes to the worker (the buffer is transferred, not copied).
 pub fn send_file(row: &FileRow, buffer: js_sys::ArrayBuffer) {
+    if BRIDGE.with(|b| b.borrow().stopped) {
+        row.status.set(Status::Failed(format!(
+            "{}: the background worker has stopped; reload the page",
+            row.name
+        )));
+        return;
+    }
     row.status.set(Status::Importing(0.0));
     let Some(msg) = to_js(&ToWorker::Import {
         id: row.id,
@@ -390,6 +399,35 @@ fn finish_analysis(state: AppState, seq: u64) {
     }
 }
 
+/// The worker stopped (a bug: an import or analysis panicked). Files in flight are marked
+/// failed and the page says to reload; nothing else can be computed without the worker.
+fn worker_stopped(state: AppState) {
+    BRIDGE.with(|b| {
+        let mut b = b.borrow_mut();
+        b.ready = false;
+        b.stopped = true;
+        b.in_flight = None;
+        b.queue.clear();
+    });
+    state.files.with_untracked(|f| {
+        for r in f {
+            if matches!(
+                r.status.get_untracked(),
+                Status::Reading | Status::Importing(_)
+            ) {
+                r.status.set(Status::Failed(format!(
+                    "{}: the import stopped the background worker (a bug in trialscope)",
+                    r.name
+                )));
+            }
+        }
+    });
+    state.analysing.set(false);
+    state.analysis_error.set(Some(
+        "The background worker stopped unexpectedly; reload the page to continue.".into(),
+    ));
+}
+
 fn start_worker_bridge(state: AppState) {
     let worker = match Worker::new("./worker_loader.js") {
         Ok(w) => w,
@@ -407,6 +445,14 @@ fn start_worker_bridge(state: AppState) {
     });
     worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
     handler.forget();
+    // A panic in the worker ends it: say so on every file still in flight instead of showing
+    // progress forever.
+    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
+        ev.prevent_default();
+        worker_stopped(state);
+    });
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    on_error.forget();
     BRIDGE.with(|b| b.borrow_mut().worker = Some(worker));
 }
 
