@@ -78,6 +78,7 @@ impl SliceBuilder {
         Self::default()
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn push(
         &mut self,
         track: TrackId,
