@@ -1,0 +1,793 @@
+//! Compile-record files → [`CompileRecord`]s (compile-triage.md, "Input: compile records").
+//!
+//! Containers: JSON Lines (one object a line), a JSON array of objects, or a JSON object with a
+//! `records` array; any of them optionally gzip/zlib-compressed. Field aliases: `cell` (string,
+//! or object flattened to sorted `k=v` pairs, or the triple `dataset_class` / `model_type` /
+//! `instrument`), `jax_version` | `framework_version`, `precision` | `mixed_precision` (bool:
+//! `true` → `mixed`, `false` → `full`), `compile_s` | `compile_seconds` (seconds),
+//! `load_avg_1m` | `host_state.load_avg_1m`, `cpu_count` | `host_state.cpu_count`,
+//! `persistent_cache_hits`/`_misses` | `jax_monitoring_events["/jax/compilation_cache/cache_hits"]`
+//! /`[".../cache_misses"]`. Unknown fields are kept in [`CompileRecord::extra`].
+//!
+//! Nothing is dropped silently: a record with none of the key fields is listed as
+//! [`RecordFile::other_kind`]; one with some key fields missing or a field of the wrong type is
+//! listed as [`RecordFile::malformed`] with its file and line/index. Only an unreadable
+//! container (empty, not JSON, a trace) is an error, for that file alone.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::ImportError;
+use crate::model::compile_record::{
+    CacheState, CompileRecord, FullKey, Pin, RecordLocation, Timestamp,
+};
+
+/// A record that was not used, with where it is and why.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ExcludedRecord {
+    pub location: RecordLocation,
+    /// Human-readable reason, e.g. `missing hostname, precision`.
+    pub reason: String,
+}
+
+/// Everything read from one record file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RecordFile {
+    /// Records whose identity fields are all present and well typed.
+    pub records: Vec<CompileRecord>,
+    /// Records of another kind sharing the folder (none of the key fields present).
+    pub other_kind: Vec<ExcludedRecord>,
+    /// Records with some key fields missing, a field of the wrong type, or a line that is not JSON.
+    pub malformed: Vec<ExcludedRecord>,
+}
+
+/// Ceiling on decompressed bytes of a record file (256 MiB).
+pub const MAX_RECORD_FILE_BYTES: u64 = 256 << 20;
+
+/// Parses one record file. `file` names it in locations and errors.
+///
+/// Errors: [`ImportError::Empty`], [`ImportError::Decompress`], [`ImportError::TooLarge`],
+/// [`ImportError::NotATrace`] (not JSON at all, with what it looks like) and
+/// [`ImportError::Malformed`] when the bytes are a trace (`traceEvents`, or objects with `ph`) —
+/// callers import those with [`super::import`] instead (see [`is_trace_json`]).
+pub fn parse_records(file: &str, bytes: &[u8]) -> Result<RecordFile, ImportError> {
+    let (_, data) = super::decompress(bytes, MAX_RECORD_FILE_BYTES)?;
+    let text_start = data
+        .iter()
+        .position(|b| !b.is_ascii_whitespace() && *b != 0xef && *b != 0xbb && *b != 0xbf)
+        .ok_or(ImportError::Empty)?;
+    let body = &data[text_start..];
+    let mut out = RecordFile::default();
+    // Whole-document forms first: an array, or an object with `records`.
+    if body.starts_with(b"[") || body.starts_with(b"{") {
+        if let Ok(v) = serde_json::from_slice::<Value>(body) {
+            if is_trace_value(&v) {
+                return Err(ImportError::Malformed(
+                    "this is a trace, not a compile-record file".into(),
+                ));
+            }
+            let items: Option<&Vec<Value>> = match &v {
+                Value::Array(a) => Some(a),
+                Value::Object(o) => match o.get("records") {
+                    Some(Value::Array(a)) => Some(a),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(items) = items {
+                for (index, item) in items.iter().enumerate() {
+                    let loc = RecordLocation {
+                        file: file.to_string(),
+                        index,
+                        line: None,
+                    };
+                    classify(item, loc, &mut out);
+                }
+                return Ok(out);
+            }
+            // A single object without `records` is a one-line JSON Lines file: fall through.
+        }
+    }
+    // JSON Lines.
+    let mut index = 0usize;
+    let mut any_json = false;
+    for (line_no, raw) in body.split(|&b| b == b'\n').enumerate() {
+        let line = trim_ascii(raw);
+        if line.is_empty() {
+            continue;
+        }
+        // Line numbers count from the first non-blank byte of the file; add the skipped lines.
+        let skipped = data[..text_start].iter().filter(|&&b| b == b'\n').count();
+        let loc = RecordLocation {
+            file: file.to_string(),
+            index,
+            line: Some(line_no + 1 + skipped),
+        };
+        index += 1;
+        match serde_json::from_slice::<Value>(line) {
+            Ok(v) => {
+                any_json = true;
+                if index == 1 && is_trace_value(&v) {
+                    return Err(ImportError::Malformed(
+                        "this is a trace, not a compile-record file".into(),
+                    ));
+                }
+                classify(&v, loc, &mut out);
+            }
+            Err(e) => out.malformed.push(ExcludedRecord {
+                location: loc,
+                reason: format!("not JSON: {e}"),
+            }),
+        }
+    }
+    if !any_json {
+        let head: String = String::from_utf8_lossy(&body[..body.len().min(40)])
+            .lines()
+            .next()
+            .unwrap_or("")
+            .to_string();
+        return Err(ImportError::NotATrace {
+            seen: format!("no JSON record in it (text starting with {head:?})"),
+        });
+    }
+    Ok(out)
+}
+
+/// True when decompressed `data` looks like a Chrome JSON trace (`traceEvents`, or an array whose
+/// first object has `ph`) rather than a record file. Looks at the first 64 KiB only.
+pub fn is_trace_json(data: &[u8]) -> bool {
+    let head = &data[..data.len().min(64 << 10)];
+    let s = String::from_utf8_lossy(head);
+    s.contains("\"traceEvents\"") || (s.trim_start().starts_with('[') && s.contains("\"ph\""))
+}
+
+fn is_trace_value(v: &Value) -> bool {
+    match v {
+        Value::Object(o) => o.contains_key("traceEvents"),
+        Value::Array(a) => a
+            .first()
+            .and_then(Value::as_object)
+            .is_some_and(|o| o.contains_key("ph")),
+        _ => false,
+    }
+}
+
+fn trim_ascii(b: &[u8]) -> &[u8] {
+    let start = b.iter().position(|c| !c.is_ascii_whitespace());
+    match start {
+        None => &[],
+        Some(s) => {
+            let end = b
+                .iter()
+                .rposition(|c| !c.is_ascii_whitespace())
+                .unwrap_or(s);
+            &b[s..=end]
+        }
+    }
+}
+
+/// Fields consumed into typed record fields (not copied to `extra`).
+const CONSUMED: &[&str] = &[
+    "cell",
+    "transform",
+    "hardware",
+    "hostname",
+    "jax_version",
+    "framework_version",
+    "precision",
+    "mixed_precision",
+    "cache_state",
+    "compile_s",
+    "compile_seconds",
+    "timestamp",
+    "load_avg_1m",
+    "cpu_count",
+    "persistent_cache_hits",
+    "persistent_cache_misses",
+];
+
+const TRIPLE: [&str; 3] = ["dataset_class", "model_type", "instrument"];
+const HITS_EVENT: &str = "/jax/compilation_cache/cache_hits";
+const MISSES_EVENT: &str = "/jax/compilation_cache/cache_misses";
+
+/// Turns one JSON value into a record, an other-kind entry or a malformed entry.
+fn classify(v: &Value, location: RecordLocation, out: &mut RecordFile) {
+    let Some(obj) = v.as_object() else {
+        out.malformed.push(ExcludedRecord {
+            location,
+            reason: format!("not a JSON object but {}", type_name(v)),
+        });
+        return;
+    };
+    let mut problems: Vec<String> = Vec::new();
+    let mut r = CompileRecord::new(location);
+
+    // Identity presence decides other-kind vs malformed.
+    let has_cell = obj.contains_key("cell") || TRIPLE.iter().any(|k| obj.contains_key(*k));
+    let identity_present = has_cell
+        || [
+            "transform",
+            "hardware",
+            "hostname",
+            "jax_version",
+            "framework_version",
+            "precision",
+            "mixed_precision",
+            "cache_state",
+        ]
+        .iter()
+        .any(|k| obj.contains_key(*k));
+    if !identity_present {
+        out.other_kind.push(ExcludedRecord {
+            location: r.location,
+            reason: "none of the key fields (cell, transform, hardware, hostname, jax_version, \
+                     precision, cache_state)"
+                .into(),
+        });
+        return;
+    }
+
+    r.cell = cell_of(obj, &mut problems);
+    r.transform = string_field(obj, "transform", &mut problems);
+    r.hardware = string_field(obj, "hardware", &mut problems);
+    r.hostname = string_field(obj, "hostname", &mut problems);
+    r.jax_version = string_field(obj, "jax_version", &mut problems)
+        .or_else(|| string_field(obj, "framework_version", &mut problems));
+    r.precision = string_field(obj, "precision", &mut problems);
+    if r.precision.is_none() {
+        match obj.get("mixed_precision") {
+            None | Some(Value::Null) => {}
+            Some(Value::Bool(b)) => r.precision = Some(if *b { "mixed" } else { "full" }.into()),
+            Some(other) => problems.push(format!(
+                "mixed_precision is {} (expected a boolean)",
+                type_name(other)
+            )),
+        }
+    }
+    if let Some(s) = string_field(obj, "cache_state", &mut problems) {
+        match CacheState::parse(&s) {
+            Some(c) => r.cache_state = Some(c),
+            None => problems.push(format!("cache_state {s:?} is neither cold nor warm")),
+        }
+    }
+    r.compile_s = seconds_field(obj, "compile_s", &mut problems)
+        .or_else(|| seconds_field(obj, "compile_seconds", &mut problems));
+    match obj.get("timestamp") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) => match parse_iso8601(s) {
+            Some(ns) => {
+                r.timestamp = Some(Timestamp {
+                    text: s.clone(),
+                    unix_ns: ns,
+                })
+            }
+            None => problems.push(format!("timestamp {s:?} is not ISO 8601")),
+        },
+        Some(Value::Number(n)) => match n.as_f64().filter(|x| x.is_finite()) {
+            // Numbers are seconds since the Unix epoch.
+            Some(x) if x.abs() < 9.0e9 => {
+                r.timestamp = Some(Timestamp {
+                    text: n.to_string(),
+                    unix_ns: (x * 1e9).round() as i64,
+                })
+            }
+            _ => problems.push(format!("timestamp {n} is out of range")),
+        },
+        Some(other) => problems.push(format!(
+            "timestamp is {} (expected ISO 8601 text)",
+            type_name(other)
+        )),
+    }
+    let host_state = obj.get("host_state").and_then(Value::as_object);
+    r.load_avg_1m = number_field(obj, "load_avg_1m", &mut problems)
+        .or_else(|| host_state.and_then(|h| number_field(h, "load_avg_1m", &mut problems)));
+    r.cpu_count = number_field(obj, "cpu_count", &mut problems)
+        .or_else(|| host_state.and_then(|h| number_field(h, "cpu_count", &mut problems)));
+    r.cache_hits = count_field(obj, "persistent_cache_hits", &mut problems);
+    r.cache_misses = count_field(obj, "persistent_cache_misses", &mut problems);
+    if r.cache_hits.is_none() && r.cache_misses.is_none() {
+        if let Some(ev) = obj.get("jax_monitoring_events").and_then(Value::as_object) {
+            if ev.contains_key(HITS_EVENT) || ev.contains_key(MISSES_EVENT) {
+                // One of the two events was seen: the absent one counted zero.
+                r.cache_hits = Some(count_field(ev, HITS_EVENT, &mut problems).unwrap_or(0));
+                r.cache_misses = Some(count_field(ev, MISSES_EVENT, &mut problems).unwrap_or(0));
+            }
+        }
+    }
+    let mut extra = BTreeMap::new();
+    for (k, v) in obj {
+        if !CONSUMED.contains(&k.as_str()) && !(r.cell.is_some() && TRIPLE.contains(&k.as_str())) {
+            extra.insert(k.clone(), v.to_string());
+        }
+    }
+    r.extra = extra;
+
+    let missing = r.missing_fields();
+    if !missing.is_empty() {
+        problems.insert(0, format!("missing {}", missing.join(", ")));
+    }
+    if problems.is_empty() {
+        out.records.push(r);
+    } else {
+        out.malformed.push(ExcludedRecord {
+            location: r.location,
+            reason: problems.join("; "),
+        });
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "text",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Text of a scalar for a `k=v` pair (strings unquoted).
+fn scalar_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn cell_of(obj: &Map<String, Value>, problems: &mut Vec<String>) -> Option<String> {
+    match obj.get("cell") {
+        Some(Value::String(s)) if !s.is_empty() => return Some(s.clone()),
+        Some(Value::Object(o)) if !o.is_empty() => {
+            // serde_json's Map is sorted by key (no `preserve_order` feature); sort anyway.
+            let mut pairs: Vec<(&String, &Value)> = o.iter().collect();
+            pairs.sort_by(|a, b| a.0.cmp(b.0));
+            let parts: Vec<String> = pairs
+                .into_iter()
+                .map(|(k, v)| format!("{k}={}", scalar_text(v)))
+                .collect();
+            return Some(parts.join(", "));
+        }
+        None | Some(Value::Null) => {}
+        Some(other) => {
+            problems.push(format!(
+                "cell is {} (expected text or an object)",
+                type_name(other)
+            ));
+            return None;
+        }
+    }
+    let present: Vec<String> = TRIPLE
+        .iter()
+        .filter_map(|k| obj.get(*k).map(|v| (k, v)))
+        .filter(|(_, v)| !v.is_null())
+        .map(|(k, v)| format!("{k}={}", scalar_text(v)))
+        .collect();
+    if present.is_empty() {
+        None
+    } else {
+        // TRIPLE is in sorted key order already.
+        Some(present.join(", "))
+    }
+}
+
+fn string_field(obj: &Map<String, Value>, k: &str, problems: &mut Vec<String>) -> Option<String> {
+    match obj.get(k) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.trim().is_empty() => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        Some(other) => {
+            problems.push(format!("{k} is {} (expected text)", type_name(other)));
+            None
+        }
+    }
+}
+
+fn number_field(obj: &Map<String, Value>, k: &str, problems: &mut Vec<String>) -> Option<f64> {
+    match obj.get(k) {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => match n.as_f64().filter(|x| x.is_finite()) {
+            Some(x) => Some(x),
+            None => {
+                problems.push(format!("{k} is not a finite number"));
+                None
+            }
+        },
+        Some(other) => {
+            problems.push(format!("{k} is {} (expected a number)", type_name(other)));
+            None
+        }
+    }
+}
+
+fn seconds_field(obj: &Map<String, Value>, k: &str, problems: &mut Vec<String>) -> Option<f64> {
+    let x = number_field(obj, k, problems)?;
+    if x < 0.0 {
+        problems.push(format!("{k} is negative ({x})"));
+        return None;
+    }
+    Some(x)
+}
+
+fn count_field(obj: &Map<String, Value>, k: &str, problems: &mut Vec<String>) -> Option<u64> {
+    match obj.get(k) {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => {
+            if let Some(u) = n.as_u64() {
+                Some(u)
+            } else {
+                match n.as_f64() {
+                    Some(x) if x >= 0.0 && x.fract() == 0.0 && x < 1e15 => Some(x as u64),
+                    _ => {
+                        problems.push(format!("{k} is not a count ({n})"));
+                        None
+                    }
+                }
+            }
+        }
+        Some(other) => {
+            problems.push(format!("{k} is {} (expected a count)", type_name(other)));
+            None
+        }
+    }
+}
+
+/// Days from 1970-01-01 to the proleptic Gregorian date (H. Hinnant, "chrono-Compatible
+/// Low-Level Date Algorithms", `days_from_civil`).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Proleptic Gregorian date of a day count since 1970-01-01 (Hinnant, `civil_from_days`).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// Renders ns since the Unix epoch as ISO 8601 UTC with milliseconds
+/// (`2026-11-29T10:27:01.123Z`).
+pub fn format_iso8601_utc(unix_ns: i64) -> String {
+    let secs = unix_ns.div_euclid(1_000_000_000);
+    let ms = unix_ns.rem_euclid(1_000_000_000) / 1_000_000;
+    let days = secs.div_euclid(86_400);
+    let sod = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+        sod / 3600,
+        (sod / 60) % 60,
+        sod % 60
+    )
+}
+
+/// Parses an ISO 8601 / RFC 3339 instant to ns since the Unix epoch.
+///
+/// Accepts `YYYY-MM-DD`, optionally followed by `T` (or a space) and `HH:MM[:SS[.fraction]]`,
+/// optionally followed by `Z` or an offset `±HH[:MM]` / `±HHMM`. A time without an offset is
+/// taken as UTC. Returns `None` for anything else or out-of-range fields.
+pub fn parse_iso8601(s: &str) -> Option<i64> {
+    let b = s.trim().as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let part = b.get(r)?;
+        if part.is_empty() || !part.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        std::str::from_utf8(part).ok()?.parse().ok()
+    };
+    let year = num(0..4)?;
+    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
+        return None;
+    }
+    let month = num(5..7)?;
+    let day = num(8..10)?;
+    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
+        return None;
+    }
+    let mut secs = days_from_civil(year, month, day) * 86_400;
+    let mut nanos: i64 = 0;
+    let mut i = 10;
+    if i < b.len() {
+        if b[i] != b'T' && b[i] != b't' && b[i] != b' ' {
+            return None;
+        }
+        let hh = num(i + 1..i + 3)?;
+        if b.get(i + 3) != Some(&b':') {
+            return None;
+        }
+        let mm = num(i + 4..i + 6)?;
+        i += 6;
+        let mut ss = 0;
+        if b.get(i) == Some(&b':') {
+            ss = num(i + 1..i + 3)?;
+            i += 3;
+            if b.get(i) == Some(&b'.') || b.get(i) == Some(&b',') {
+                i += 1;
+                let start = i;
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+                if i == start {
+                    return None;
+                }
+                let mut scale = 100_000_000i64;
+                for &c in &b[start..i.min(start + 9)] {
+                    nanos += i64::from(c - b'0') * scale;
+                    scale /= 10;
+                }
+            }
+        }
+        // 60 admits a leap second, counted as the next second.
+        if hh > 23 || mm > 59 || ss > 60 {
+            return None;
+        }
+        secs += hh * 3600 + mm * 60 + ss;
+        match b.get(i) {
+            None => {}
+            Some(b'Z') | Some(b'z') if i + 1 == b.len() => {}
+            Some(&sign @ (b'+' | b'-')) => {
+                let oh = num(i + 1..i + 3)?;
+                let om = match b.get(i + 3) {
+                    None => 0,
+                    Some(b':') if i + 6 == b.len() => num(i + 4..i + 6)?,
+                    Some(_) if i + 5 == b.len() => num(i + 3..i + 5)?,
+                    _ => return None,
+                };
+                if oh > 23 || om > 59 {
+                    return None;
+                }
+                let off = oh * 3600 + om * 60;
+                secs -= if sign == b'+' { off } else { -off };
+            }
+            _ => return None,
+        }
+    }
+    secs.checked_mul(1_000_000_000)?.checked_add(nanos)
+}
+
+fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        _ => {
+            if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 {
+                29
+            } else {
+                28
+            }
+        }
+    }
+}
+
+/// Parses a `pins.json`: `{"version": 1, "pins": [PIN, …]}` or a bare array of PINs, where a
+/// PIN is an object with the seven key fields (`hardware`, `hostname`, `jax_version`,
+/// `precision`, `cache_state`, `cell`, `transform`, all text), `compile_s` (seconds, ≥ 0),
+/// `source` (text) and `source_timestamp` (ISO 8601 text or null).
+///
+/// Errors: [`ImportError::Malformed`] naming the first bad pin and field (a pins file is a
+/// user's baseline: a half-read baseline would hide drift, so it is all or nothing).
+pub fn parse_pins(bytes: &[u8]) -> Result<Vec<Pin>, ImportError> {
+    let v: Value = serde_json::from_slice(bytes)
+        .map_err(|e| ImportError::Malformed(format!("pins file is not JSON: {e}")))?;
+    let items = match &v {
+        Value::Array(a) => a,
+        Value::Object(o) => match o.get("pins") {
+            Some(Value::Array(a)) => a,
+            _ => {
+                return Err(ImportError::Malformed(
+                    "pins file has no \"pins\" array".into(),
+                ))
+            }
+        },
+        _ => {
+            return Err(ImportError::Malformed(
+                "pins file must be an object or an array".into(),
+            ))
+        }
+    };
+    let mut pins = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let bad = |what: String| ImportError::Malformed(format!("pin {i}: {what}"));
+        let obj = item
+            .as_object()
+            .ok_or_else(|| bad("not an object".into()))?;
+        let text = |k: &str| -> Result<String, ImportError> {
+            match obj.get(k) {
+                Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+                _ => Err(bad(format!("{k} must be non-empty text"))),
+            }
+        };
+        let cache_text = text("cache_state")?;
+        let cache_state = CacheState::parse(&cache_text).ok_or_else(|| {
+            bad(format!(
+                "cache_state {cache_text:?} is neither cold nor warm"
+            ))
+        })?;
+        let key = FullKey {
+            hardware: text("hardware")?,
+            hostname: text("hostname")?,
+            jax_version: text("jax_version")?,
+            precision: text("precision")?,
+            cache_state,
+            cell: text("cell")?,
+            transform: text("transform")?,
+        };
+        let compile_s = obj
+            .get("compile_s")
+            .and_then(Value::as_f64)
+            .filter(|x| x.is_finite() && *x >= 0.0)
+            .ok_or_else(|| bad("compile_s must be a number of seconds ≥ 0".into()))?;
+        let source = match obj.get("source") {
+            Some(Value::String(s)) => s.clone(),
+            None | Some(Value::Null) => String::new(),
+            Some(_) => return Err(bad("source must be text".into())),
+        };
+        let source_timestamp = match obj.get("source_timestamp") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(Timestamp {
+                text: s.clone(),
+                unix_ns: parse_iso8601(s)
+                    .ok_or_else(|| bad(format!("source_timestamp {s:?} is not ISO 8601")))?,
+            }),
+            Some(_) => return Err(bad("source_timestamp must be ISO 8601 text or null".into())),
+        };
+        pins.push(Pin {
+            key,
+            compile_s,
+            source,
+            source_timestamp,
+        });
+    }
+    Ok(pins)
+}
+
+/// Serializes pins as the `pins.json` read by [`parse_pins`] (`{"version": 1, "pins": […]}`,
+/// pretty-printed, in the given order).
+pub fn pins_to_json(pins: &[Pin]) -> String {
+    let arr: Vec<Value> = pins
+        .iter()
+        .map(|p| {
+            serde_json::json!({
+                "cell": p.key.cell,
+                "transform": p.key.transform,
+                "hardware": p.key.hardware,
+                "hostname": p.key.hostname,
+                "jax_version": p.key.jax_version,
+                "precision": p.key.precision,
+                "cache_state": p.key.cache_state.as_str(),
+                "compile_s": p.compile_s,
+                "source": p.source,
+                "source_timestamp": p.source_timestamp.as_ref().map(|t| t.text.clone()),
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({ "version": 1, "pins": arr });
+    serde_json::to_string_pretty(&doc).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso8601_offsets_and_fractions() {
+        // 2026-11-29T10:27:01.123Z = 1_795_948_021.123 s (python:
+        // datetime(2026,11,29,10,27,1,123000,tzinfo=timezone.utc).timestamp()).
+        let z = parse_iso8601("2026-11-29T10:27:01.123Z").unwrap();
+        assert_eq!(z, 1_795_948_021_123_000_000);
+        assert_eq!(parse_iso8601("2026-11-29T12:27:01.123+02:00"), Some(z));
+        assert_eq!(parse_iso8601("2026-11-29T05:27:01.123-0500"), Some(z));
+        assert_eq!(parse_iso8601("2026-11-29 10:27:01.123"), Some(z));
+        assert_eq!(parse_iso8601("1970-01-01"), Some(0));
+        assert_eq!(parse_iso8601("1969-12-31T23:59:59Z"), Some(-1_000_000_000));
+        assert_eq!(format_iso8601_utc(z), "2026-11-29T10:27:01.123Z");
+        for bad in [
+            "",
+            "2026-13-01",
+            "2026-02-30",
+            "2026-11-29T25:00",
+            "2026-11-29T10:27:01Zjunk",
+            "29/11/2026",
+            "2026-11-29T10:27:01+2",
+        ] {
+            assert_eq!(parse_iso8601(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn containers_and_aliases() {
+        let line = r#"{"cell":{"b":2,"a":"x"},"transform":"jit","hardware":"cpu","hostname":"h","framework_version":"2.1","mixed_precision":true,"cache_state":"warm","compile_seconds":1.5,"timestamp":"2026-01-01T00:00:00Z","host_state":{"load_avg_1m":3.5,"cpu_count":8},"jax_monitoring_events":{"/jax/compilation_cache/cache_hits":1},"set":"s"}"#;
+        let jsonl = format!("{line}\n\n{line}\n");
+        let arr = format!("[{line},{line}]");
+        let obj = format!("{{\"records\":[{line},{line}]}}");
+        for (i, text) in [jsonl, arr, obj].iter().enumerate() {
+            let f = parse_records("f", text.as_bytes()).unwrap();
+            assert_eq!(f.records.len(), 2, "container {i}");
+            let r = &f.records[0];
+            assert_eq!(r.cell.as_deref(), Some("a=x, b=2"));
+            assert_eq!(r.jax_version.as_deref(), Some("2.1"));
+            assert_eq!(r.precision.as_deref(), Some("mixed"));
+            assert_eq!(r.compile_s, Some(1.5));
+            assert_eq!(r.load_avg_1m, Some(3.5));
+            assert_eq!(r.cpu_count, Some(8.0));
+            assert_eq!((r.cache_hits, r.cache_misses), (Some(1), Some(0)));
+            assert_eq!(r.extra.get("set").map(String::as_str), Some("\"s\""));
+        }
+        let f = parse_records("f", format!("{line}\n\n{line}\n").as_bytes()).unwrap();
+        assert_eq!(f.records[1].location.line, Some(3));
+        assert_eq!(f.records[1].location.index, 1);
+    }
+
+    #[test]
+    fn triple_cell_alias() {
+        let t = r#"{"dataset_class":"D","model_type":"M","instrument":"I","transform":"vag","hardware":"gpu","hostname":"h","jax_version":"1","precision":"fp32","cache_state":"cold","compile_s":2}"#;
+        let f = parse_records("f", t.as_bytes()).unwrap();
+        assert_eq!(
+            f.records[0].cell.as_deref(),
+            Some("dataset_class=D, instrument=I, model_type=M")
+        );
+        assert!(!f.records[0].extra.contains_key("model_type"));
+    }
+
+    #[test]
+    fn other_kind_and_malformed_are_listed() {
+        let text = concat!(
+            r#"{"cell":"a","transform":"jit","hardware":"cpu","hostname":"h","jax_version":"1","precision":"fp32","cache_state":"warm","compile_s":1}"#,
+            "\n",
+            r#"{"event":"gc","bytes":10}"#,
+            "\n",
+            r#"{"cell":"a","transform":"jit","hardware":"cpu","cache_state":"warm","compile_s":1}"#,
+            "\n",
+            "not json at all\n",
+            r#"{"cell":"a","transform":"jit","hardware":"cpu","hostname":"h","jax_version":"1","precision":"fp32","cache_state":"lukewarm","compile_s":"1"}"#,
+            "\n",
+            "[1,2]\n"
+        );
+        let f = parse_records("recs.jsonl", text.as_bytes()).unwrap();
+        assert_eq!(f.records.len(), 1);
+        assert_eq!(f.other_kind.len(), 1);
+        assert_eq!(f.other_kind[0].location.line, Some(2));
+        let m: Vec<(Option<usize>, &str)> = f
+            .malformed
+            .iter()
+            .map(|e| (e.location.line, e.reason.as_str()))
+            .collect();
+        assert_eq!(m.len(), 4, "{m:?}");
+        assert_eq!(m[0].0, Some(3));
+        assert!(m[0]
+            .1
+            .starts_with("missing hostname, jax_version, precision"));
+        assert_eq!(m[1].0, Some(4));
+        assert!(m[1].1.starts_with("not JSON"));
+        assert!(m[2].1.contains("lukewarm") && m[2].1.contains("compile_s is text"));
+        assert!(m[3].1.contains("not a JSON object"));
+    }
+
+    #[test]
+    fn unreadable_containers_are_errors() {
+        assert!(matches!(parse_records("f", b""), Err(ImportError::Empty)));
+        assert!(matches!(
+            parse_records("f", b"hello\nworld\n"),
+            Err(ImportError::NotATrace { .. })
+        ));
+        assert!(parse_records("f", br#"{"traceEvents":[]}"#).is_err());
+        assert!(is_trace_json(br#"{"traceEvents":[]}"#));
+        assert!(!is_trace_json(br#"{"cell":"a"}"#));
+    }
+}
