@@ -1,1 +1,1045 @@
+//! Compile-time drift triage (`/work/shared/reference/compile-triage.md`).
+//!
+//! [`run`] compares warm compile records with sticky [`Pin`]s per full key, gates drift with the
+//! ratio AND absolute-floor test, classifies each drifted row in the spec's order
+//! (`cache-regression`, `expected-recompile`, `autotune-regression`, `host-load`,
+//! `library-regression`) and classifies warm keys without a pin (`expected-recompile`,
+//! `new-machine`, `new-precision`, `new-cell`, `new-key`). [`pins_from_records`] builds pins from
+//! the warm medians per full key. [`compile_records_from_model`] derives records from the compile
+//! slices of a trace.
+//!
+//! Pure and deterministic: outputs are sorted by key, time and location; no clock, no I/O.
 
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::model::compile_record::{
+    CacheState, CompileRecord, FullKey, Pin, RecordLocation, Timestamp,
+};
+use crate::model::{slice_flags, ArgValue, Model};
+
+/// Thresholds of the triage. Defaults are the spec's.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Params {
+    /// Drift gate 3: observed ≥ `min_ratio` × pinned (default 2.0).
+    pub min_ratio: f64,
+    /// Drift gate 4: observed − pinned ≥ `min_abs_s` seconds (default 1.0).
+    pub min_abs_s: f64,
+    /// Cold-scale rule: observed ≥ `cold_scale_fraction` × the slowest cold compile of the same
+    /// key (default 0.5).
+    pub cold_scale_fraction: f64,
+    /// `autotune-regression` needs a GPU and ratio ≥ `autotune_ratio` (default 10.0).
+    pub autotune_ratio: f64,
+    /// `host-load` when `load_avg_1m` ≥ this (default 2.0), or `load_avg_1m / cpu_count` ≥ this
+    /// when [`Params::load_per_core`] is set.
+    pub load_threshold: f64,
+    /// Normalise the load average by the record's `cpu_count` (default off).
+    pub load_per_core: bool,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            min_ratio: 2.0,
+            min_abs_s: 1.0,
+            cold_scale_fraction: 0.5,
+            autotune_ratio: 10.0,
+            load_threshold: 2.0,
+            load_per_core: false,
+        }
+    }
+}
+
+/// Comparisons against thresholds allow this relative slack, so that a value that is exactly on
+/// a boundary in decimal (e.g. 2.5 s − 1.5 s = 1.0 s) is not lost to binary rounding.
+const REL_EPS: f64 = 1e-9;
+
+fn at_least(x: f64, threshold: f64) -> bool {
+    x >= threshold - REL_EPS * threshold.abs().max(1.0)
+}
+
+/// Class of a drifted row or of an unpinned key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    CacheRegression,
+    ExpectedRecompile,
+    AutotuneRegression,
+    HostLoad,
+    LibraryRegression,
+    NewMachine,
+    NewPrecision,
+    NewCell,
+    NewKey,
+}
+
+impl Class {
+    /// The spec's name, e.g. `cache-regression`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::CacheRegression => "cache-regression",
+            Class::ExpectedRecompile => "expected-recompile",
+            Class::AutotuneRegression => "autotune-regression",
+            Class::HostLoad => "host-load",
+            Class::LibraryRegression => "library-regression",
+            Class::NewMachine => "new-machine",
+            Class::NewPrecision => "new-precision",
+            Class::NewCell => "new-cell",
+            Class::NewKey => "new-key",
+        }
+    }
+
+    /// Whether a finding of this class asks someone to act (spec table, "actionable").
+    pub fn actionable(self) -> bool {
+        matches!(
+            self,
+            Class::CacheRegression | Class::AutotuneRegression | Class::LibraryRegression
+        )
+    }
+
+    /// Owner / action of the class (spec table).
+    pub fn action(self) -> &'static str {
+        match self {
+            Class::CacheRegression => {
+                "config/stack: check the persistent cache directory and cache settings, and \
+                 whether XLA_FLAGS was clobbered — not a library bug"
+            }
+            Class::ExpectedRecompile => {
+                "none: the first compile after a version change misses by design; it should hit \
+                 from the next run on"
+            }
+            Class::AutotuneRegression => {
+                "check that the autotune flag (e.g. --xla_gpu_autotune_level=0) reaches XLA"
+            }
+            Class::HostLoad => "re-measure on an idle host first",
+            Class::LibraryRegression => "file a library bug report quoting the evidence",
+            Class::NewMachine | Class::NewPrecision | Class::NewCell | Class::NewKey => {
+                "none: pin this key from a trusted run (not a regression)"
+            }
+        }
+    }
+
+    /// The drift classes in the spec's order.
+    pub const DRIFT: [Class; 5] = [
+        Class::CacheRegression,
+        Class::ExpectedRecompile,
+        Class::AutotuneRegression,
+        Class::HostLoad,
+        Class::LibraryRegression,
+    ];
+
+    /// The unpinned-key classes.
+    pub const UNPINNED: [Class; 5] = [
+        Class::ExpectedRecompile,
+        Class::NewMachine,
+        Class::NewPrecision,
+        Class::NewCell,
+        Class::NewKey,
+    ];
+}
+
+/// One drifted warm row.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    pub key: FullKey,
+    /// The key rendered readably (see [`FullKey`]'s `Display`).
+    pub key_text: String,
+    pub location: RecordLocation,
+    /// The row's timestamp as written, when known.
+    pub timestamp: Option<String>,
+    /// Observed compile time, seconds.
+    pub observed_s: f64,
+    /// Pinned compile time, seconds.
+    pub pinned_s: f64,
+    /// observed_s / pinned_s (infinite when the pin is 0 s).
+    pub ratio: f64,
+    pub classification: Class,
+    /// One sentence quoting the numbers that decided the class.
+    pub evidence: String,
+    pub action: String,
+    pub actionable: bool,
+}
+
+/// A warm full key with no pin, listed once.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Unpinned {
+    pub key: FullKey,
+    pub key_text: String,
+    pub classification: Class,
+    /// Key fields in which the key differs from the closest pin (empty when there are no pins).
+    pub differs_in: Vec<String>,
+    /// Warm rows with this key.
+    pub rows: usize,
+}
+
+/// A record the triage could not use, with the reason.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Skipped {
+    pub location: RecordLocation,
+    pub reason: String,
+}
+
+/// Result of [`run`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub params: Params,
+    /// Number of pins given. 0 is its own state ("no pins"), never an all-clear.
+    pub pins: usize,
+    /// Warm rows with a complete key.
+    pub warm_rows: usize,
+    /// Warm rows whose key has a pin and whose timestamp is not newer than the pin's
+    /// source_timestamp (history the pin was chosen from).
+    pub history_rows: usize,
+    /// Warm rows compared with a pin although one of the two timestamps was unknown.
+    pub rows_without_timestamp: usize,
+    /// Drifted rows, sorted by (key, timestamp, location).
+    pub findings: Vec<Finding>,
+    /// Unpinned warm keys, sorted by key.
+    pub unpinned: Vec<Unpinned>,
+    /// Findings per drift class (all five classes present).
+    pub counts: BTreeMap<String, usize>,
+    /// Unpinned keys per class (all five classes present).
+    pub unpinned_counts: BTreeMap<String, usize>,
+    /// Number of actionable findings.
+    pub actionable: usize,
+    /// One line saying what to do next.
+    pub next_action: String,
+    /// Records lacking key fields or compile_s (e.g. trace-derived records not yet filled in).
+    pub incomplete: Vec<Skipped>,
+}
+
+/// GPU hardware per the spec: contains `gpu`, `cuda` or `rocm`, or names a GPU model.
+pub fn is_gpu(hardware: &str) -> bool {
+    let lower = hardware.to_ascii_lowercase();
+    if ["gpu", "cuda", "rocm"].iter().any(|w| lower.contains(w)) {
+        return true;
+    }
+    const MODELS: &[&str] = &[
+        "nvidia", "geforce", "quadro", "tesla", "rtx", "radeon", "instinct", "a100", "a10", "a10g",
+        "a30", "a40", "a6000", "h100", "h200", "h800", "b100", "b200", "gb200", "v100", "p100",
+        "t4", "l4", "l40", "l40s", "mi100", "mi210", "mi250", "mi250x", "mi300", "mi300x",
+        "mi325x",
+    ];
+    lower
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|tok| MODELS.contains(&tok))
+}
+
+/// Seconds with three significant digits (`0.0224`, `0.180`, `34.6`, `851`).
+pub fn fmt_s(x: f64) -> String {
+    if !x.is_finite() {
+        return format!("{x}");
+    }
+    if x == 0.0 {
+        return "0".into();
+    }
+    let mag = x.abs().log10().floor() as i32;
+    let decimals = (2 - mag).clamp(0, 6) as usize;
+    format!("{x:.decimals$}")
+}
+
+fn fmt_ratio(r: f64) -> String {
+    if r.is_finite() {
+        format!("{r:.1}×")
+    } else {
+        "∞×".into()
+    }
+}
+
+/// (hardware, hostname, precision, cell, transform): the lineage in which a version change is
+/// an expected recompile.
+type Lineage = (String, String, String, String, String);
+
+fn lineage(k: &FullKey) -> Lineage {
+    (
+        k.hardware.clone(),
+        k.hostname.clone(),
+        k.precision.clone(),
+        k.cell.clone(),
+        k.transform.clone(),
+    )
+}
+
+/// Runs the triage of `records` against `pins` (compile-triage.md). Pure and deterministic.
+pub fn run(records: &[CompileRecord], pins: &[Pin], params: &Params) -> Report {
+    // Complete rows only; the others are listed.
+    let mut incomplete = Vec::new();
+    let mut rows: Vec<(usize, FullKey, f64)> = Vec::new();
+    for (i, r) in records.iter().enumerate() {
+        match (r.full_key(), r.compile_s) {
+            (Some(k), Some(c)) if c.is_finite() => rows.push((i, k, c)),
+            _ => {
+                let missing = r.missing_fields();
+                incomplete.push(Skipped {
+                    location: r.location.clone(),
+                    reason: if missing.is_empty() {
+                        "compile_s is not a finite number".into()
+                    } else {
+                        format!("missing {}", missing.join(", "))
+                    },
+                })
+            }
+        }
+    }
+    incomplete.sort_by(|a, b| a.location.cmp(&b.location));
+
+    // Pins by key (a duplicate key keeps the first pin given).
+    let mut pin_of: BTreeMap<&FullKey, &Pin> = BTreeMap::new();
+    for p in pins {
+        pin_of.entry(&p.key).or_insert(p);
+    }
+
+    // Slowest cold compile per key (the cold key itself).
+    let mut cold_max: BTreeMap<&FullKey, f64> = BTreeMap::new();
+    for (_, k, c) in &rows {
+        if k.cache_state == CacheState::Cold {
+            let e = cold_max.entry(k).or_insert(*c);
+            if *c > *e {
+                *e = *c;
+            }
+        }
+    }
+
+    // Records per lineage in time order, for "immediately preceding record".
+    let mut by_lineage: BTreeMap<Lineage, Vec<usize>> = BTreeMap::new();
+    for (pos, (_, k, _)) in rows.iter().enumerate() {
+        by_lineage.entry(lineage(k)).or_default().push(pos);
+    }
+
+    let mut findings = Vec::new();
+    let mut unpinned_rows: BTreeMap<FullKey, usize> = BTreeMap::new();
+    let mut warm_rows = 0;
+    let mut history_rows = 0;
+    let mut rows_without_timestamp = 0;
+    for (pos, (i, key, observed)) in rows.iter().enumerate() {
+        if key.cache_state != CacheState::Warm {
+            continue;
+        }
+        warm_rows += 1;
+        let r = &records[*i];
+        let Some(pin) = pin_of.get(key) else {
+            *unpinned_rows.entry(key.clone()).or_insert(0) += 1;
+            continue;
+        };
+        let ts_note = match (&r.timestamp, &pin.source_timestamp) {
+            (Some(t), Some(p)) => {
+                if t.unix_ns <= p.unix_ns {
+                    history_rows += 1;
+                    continue;
+                }
+                ""
+            }
+            _ => {
+                rows_without_timestamp += 1;
+                " (timestamp unknown, so it was compared)"
+            }
+        };
+        let pinned = pin.compile_s;
+        let ratio = if pinned > 0.0 {
+            observed / pinned
+        } else if *observed > 0.0 {
+            f64::INFINITY
+        } else {
+            1.0
+        };
+        let ratio_gate = if pinned > 0.0 {
+            at_least(ratio, params.min_ratio)
+        } else {
+            *observed > 0.0
+        };
+        if !(ratio_gate && at_least(observed - pinned, params.min_abs_s)) {
+            continue;
+        }
+        let (class, why) = classify(
+            pos,
+            r,
+            key,
+            *observed,
+            ratio,
+            &rows,
+            records,
+            &by_lineage,
+            &cold_max,
+            params,
+        );
+        let evidence = format!(
+            "warm {} s vs pinned {} s ({}, +{} s){}: {}",
+            fmt_s(*observed),
+            fmt_s(pinned),
+            fmt_ratio(ratio),
+            fmt_s(observed - pinned),
+            ts_note,
+            why
+        );
+        findings.push(Finding {
+            key: key.clone(),
+            key_text: key.to_string(),
+            location: r.location.clone(),
+            timestamp: r.timestamp.as_ref().map(|t| t.text.clone()),
+            observed_s: *observed,
+            pinned_s: pinned,
+            ratio,
+            classification: class,
+            evidence,
+            action: class.action().to_string(),
+            actionable: class.actionable(),
+        });
+    }
+    findings.sort_by(|a, b| {
+        let ta = records_ts(records, &a.location);
+        let tb = records_ts(records, &b.location);
+        a.key
+            .cmp(&b.key)
+            .then(ta.cmp(&tb))
+            .then(a.location.cmp(&b.location))
+    });
+
+    let mut sorted_pins: Vec<&Pin> = pin_of.values().copied().collect();
+    sorted_pins.sort_by(|a, b| a.key.cmp(&b.key));
+    let unpinned: Vec<Unpinned> = unpinned_rows
+        .into_iter()
+        .map(|(key, n)| {
+            let (classification, differs_in) = classify_unpinned(&key, &sorted_pins);
+            Unpinned {
+                key_text: key.to_string(),
+                key,
+                classification,
+                differs_in,
+                rows: n,
+            }
+        })
+        .collect();
+
+    let mut counts: BTreeMap<String, usize> = Class::DRIFT
+        .iter()
+        .map(|c| (c.as_str().to_string(), 0))
+        .collect();
+    for f in &findings {
+        *counts
+            .entry(f.classification.as_str().to_string())
+            .or_insert(0) += 1;
+    }
+    let mut unpinned_counts: BTreeMap<String, usize> = Class::UNPINNED
+        .iter()
+        .map(|c| (c.as_str().to_string(), 0))
+        .collect();
+    for u in &unpinned {
+        *unpinned_counts
+            .entry(u.classification.as_str().to_string())
+            .or_insert(0) += 1;
+    }
+    let actionable = findings.iter().filter(|f| f.actionable).count();
+    let next_action = next_action(
+        pins.len(),
+        warm_rows,
+        &findings,
+        &unpinned,
+        actionable,
+        rows_without_timestamp,
+    );
+    Report {
+        params: params.clone(),
+        pins: pins.len(),
+        warm_rows,
+        history_rows,
+        rows_without_timestamp,
+        findings,
+        unpinned,
+        counts,
+        unpinned_counts,
+        actionable,
+        next_action,
+        incomplete,
+    }
+}
+
+fn records_ts(records: &[CompileRecord], loc: &RecordLocation) -> Option<i64> {
+    records
+        .iter()
+        .find(|r| &r.location == loc)
+        .and_then(|r| r.timestamp.as_ref().map(|t| t.unix_ns))
+}
+
+/// The record immediately preceding row `pos` in its lineage: by timestamp when the row has one
+/// (the latest earlier timestamp; equal timestamps are ordered by input order), else the nearest
+/// earlier record in input order.
+fn preceding<'a>(
+    pos: usize,
+    rows: &[(usize, FullKey, f64)],
+    records: &'a [CompileRecord],
+    by_lineage: &BTreeMap<Lineage, Vec<usize>>,
+) -> Option<&'a CompileRecord> {
+    let (i, key, _) = &rows[pos];
+    let group = by_lineage.get(&lineage(key))?;
+    let me = &records[*i];
+    match &me.timestamp {
+        Some(t) => group
+            .iter()
+            .filter(|&&p| p != pos)
+            .filter_map(|&p| {
+                let r = &records[rows[p].0];
+                let ts = r.timestamp.as_ref()?.unix_ns;
+                (ts < t.unix_ns || (ts == t.unix_ns && rows[p].0 < *i)).then_some((ts, rows[p].0))
+            })
+            .max()
+            .map(|(_, idx)| &records[idx]),
+        None => group
+            .iter()
+            .filter(|&&p| rows[p].0 < *i)
+            .max_by_key(|&&p| rows[p].0)
+            .map(|&p| &records[rows[p].0]),
+    }
+}
+
+/// Classifies one drifted row in the spec's order; returns the class and the reason sentence.
+#[allow(clippy::too_many_arguments)]
+fn classify(
+    pos: usize,
+    r: &CompileRecord,
+    key: &FullKey,
+    observed: f64,
+    ratio: f64,
+    rows: &[(usize, FullKey, f64)],
+    records: &[CompileRecord],
+    by_lineage: &BTreeMap<Lineage, Vec<usize>>,
+    cold_max: &BTreeMap<&FullKey, f64>,
+    params: &Params,
+) -> (Class, String) {
+    let mut cold_key = key.clone();
+    cold_key.cache_state = CacheState::Cold;
+    let cold = cold_max.get(&cold_key).copied();
+    let cold_scale = cold.is_some_and(|c| at_least(observed, params.cold_scale_fraction * c));
+
+    // 1. cache-regression: direct cache counters first, cold scale otherwise.
+    let direct = r.cache_hits.is_some() || r.cache_misses.is_some();
+    let (cache_regression, cache_why) = if direct {
+        let hits = r.cache_hits.unwrap_or(0);
+        let misses = r
+            .cache_misses
+            .map(|m| m.to_string())
+            .unwrap_or_else(|| "unknown".into());
+        if hits == 0 {
+            (
+                true,
+                format!(
+                    "the record shows 0 persistent-cache hits ({misses} misses): the warm \
+                     compile did not use the cache"
+                ),
+            )
+        } else {
+            (
+                false,
+                format!("the record shows {hits} persistent-cache hit(s), so the cache worked"),
+            )
+        }
+    } else if let Some(c) = cold {
+        if cold_scale {
+            (
+                true,
+                format!(
+                    "warm {} s is back at its own cold scale (slowest cold compile {} s, \
+                     threshold {} × cold)",
+                    fmt_s(observed),
+                    fmt_s(c),
+                    params.cold_scale_fraction
+                ),
+            )
+        } else {
+            (
+                false,
+                format!(
+                    "below its cold scale ({} s < {} × the slowest cold compile {} s)",
+                    fmt_s(observed),
+                    params.cold_scale_fraction,
+                    fmt_s(c)
+                ),
+            )
+        }
+    } else {
+        (
+            false,
+            "no cache counters and no cold record of this key to compare with".to_string(),
+        )
+    };
+    if cache_regression {
+        // 2. expected-recompile: the first compile after a version change.
+        if let Some(prev) = preceding(pos, rows, records, by_lineage) {
+            if let Some(v) = prev.jax_version.as_deref() {
+                if v != key.jax_version {
+                    return (
+                        Class::ExpectedRecompile,
+                        format!(
+                            "{cache_why}, but the preceding record of this cell ({}) ran version \
+                             {v} and this one {}: the first compile after a version change \
+                             misses by design",
+                            prev.location, key.jax_version
+                        ),
+                    );
+                }
+            }
+        }
+        return (Class::CacheRegression, cache_why);
+    }
+    // 3. autotune-regression.
+    if is_gpu(&key.hardware) && at_least(ratio, params.autotune_ratio) && !cold_scale {
+        return (
+            Class::AutotuneRegression,
+            format!(
+                "GPU hardware ({}) and {} ≥ {}× the pin without being at cold scale; {cache_why}",
+                key.hardware,
+                fmt_ratio(ratio),
+                params.autotune_ratio
+            ),
+        );
+    }
+    // 4. host-load.
+    let load = match (r.load_avg_1m, params.load_per_core) {
+        (Some(l), false) => Some((l, format!("load_avg_1m {l:.2}"))),
+        (Some(l), true) => match r.cpu_count.filter(|c| *c > 0.0) {
+            Some(c) => Some((
+                l / c,
+                format!("load_avg_1m {l:.2} over {c} cores = {:.2} per core", l / c),
+            )),
+            None => None,
+        },
+        (None, _) => None,
+    };
+    match load {
+        Some((l, text)) if at_least(l, params.load_threshold) => (
+            Class::HostLoad,
+            format!(
+                "{text} ≥ {} at measurement: the host was busy; {cache_why}",
+                params.load_threshold
+            ),
+        ),
+        Some((_, text)) => (
+            Class::LibraryRegression,
+            format!(
+                "{text} < {} (host not busy); {cache_why}",
+                params.load_threshold
+            ),
+        ),
+        None => (
+            Class::LibraryRegression,
+            format!(
+                "host load unknown (no load_avg_1m{}), so a busy host is not ruled out; \
+                 {cache_why}",
+                if params.load_per_core {
+                    " or cpu_count"
+                } else {
+                    ""
+                }
+            ),
+        ),
+    }
+}
+
+const KEY_FIELDS: [&str; 7] = [
+    "hardware",
+    "hostname",
+    "jax_version",
+    "precision",
+    "cache_state",
+    "cell",
+    "transform",
+];
+
+fn differing_fields(a: &FullKey, b: &FullKey) -> Vec<&'static str> {
+    let same = [
+        a.hardware == b.hardware,
+        a.hostname == b.hostname,
+        a.jax_version == b.jax_version,
+        a.precision == b.precision,
+        a.cache_state == b.cache_state,
+        a.cell == b.cell,
+        a.transform == b.transform,
+    ];
+    KEY_FIELDS
+        .iter()
+        .zip(same)
+        .filter(|(_, s)| !s)
+        .map(|(f, _)| *f)
+        .collect()
+}
+
+/// Classifies an unpinned key against every pin (spec, "Classification of unpinned keys").
+/// When several pins differ in exactly one field, the first class in the order
+/// jax_version, hardware/hostname, precision, cell/transform wins.
+fn classify_unpinned(key: &FullKey, pins: &[&Pin]) -> (Class, Vec<String>) {
+    let rank = |f: &str| match f {
+        "jax_version" => Some((0, Class::ExpectedRecompile)),
+        "hardware" | "hostname" => Some((1, Class::NewMachine)),
+        "precision" => Some((2, Class::NewPrecision)),
+        "cell" | "transform" => Some((3, Class::NewCell)),
+        _ => None,
+    };
+    let mut best_single: Option<(u8, Class, &'static str)> = None;
+    let mut closest: Option<Vec<&'static str>> = None;
+    for p in pins {
+        let d = differing_fields(key, &p.key);
+        if d.len() == 1 {
+            if let Some((r, c)) = rank(d[0]) {
+                if best_single.is_none_or(|(br, _, _)| r < br) {
+                    best_single = Some((r, c, d[0]));
+                }
+            }
+        }
+        if closest.as_ref().is_none_or(|c| d.len() < c.len()) {
+            closest = Some(d);
+        }
+    }
+    match best_single {
+        Some((_, c, f)) => (c, vec![f.to_string()]),
+        None => (
+            Class::NewKey,
+            closest
+                .unwrap_or_default()
+                .into_iter()
+                .map(String::from)
+                .collect(),
+        ),
+    }
+}
+
+fn next_action(
+    pins: usize,
+    warm_rows: usize,
+    findings: &[Finding],
+    unpinned: &[Unpinned],
+    actionable: usize,
+    rows_without_timestamp: usize,
+) -> String {
+    if pins == 0 {
+        return format!(
+            "No pins loaded, so nothing was compared ({warm_rows} warm rows, {} keys): pin a \
+             trusted baseline first (trialscope pin). This is not an all-clear.",
+            unpinned.len()
+        );
+    }
+    let count = |c: Class| findings.iter().filter(|f| f.classification == c).count();
+    if actionable > 0 {
+        let (n, c) = [
+            Class::CacheRegression,
+            Class::AutotuneRegression,
+            Class::LibraryRegression,
+        ]
+        .iter()
+        .map(|&c| (count(c), c))
+        .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
+        .unwrap_or((0, Class::LibraryRegression));
+        let others = actionable - n;
+        return format!(
+            "{n} {} finding(s): {}{}.",
+            c.as_str(),
+            c.action(),
+            if others > 0 {
+                format!(" (and {others} other actionable finding(s))")
+            } else {
+                String::new()
+            }
+        );
+    }
+    if !findings.is_empty() {
+        let hl = count(Class::HostLoad);
+        let er = count(Class::ExpectedRecompile);
+        return match (hl, er) {
+            (0, e) => format!(
+                "Nothing to fix: {e} expected-recompile finding(s) after a version change; \
+                 they should hit from the next run on."
+            ),
+            (h, 0) => format!("Re-measure on an idle host first: {h} host-load finding(s)."),
+            (h, e) => format!(
+                "Re-measure on an idle host first ({h} host-load finding(s)); {e} \
+                 expected-recompile finding(s) need nothing."
+            ),
+        };
+    }
+    let mut s = format!("No drift: {warm_rows} warm rows checked against {pins} pins");
+    if !unpinned.is_empty() {
+        s.push_str(&format!(
+            "; {} unpinned key(s) have no baseline yet (none is a regression)",
+            unpinned.len()
+        ));
+    }
+    if rows_without_timestamp > 0 {
+        s.push_str(&format!(
+            "; {rows_without_timestamp} row(s) had no timestamp"
+        ));
+    }
+    s.push('.');
+    s
+}
+
+/// Median of a non-empty slice (mean of the two middle values for an even count, as
+/// `numpy.median`).
+fn median(v: &mut [f64]) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+/// Pins from the warm rows of `records`: per full key, `compile_s` = the median of its warm
+/// rows, `source_timestamp` = the newest of those rows' timestamps (None when none has one),
+/// `source` = "median of N warm rows (locations…)". Sorted by key. Rows with an incomplete key
+/// are ignored.
+pub fn pins_from_records(records: &[CompileRecord]) -> Vec<Pin> {
+    let mut groups: BTreeMap<FullKey, Vec<&CompileRecord>> = BTreeMap::new();
+    for r in records {
+        if let (Some(k), Some(c)) = (r.full_key(), r.compile_s) {
+            if k.cache_state == CacheState::Warm && c.is_finite() {
+                groups.entry(k).or_default().push(r);
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .filter_map(|(key, rs)| {
+            let mut v: Vec<f64> = rs.iter().filter_map(|r| r.compile_s).collect();
+            let m = median(&mut v)?;
+            let newest: Option<Timestamp> = rs
+                .iter()
+                .filter_map(|r| r.timestamp.as_ref())
+                .max_by_key(|t| t.unix_ns)
+                .cloned();
+            let mut locs: Vec<String> = rs.iter().map(|r| r.location.to_string()).collect();
+            locs.sort();
+            let shown = if locs.len() > 5 {
+                format!("{}, …", locs[..5].join(", "))
+            } else {
+                locs.join(", ")
+            };
+            Some(Pin {
+                key,
+                compile_s: m,
+                source: format!("median of {} warm rows ({shown})", rs.len()),
+                source_timestamp: newest,
+            })
+        })
+        .collect()
+}
+
+/// Key fields a trace does not carry, given by the user (CLI flags, UI form). Applied only where
+/// a trace-derived record has no value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KeyDefaults {
+    pub hardware: Option<String>,
+    pub hostname: Option<String>,
+    pub jax_version: Option<String>,
+    pub precision: Option<String>,
+    pub cache_state: Option<CacheState>,
+    pub transform: Option<String>,
+}
+
+impl KeyDefaults {
+    /// Fills the fields `r` lacks; records the fill in `r.extra["filled_by_user"]`.
+    pub fn fill(&self, r: &mut CompileRecord) {
+        let mut filled = Vec::new();
+        macro_rules! fill {
+            ($f:ident) => {
+                if r.$f.is_none() {
+                    if let Some(v) = &self.$f {
+                        r.$f = Some(v.clone());
+                        filled.push(stringify!($f));
+                    }
+                }
+            };
+        }
+        fill!(hardware);
+        fill!(hostname);
+        fill!(jax_version);
+        fill!(precision);
+        fill!(cache_state);
+        fill!(transform);
+        if !filled.is_empty() {
+            r.extra
+                .insert("filled_by_user".into(), format!("{:?}", filled.join(", ")));
+        }
+    }
+}
+
+/// The cache state a file name states, with the reason: `cold` for names containing `cold`;
+/// `warm` for `warm`; `warm` also for `cachesdisabled` / `cache_disabled` / `nocache` — a repeat
+/// run that was expected to hit (as in the corpus `cache_regression` set, whose cache-less runs
+/// keep the `warm` label), so a disabled cache shows up as drift instead of being hidden.
+pub fn cache_state_from_file_name(file_name: &str) -> Option<(CacheState, &'static str)> {
+    let base = file_name
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(file_name)
+        .to_ascii_lowercase();
+    if base.contains("cold") {
+        Some((CacheState::Cold, "file name says cold"))
+    } else if base.contains("warm") {
+        Some((CacheState::Warm, "file name says warm"))
+    } else if [
+        "cachesdisabled",
+        "cachedisabled",
+        "cache_disabled",
+        "nocache",
+        "no_cache",
+    ]
+    .iter()
+    .any(|w| base.contains(w))
+    {
+        Some((
+            CacheState::Warm,
+            "file name says caches disabled: treated as a warm re-run that should have hit",
+        ))
+    } else {
+        None
+    }
+}
+
+/// Compile records derived from the compile slices of a trace (slices flagged
+/// [`slice_flags::COMPILE`] by the importer).
+///
+/// One record per *outermost* compile slice (a compile slice with no compile ancestor); its
+/// `compile_s` is the slice's duration in seconds (incomplete slices are skipped). The cell is
+/// the slice's `name` argument when it has one (XLA `CpuCompiler::RunBackend {name: jit_loss}`),
+/// else `<root slice> › <compile slice>` (e.g. `compiled_step_0 › dynamo`) when the compile runs
+/// inside another slice, else the slice name; repeats within the file get ` #2`, ` #3`, … in time
+/// order. Key fields: `hostname` from `model.info.hostname`; `cache_state` from the file name
+/// ([`cache_state_from_file_name`]); `transform` `torch.compile` for dynamo/inductor/aot regions
+/// and `jit` for XLA/JAX ones; `jax_version` from metadata `jax_version` / `framework_version` /
+/// `pytorch_version` when the trace has it; hardware and precision are left unknown for the
+/// user ([`KeyDefaults`]). The timestamp is `baseTimeNanoseconds` (Kineto metadata) + the slice
+/// start when the trace gives a base, the slice start itself when it already is epoch time
+/// (≥ 2001), else unknown.
+pub fn compile_records_from_model(model: &Model, file_name: &str) -> Vec<CompileRecord> {
+    let s = &model.slices;
+    let n = s.len();
+    let is_compile = |i: usize| s.flags[i] & slice_flags::COMPILE != 0;
+    // Walk up to the root, bounded in case of malformed parent links.
+    let ancestors = |i: usize| {
+        let mut out = Vec::new();
+        let mut cur = s.parent[i];
+        while let Some(p) = cur {
+            let p = p.0 as usize;
+            if p >= n || out.len() > 4096 {
+                break;
+            }
+            out.push(p);
+            cur = s.parent[p];
+        }
+        out
+    };
+    let base_ns: Option<i64> = model
+        .info
+        .metadata
+        .get("baseTimeNanoseconds")
+        .and_then(|v| v.trim().parse::<i64>().ok());
+    let version = ["jax_version", "framework_version", "pytorch_version"]
+        .iter()
+        .find_map(|k| model.info.metadata.get(*k).cloned());
+    let cache = cache_state_from_file_name(file_name);
+
+    let mut outer: Vec<(usize, usize)> = Vec::new(); // (slice, root)
+    for i in 0..n {
+        if !is_compile(i) || s.dur_ns[i] < 0 || s.flags[i] & slice_flags::INCOMPLETE != 0 {
+            continue;
+        }
+        let anc = ancestors(i);
+        if anc.iter().any(|&a| is_compile(a)) {
+            continue;
+        }
+        let root = anc.last().copied().unwrap_or(i);
+        outer.push((i, root));
+    }
+    outer.sort_by_key(|&(i, _)| (s.ts_ns[i], i));
+
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut records = Vec::with_capacity(outer.len());
+    for (index, (i, root)) in outer.into_iter().enumerate() {
+        let name = model.str(s.name[i]).to_string();
+        let arg_name = model.args.get(s.args[i]).iter().find_map(|(k, v)| {
+            (model.str(*k) == "name")
+                .then(|| match v {
+                    ArgValue::Str(id) => Some(model.str(*id).to_string()),
+                    ArgValue::Text(t) => Some(t.clone()),
+                    _ => None,
+                })
+                .flatten()
+        });
+        let base_cell = match arg_name {
+            Some(a) if !a.is_empty() => a,
+            _ if root != i => format!("{} › {}", model.str(s.name[root]), name),
+            _ => name.clone(),
+        };
+        let k = seen.entry(base_cell.clone()).or_insert(0);
+        *k += 1;
+        let cell = if *k > 1 {
+            format!("{base_cell} #{k}")
+        } else {
+            base_cell
+        };
+        let mut r = CompileRecord::new(RecordLocation {
+            file: file_name.to_string(),
+            index,
+            line: None,
+        });
+        let lower = name.to_ascii_lowercase();
+        let torch = [
+            "dynamo",
+            "inductor",
+            "aot",
+            "compile_fx",
+            "backward_compile",
+        ]
+        .iter()
+        .any(|w| lower.contains(w))
+            || name.contains("Torch-Compiled");
+        r.transform = Some(if torch { "torch.compile" } else { "jit" }.to_string());
+        r.cell = Some(cell);
+        r.compile_s = Some(s.dur_ns[i] as f64 / 1e9);
+        r.hostname = model.info.hostname.clone().filter(|h| !h.is_empty());
+        r.jax_version = version.clone();
+        if let Some((c, why)) = cache {
+            r.cache_state = Some(c);
+            r.extra
+                .insert("cache_state_source".into(), format!("{why:?}"));
+        }
+        let ts = s.ts_ns[i];
+        let unix_ns = if ts >= 978_307_200_000_000_000 {
+            Some(ts)
+        } else {
+            base_ns.and_then(|b| b.checked_add(ts))
+        };
+        r.timestamp = unix_ns.map(|u| Timestamp {
+            text: crate::formats::records::format_iso8601_utc(u),
+            unix_ns: u,
+        });
+        r.extra.insert("slice".into(), format!("{name:?}"));
+        records.push(r);
+    }
+    records
+}
+
+/// The identity fields that at least one of `records` lacks, in spec order (what the UI's
+/// fill-in form has to ask for).
+pub fn unknown_fields(records: &[CompileRecord]) -> Vec<&'static str> {
+    let mut set: BTreeSet<&'static str> = BTreeSet::new();
+    for r in records {
+        for f in r.missing_fields() {
+            set.insert(f);
+        }
+    }
+    let order = [
+        "cell",
+        "transform",
+        "hardware",
+        "hostname",
+        "jax_version",
+        "precision",
+        "cache_state",
+        "compile_s",
+    ];
+    order.into_iter().filter(|f| set.contains(f)).collect()
+}
