@@ -1043,3 +1043,456 @@ pub fn unknown_fields(records: &[CompileRecord]) -> Vec<&'static str> {
     ];
     order.into_iter().filter(|f| set.contains(f)).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ArgsId, FrameId, SliceBuilder, Track, TrackKind};
+
+    /// A complete record: hardware `cpu`, host `h`, version `1.0`, `fp32`, `jit`.
+    fn rec(
+        index: usize,
+        cell: &str,
+        state: CacheState,
+        compile_s: f64,
+        ts_s: Option<i64>,
+    ) -> CompileRecord {
+        let mut r = CompileRecord::new(RecordLocation {
+            file: "t.jsonl".into(),
+            index,
+            line: Some(index + 1),
+        });
+        r.cell = Some(cell.into());
+        r.transform = Some("jit".into());
+        r.hardware = Some("cpu".into());
+        r.hostname = Some("h".into());
+        r.jax_version = Some("1.0".into());
+        r.precision = Some("fp32".into());
+        r.cache_state = Some(state);
+        r.compile_s = Some(compile_s);
+        r.timestamp = ts_s.map(|s| Timestamp {
+            text: crate::formats::records::format_iso8601_utc(s * 1_000_000_000),
+            unix_ns: s * 1_000_000_000,
+        });
+        r
+    }
+
+    fn pin(r: &CompileRecord, compile_s: f64, ts_s: Option<i64>) -> Pin {
+        Pin {
+            key: r.full_key().unwrap(),
+            compile_s,
+            source: "test".into(),
+            source_timestamp: ts_s.map(|s| Timestamp {
+                text: crate::formats::records::format_iso8601_utc(s * 1_000_000_000),
+                unix_ns: s * 1_000_000_000,
+            }),
+        }
+    }
+
+    fn one(r: CompileRecord, pinned: f64) -> Report {
+        let p = pin(&r, pinned, Some(0));
+        run(&[r], &[p], &Params::default())
+    }
+
+    #[test]
+    fn ratio_gate_boundary_exactly_2x() {
+        // pinned 1.0 s: 2.0 s is exactly 2.0× and exactly +1.0 s — both gates hold.
+        let rep = one(rec(0, "c", CacheState::Warm, 2.0, Some(10)), 1.0);
+        assert_eq!(rep.findings.len(), 1);
+        assert_eq!(rep.findings[0].ratio, 2.0);
+        // Just under 2×: no drift although +0.999 s… and under the floor too; use a pin where
+        // only the ratio fails: pinned 1.5, observed 2.999 (+1.499 s, 1.999×).
+        let rep = one(rec(0, "c", CacheState::Warm, 2.999, Some(10)), 1.5);
+        assert!(rep.findings.is_empty());
+    }
+
+    #[test]
+    fn absolute_floor_boundary_exactly_1s() {
+        // 3× and exactly +1.0 s.
+        let rep = one(rec(0, "c", CacheState::Warm, 1.5, Some(10)), 0.5);
+        assert_eq!(rep.findings.len(), 1);
+        // A decimal boundary that is not exact in binary: 1.1 − 0.1 = 1.0000000000000002… or
+        // 0.9999999999999999 depending on rounding; it is +1.0 s and must fire.
+        let rep = one(rec(0, "c", CacheState::Warm, 1.1, Some(10)), 0.1);
+        assert_eq!(rep.findings.len(), 1);
+        // 3× but +0.99 s: the ratio alone does not fire.
+        let rep = one(rec(0, "c", CacheState::Warm, 1.485, Some(10)), 0.495);
+        assert!(rep.findings.is_empty());
+        // Sub-second jitter of a cheap cell: 50× but +0.49 s.
+        let rep = one(rec(0, "c", CacheState::Warm, 0.5, Some(10)), 0.01);
+        assert!(rep.findings.is_empty());
+        // The floor alone does not fire either: +5 s but 1.5×.
+        let rep = one(rec(0, "c", CacheState::Warm, 15.0, Some(10)), 10.0);
+        assert!(rep.findings.is_empty());
+    }
+
+    #[test]
+    fn rows_not_newer_than_the_pin_are_history() {
+        let older = rec(0, "c", CacheState::Warm, 50.0, Some(5));
+        let same = rec(1, "c", CacheState::Warm, 50.0, Some(10));
+        let newer = rec(2, "c", CacheState::Warm, 50.0, Some(11));
+        let p = pin(&older, 1.0, Some(10));
+        let rep = run(&[older, same, newer], &[p], &Params::default());
+        assert_eq!(rep.history_rows, 2);
+        assert_eq!(rep.findings.len(), 1);
+        assert_eq!(rep.findings[0].location.index, 2);
+        // Unknown timestamps cannot prove a row is history: it is compared and said so.
+        let unknown = rec(3, "c", CacheState::Warm, 50.0, None);
+        let p = pin(&unknown, 1.0, Some(10));
+        let rep = run(&[unknown], &[p], &Params::default());
+        assert_eq!(rep.findings.len(), 1);
+        assert_eq!(rep.rows_without_timestamp, 1);
+        assert!(rep.findings[0].evidence.contains("timestamp unknown"));
+    }
+
+    #[test]
+    fn cold_rows_are_never_compared_with_warm_pins() {
+        let warm = rec(0, "c", CacheState::Warm, 1.0, Some(1));
+        let cold = rec(1, "c", CacheState::Cold, 100.0, Some(10));
+        let p = pin(&warm, 1.0, Some(2));
+        let rep = run(&[warm, cold], &[p], &Params::default());
+        assert!(rep.findings.is_empty());
+        assert_eq!(rep.warm_rows, 1);
+        assert!(rep.unpinned.is_empty());
+    }
+
+    #[test]
+    fn host_load_boundary_and_missing_load_is_unknown() {
+        let mut r = rec(0, "c", CacheState::Warm, 5.0, Some(10));
+        r.load_avg_1m = Some(2.0);
+        r.cache_hits = Some(1);
+        let rep = one(r.clone(), 1.0);
+        assert_eq!(rep.findings[0].classification, Class::HostLoad);
+        assert!(!rep.findings[0].actionable);
+        assert!(rep.findings[0].evidence.contains("load_avg_1m 2.00 ≥ 2"));
+        r.load_avg_1m = Some(1.99);
+        let rep = one(r.clone(), 1.0);
+        assert_eq!(rep.findings[0].classification, Class::LibraryRegression);
+        r.load_avg_1m = None;
+        let rep = one(r.clone(), 1.0);
+        assert_eq!(rep.findings[0].classification, Class::LibraryRegression);
+        assert!(
+            rep.findings[0].evidence.contains("host load unknown"),
+            "{}",
+            rep.findings[0].evidence
+        );
+        // Per-core mode: 8.0 on 8 cores is 1.0 per core.
+        r.load_avg_1m = Some(8.0);
+        r.cpu_count = Some(8.0);
+        let per_core = Params {
+            load_per_core: true,
+            ..Params::default()
+        };
+        let p = pin(&r, 1.0, Some(0));
+        let rep = run(
+            std::slice::from_ref(&r),
+            std::slice::from_ref(&p),
+            &per_core,
+        );
+        assert_eq!(rep.findings[0].classification, Class::LibraryRegression);
+        let rep = run(
+            std::slice::from_ref(&r),
+            std::slice::from_ref(&p),
+            &Params {
+                load_threshold: 1.0,
+                ..per_core.clone()
+            },
+        );
+        assert_eq!(rep.findings[0].classification, Class::HostLoad);
+        // Per-core without cpu_count is unknown, not idle.
+        r.cpu_count = None;
+        let rep = run(&[r], &[p], &per_core);
+        assert!(rep.findings[0].evidence.contains("unknown"));
+    }
+
+    #[test]
+    fn direct_cache_counters_beat_cold_scale() {
+        let cold = rec(0, "c", CacheState::Cold, 10.0, Some(1));
+        // At cold scale but with a hit: not a cache regression (busy host here).
+        let mut hit = rec(1, "c", CacheState::Warm, 9.0, Some(20));
+        hit.cache_hits = Some(1);
+        hit.cache_misses = Some(0);
+        hit.load_avg_1m = Some(4.0);
+        // Far below cold scale but no hit: a cache regression.
+        let mut miss = rec(2, "c", CacheState::Warm, 3.0, Some(21));
+        miss.cache_hits = Some(0);
+        miss.cache_misses = Some(0);
+        let p = pin(&hit, 1.0, Some(10));
+        let rep = run(&[cold, hit, miss], &[p], &Params::default());
+        let classes: Vec<Class> = rep.findings.iter().map(|f| f.classification).collect();
+        assert_eq!(classes, vec![Class::HostLoad, Class::CacheRegression]);
+        assert!(rep.findings[1].evidence.contains("0 persistent-cache hits"));
+        assert_eq!(rep.actionable, 1);
+        assert_eq!(rep.counts["cache-regression"], 1);
+        assert_eq!(rep.counts["host-load"], 1);
+    }
+
+    #[test]
+    fn cold_scale_boundary_without_counters() {
+        let cold_a = rec(0, "c", CacheState::Cold, 8.0, Some(1));
+        let cold_b = rec(1, "c", CacheState::Cold, 10.0, Some(2));
+        let at = rec(2, "c", CacheState::Warm, 5.0, Some(20)); // exactly 0.5 × slowest cold
+        let below = rec(3, "c", CacheState::Warm, 4.9, Some(21));
+        let p = pin(&at, 1.0, Some(10));
+        let rep = run(&[cold_a, cold_b, at, below], &[p], &Params::default());
+        assert_eq!(rep.findings.len(), 2);
+        assert_eq!(rep.findings[0].classification, Class::CacheRegression);
+        assert!(
+            rep.findings[0]
+                .evidence
+                .contains("back at its own cold scale (slowest cold compile 10.0 s"),
+            "{}",
+            rep.findings[0].evidence
+        );
+        assert_eq!(rep.findings[1].classification, Class::LibraryRegression);
+    }
+
+    #[test]
+    fn first_compile_after_a_version_change_is_expected() {
+        let mut old = rec(0, "c", CacheState::Warm, 1.0, Some(1));
+        old.jax_version = Some("0.9".into());
+        let mut first = rec(1, "c", CacheState::Warm, 20.0, Some(2));
+        first.cache_hits = Some(0);
+        let mut second = rec(2, "c", CacheState::Warm, 20.0, Some(3));
+        second.cache_hits = Some(0);
+        let p = pin(&first, 1.0, Some(0));
+        let rep = run(&[second, first, old], &[p], &Params::default());
+        let classes: Vec<Class> = rep.findings.iter().map(|f| f.classification).collect();
+        // Sorted by time: the first new-version row is expected, the next one is not.
+        assert_eq!(
+            classes,
+            vec![Class::ExpectedRecompile, Class::CacheRegression]
+        );
+        assert!(rep.findings[0].evidence.contains("ran version 0.9"));
+        assert!(!rep.findings[0].actionable);
+        // The old-version key has no pin and differs only in the version.
+        assert_eq!(rep.unpinned.len(), 1);
+        assert_eq!(rep.unpinned[0].classification, Class::ExpectedRecompile);
+        assert_eq!(rep.unpinned[0].differs_in, vec!["jax_version"]);
+    }
+
+    #[test]
+    fn autotune_needs_a_gpu_and_10x() {
+        let mut r = rec(0, "c", CacheState::Warm, 10.0, Some(5));
+        r.hardware = Some("local_gpu_NVIDIA_H200".into());
+        r.load_avg_1m = Some(0.5);
+        let rep = one(r.clone(), 1.0);
+        assert_eq!(rep.findings[0].classification, Class::AutotuneRegression);
+        assert!(rep.findings[0].actionable);
+        let rep = one(r.clone(), 1.01); // 9.9×
+        assert_eq!(rep.findings[0].classification, Class::LibraryRegression);
+        r.hardware = Some("cpu (AMD EPYC)".into());
+        let rep = one(r, 1.0);
+        assert_eq!(rep.findings[0].classification, Class::LibraryRegression);
+        assert!(is_gpu("NVIDIA H100 80GB"));
+        assert!(is_gpu("rocm MI300X"));
+        assert!(!is_gpu("cpu (AMD EPYC, 2 logical cores)"));
+        assert!(!is_gpu("cpu (Intel Xeon Platinum 8480C)"));
+    }
+
+    #[test]
+    fn unpinned_key_classes() {
+        let base = rec(0, "c", CacheState::Warm, 1.0, Some(1));
+        let p = pin(&base, 1.0, Some(1));
+        let mut cases: Vec<(CompileRecord, Class, Vec<&str>)> = Vec::new();
+        let mut r = base.clone();
+        r.hostname = Some("other".into());
+        cases.push((r, Class::NewMachine, vec!["hostname"]));
+        let mut r = base.clone();
+        r.precision = Some("fp64".into());
+        cases.push((r, Class::NewPrecision, vec!["precision"]));
+        let mut r = base.clone();
+        r.cell = Some("d".into());
+        cases.push((r, Class::NewCell, vec!["cell"]));
+        let mut r = base.clone();
+        r.jax_version = Some("2.0".into());
+        cases.push((r, Class::ExpectedRecompile, vec!["jax_version"]));
+        // Two fields differ: new-key, naming both.
+        let mut r = base.clone();
+        r.precision = Some("fp64".into());
+        r.hostname = Some("other".into());
+        cases.push((r, Class::NewKey, vec!["hostname", "precision"]));
+        for (r, class, fields) in cases {
+            let rep = run(&[r], std::slice::from_ref(&p), &Params::default());
+            assert_eq!(rep.unpinned.len(), 1);
+            assert_eq!(rep.unpinned[0].classification, class);
+            assert_eq!(rep.unpinned[0].differs_in, fields);
+            assert!(rep.findings.is_empty());
+            assert_eq!(rep.actionable, 0);
+        }
+    }
+
+    #[test]
+    fn no_pins_is_not_an_all_clear() {
+        let rep = run(
+            &[rec(0, "c", CacheState::Warm, 100.0, Some(1))],
+            &[],
+            &Params::default(),
+        );
+        assert_eq!(rep.pins, 0);
+        assert!(rep.findings.is_empty());
+        assert_eq!(rep.unpinned.len(), 1);
+        assert_eq!(rep.unpinned[0].classification, Class::NewKey);
+        assert!(rep.next_action.contains("not an all-clear"));
+    }
+
+    #[test]
+    fn incomplete_records_are_listed_and_output_is_order_independent() {
+        let mut bad = rec(9, "c", CacheState::Warm, 5.0, Some(1));
+        bad.precision = None;
+        let rows: Vec<CompileRecord> = (0..6)
+            .map(|i| {
+                rec(
+                    i,
+                    if i % 2 == 0 { "a" } else { "b" },
+                    CacheState::Warm,
+                    5.0 + i as f64,
+                    Some(10 + i as i64),
+                )
+            })
+            .chain(std::iter::once(bad))
+            .collect();
+        let pins: Vec<Pin> = vec![pin(&rows[0], 1.0, Some(0)), pin(&rows[1], 1.0, Some(0))];
+        let a = run(&rows, &pins, &Params::default());
+        let mut rev = rows.clone();
+        rev.reverse();
+        let mut rpins = pins.clone();
+        rpins.reverse();
+        let b = run(&rev, &rpins, &Params::default());
+        assert_eq!(a, b);
+        assert_eq!(a.findings.len(), 6);
+        assert_eq!(a.incomplete.len(), 1);
+        assert_eq!(a.incomplete[0].reason, "missing precision");
+    }
+
+    #[test]
+    fn pins_are_warm_medians_with_the_newest_timestamp() {
+        let rs = vec![
+            rec(0, "c", CacheState::Warm, 3.0, Some(5)),
+            rec(1, "c", CacheState::Warm, 1.0, Some(9)),
+            rec(2, "c", CacheState::Warm, 2.0, Some(7)),
+            rec(3, "c", CacheState::Cold, 50.0, Some(20)),
+            rec(4, "d", CacheState::Warm, 1.0, None),
+            rec(5, "d", CacheState::Warm, 2.0, None),
+        ];
+        let pins = pins_from_records(&rs);
+        assert_eq!(pins.len(), 2);
+        assert_eq!(pins[0].key.cell, "c");
+        assert_eq!(pins[0].compile_s, 2.0);
+        assert_eq!(
+            pins[0].source_timestamp.as_ref().unwrap().unix_ns,
+            9_000_000_000
+        );
+        assert!(pins[0].source.starts_with("median of 3 warm rows"));
+        assert_eq!(pins[1].compile_s, 1.5);
+        assert_eq!(pins[1].source_timestamp, None);
+        // Round trip through pins.json.
+        let text = crate::formats::records::pins_to_json(&pins);
+        let back = crate::formats::records::parse_pins(text.as_bytes()).unwrap();
+        assert_eq!(back[0].key, pins[0].key);
+        assert_eq!(back[0].compile_s, 2.0);
+        assert_eq!(back[1].source_timestamp, None);
+    }
+
+    /// A model with torch.compile-like compile slices nested inside a step annotation.
+    fn torch_like_model(dynamo_s: f64, bwd_s: Option<f64>) -> Model {
+        let mut m = Model::default();
+        let tname = m.strings.intern("python");
+        let track = m.add_track(Track {
+            name: tname,
+            kind: TrackKind::Thread,
+            pid: Some(1),
+            tid: Some(1),
+            parent: None,
+            overflow_of: None,
+        });
+        m.info.hostname = Some("vm".into());
+        m.info
+            .metadata
+            .insert("baseTimeNanoseconds".into(), "1790857026000000000".into());
+        let step = m.strings.intern("compiled_step_0");
+        let dynamo = m.strings.intern("dynamo");
+        let inner = m.strings.intern("inductor_compile");
+        let bwd = m.strings.intern("entire_backward_compile");
+        let cat = m.strings.intern("cpu_op");
+        let mut b = SliceBuilder::new();
+        let s = 1_000_000_000i64;
+        let total = ((dynamo_s + bwd_s.unwrap_or(0.0) + 1.0) * 1e9) as i64;
+        b.complete(track, s, total, step, cat, FrameId(0), ArgsId(0), 0);
+        let d = (dynamo_s * 1e9) as i64;
+        b.complete(
+            track,
+            s + 1000,
+            d,
+            dynamo,
+            cat,
+            FrameId(0),
+            ArgsId(0),
+            slice_flags::COMPILE,
+        );
+        b.complete(
+            track,
+            s + 2000,
+            d / 2,
+            inner,
+            cat,
+            FrameId(0),
+            ArgsId(0),
+            slice_flags::COMPILE,
+        );
+        if let Some(bw) = bwd_s {
+            b.complete(
+                track,
+                s + d + 5000,
+                (bw * 1e9) as i64,
+                bwd,
+                cat,
+                FrameId(0),
+                ArgsId(0),
+                slice_flags::COMPILE,
+            );
+        }
+        b.finish(&mut m);
+        m
+    }
+
+    #[test]
+    fn records_from_compile_slices() {
+        let m = torch_like_model(23.4, Some(1.8));
+        let rs = compile_records_from_model(&m, "trial1_coldcache_rank0.pt.trace.json.gz");
+        // Outermost compile slices only: the nested inductor_compile is part of dynamo.
+        assert_eq!(rs.len(), 2);
+        assert_eq!(rs[0].cell.as_deref(), Some("compiled_step_0 › dynamo"));
+        assert_eq!(rs[0].compile_s, Some(23.4));
+        assert_eq!(rs[0].cache_state, Some(CacheState::Cold));
+        assert_eq!(rs[0].transform.as_deref(), Some("torch.compile"));
+        assert_eq!(rs[0].hostname.as_deref(), Some("vm"));
+        assert_eq!(
+            rs[0].timestamp.as_ref().unwrap().unix_ns,
+            1_790_857_027_000_001_000
+        );
+        assert_eq!(
+            rs[1].cell.as_deref(),
+            Some("compiled_step_0 › entire_backward_compile")
+        );
+        // Hardware, version and precision are for the user to fill in.
+        assert_eq!(
+            rs[0].missing_fields(),
+            vec!["hardware", "jax_version", "precision"]
+        );
+        let fill = KeyDefaults {
+            hardware: Some("cpu".into()),
+            jax_version: Some("2.15.0".into()),
+            precision: Some("fp32".into()),
+            ..KeyDefaults::default()
+        };
+        let mut r = rs[0].clone();
+        fill.fill(&mut r);
+        assert!(r.full_key().is_some());
+        assert_eq!(
+            cache_state_from_file_name("x/trial3_cachesdisabled_rank0.json").map(|c| c.0),
+            Some(CacheState::Warm)
+        );
+        assert_eq!(cache_state_from_file_name("trace.json"), None);
+    }
+}

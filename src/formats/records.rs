@@ -188,7 +188,7 @@ const CONSUMED: &[&str] = &[
     "persistent_cache_misses",
 ];
 
-const TRIPLE: [&str; 3] = ["dataset_class", "model_type", "instrument"];
+const TRIPLE: [&str; 3] = ["dataset_class", "instrument", "model_type"];
 const HITS_EVENT: &str = "/jax/compilation_cache/cache_hits";
 const MISSES_EVENT: &str = "/jax/compilation_cache/cache_misses";
 

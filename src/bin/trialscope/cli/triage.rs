@@ -255,8 +255,11 @@ fn report_json(rep: &Report, loaded: &Loaded) -> Value {
     })
 }
 
-fn print_text(rep: &Report, loaded: &Loaded) {
-    println!(
+fn render_text(rep: &Report, loaded: &Loaded) -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
         "{} records, {} warm rows with a complete key, {} pins ({} rows older than their pin)",
         loaded.records.len(),
         rep.warm_rows,
@@ -264,9 +267,10 @@ fn print_text(rep: &Report, loaded: &Loaded) {
         rep.history_rows
     );
     if !rep.findings.is_empty() {
-        println!("\nDrift ({} rows):", rep.findings.len());
+        let _ = writeln!(o, "\nDrift ({} rows):", rep.findings.len());
         for f in &rep.findings {
-            println!(
+            let _ = writeln!(
+                o,
                 "  [{}] {}  at {}\n      {}\n      action: {}",
                 f.classification.as_str(),
                 f.key_text,
@@ -277,14 +281,15 @@ fn print_text(rep: &Report, loaded: &Loaded) {
         }
     }
     if !rep.unpinned.is_empty() {
-        println!("\nUnpinned keys ({}):", rep.unpinned.len());
+        let _ = writeln!(o, "\nUnpinned keys ({}):", rep.unpinned.len());
         for u in &rep.unpinned {
             let d = if u.differs_in.is_empty() {
                 String::new()
             } else {
                 format!(" (differs in {})", u.differs_in.join(", "))
             };
-            println!(
+            let _ = writeln!(
+                o,
                 "  [{}] {}{d}, {} row(s)",
                 u.classification.as_str(),
                 u.key_text,
@@ -292,37 +297,39 @@ fn print_text(rep: &Report, loaded: &Loaded) {
             );
         }
     }
-    println!("\nCounts:");
+    let _ = writeln!(o, "\nCounts:");
     for (c, n) in &rep.counts {
-        println!("  {c:<20} {n}");
+        let _ = writeln!(o, "  {c:<20} {n}");
     }
     for (c, n) in rep.unpinned_counts.iter().filter(|(_, n)| **n > 0) {
-        println!("  unpinned {c:<11} {n}");
+        let _ = writeln!(o, "  unpinned {c:<11} {n}");
     }
-    println!("Actionable: {}", rep.actionable);
+    let _ = writeln!(o, "Actionable: {}", rep.actionable);
     let excluded = [
         ("other-kind", &loaded.other_kind),
         ("malformed", &loaded.malformed),
     ];
     for (what, list) in excluded {
         if !list.is_empty() {
-            println!("\nExcluded as {what} ({}):", list.len());
+            let _ = writeln!(o, "\nExcluded as {what} ({}):", list.len());
             for e in list.iter() {
-                println!("  {}: {}", e.location, e.reason);
+                let _ = writeln!(o, "  {}: {}", e.location, e.reason);
             }
         }
     }
     if !rep.incomplete.is_empty() {
-        println!(
+        let _ = writeln!(
+            o,
             "\nIncomplete key, not compared ({}; fill with --hardware/--hostname/\
              --framework-version/--precision/--cache-state):",
             rep.incomplete.len()
         );
         for e in &rep.incomplete {
-            println!("  {}: {}", e.location, e.reason);
+            let _ = writeln!(o, "  {}: {}", e.location, e.reason);
         }
     }
-    println!("\nNext: {}", rep.next_action);
+    let _ = writeln!(o, "\nNext: {}", rep.next_action);
+    o
 }
 
 /// Runs `triage`.
@@ -359,16 +366,23 @@ pub fn run(args: Args) -> std::process::ExitCode {
     let rep = compile_triage::run(&loaded.records, &pins, &params);
     if args.json {
         match serde_json::to_string_pretty(&report_json(&rep, &loaded)) {
-            Ok(s) => println!("{s}"),
+            Ok(s) => write_stdout(&(s + "\n")),
             Err(e) => {
                 eprintln!("error: cannot serialize the report: {e}");
                 return std::process::ExitCode::from(1);
             }
         }
     } else {
-        print_text(&rep, &loaded);
+        write_stdout(&render_text(&rep, &loaded));
     }
     super::load::exit_code(&loaded.failed)
+}
+
+/// Writes to stdout, ignoring a closed pipe (`trialscope triage … | head`).
+fn write_stdout(text: &str) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -413,7 +427,7 @@ pub fn run_pin(args: PinArgs) -> std::process::ExitCode {
             }
             eprintln!("wrote {} pins to {}", pins.len(), out.display());
         }
-        None => print!("{text}"),
+        None => write_stdout(&text),
     }
     super::load::exit_code(&loaded.failed)
 }
