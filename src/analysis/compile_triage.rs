@@ -596,13 +596,12 @@ fn classify(
     // 4. host-load.
     let load = match (r.load_avg_1m, params.load_per_core) {
         (Some(l), false) => Some((l, format!("load_avg_1m {l:.2}"))),
-        (Some(l), true) => match r.cpu_count.filter(|c| *c > 0.0) {
-            Some(c) => Some((
+        (Some(l), true) => r.cpu_count.filter(|c| *c > 0.0).map(|c| {
+            (
                 l / c,
                 format!("load_avg_1m {l:.2} over {c} cores = {:.2} per core", l / c),
-            )),
-            None => None,
-        },
+            )
+        }),
         (None, _) => None,
     };
     match load {

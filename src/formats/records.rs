@@ -230,6 +230,7 @@ fn classify(v: &Value, location: RecordLocation, out: &mut RecordFile) {
     }
 
     r.cell = cell_of(obj, &mut problems);
+    let cell_from_triple = r.cell.is_some() && obj.get("cell").is_none_or(|c| c.is_null());
     r.transform = string_field(obj, "transform", &mut problems);
     r.hardware = string_field(obj, "hardware", &mut problems);
     r.hostname = string_field(obj, "hostname", &mut problems);
@@ -298,7 +299,8 @@ fn classify(v: &Value, location: RecordLocation, out: &mut RecordFile) {
     }
     let mut extra = BTreeMap::new();
     for (k, v) in obj {
-        if !CONSUMED.contains(&k.as_str()) && !(r.cell.is_some() && TRIPLE.contains(&k.as_str())) {
+        let consumed_triple = cell_from_triple && TRIPLE.contains(&k.as_str());
+        if !(CONSUMED.contains(&k.as_str()) || consumed_triple) {
             extra.insert(k.clone(), v.to_string());
         }
     }
