@@ -276,7 +276,12 @@ pub fn run(records: &[CompileRecord], pins: &[Pin], params: &Params) -> Report {
                     reason: if missing.is_empty() {
                         "compile_s is not a finite number".into()
                     } else {
-                        format!("missing {}", missing.join(", "))
+                        let what = match (&r.cell, r.compile_s) {
+                            (Some(c), Some(x)) => format!(" (cell {c}, {} s)", fmt_s(x)),
+                            (Some(c), None) => format!(" (cell {c})"),
+                            _ => String::new(),
+                        };
+                        format!("missing {}{what}", missing.join(", "))
                     },
                 })
             }
@@ -945,6 +950,12 @@ pub fn compile_records_from_model(model: &Model, file_name: &str) -> Vec<Compile
         if !is_compile(i) || s.dur_ns[i] < 0 || s.flags[i] & slice_flags::INCOMPLETE != 0 {
             continue;
         }
+        // torch `dynamo_timed` metadata markers (`<phase>_data: compile_id=0/0`) are µs-long
+        // annotations about a compile, not compile work.
+        let nm = model.str(s.name[i]);
+        if nm.contains("_data: ") && nm.contains("compile_id=") {
+            continue;
+        }
         let anc = ancestors(i);
         if anc.iter().any(|&a| is_compile(a)) {
             continue;
@@ -1361,7 +1372,7 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(a.findings.len(), 6);
         assert_eq!(a.incomplete.len(), 1);
-        assert_eq!(a.incomplete[0].reason, "missing precision");
+        assert_eq!(a.incomplete[0].reason, "missing precision (cell c, 5.00 s)");
     }
 
     #[test]

@@ -463,16 +463,26 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
-/// Renders ns since the Unix epoch as ISO 8601 UTC with milliseconds
-/// (`2026-11-29T10:27:01.123Z`).
+/// Renders ns since the Unix epoch as ISO 8601 UTC, with as many fraction digits as needed
+/// (0, 3, 6 or 9) to round-trip exactly through [`parse_iso8601`]
+/// (`2026-11-29T10:27:01.123Z`, `2026-11-29T10:25:08.343347566Z`).
 pub fn format_iso8601_utc(unix_ns: i64) -> String {
     let secs = unix_ns.div_euclid(1_000_000_000);
-    let ms = unix_ns.rem_euclid(1_000_000_000) / 1_000_000;
+    let sub = unix_ns.rem_euclid(1_000_000_000);
     let days = secs.div_euclid(86_400);
     let sod = secs.rem_euclid(86_400);
     let (y, m, d) = civil_from_days(days);
+    let frac = if sub == 0 {
+        String::new()
+    } else if sub % 1_000_000 == 0 {
+        format!(".{:03}", sub / 1_000_000)
+    } else if sub % 1_000 == 0 {
+        format!(".{:06}", sub / 1_000)
+    } else {
+        format!(".{sub:09}")
+    };
     format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}{frac}Z",
         sod / 3600,
         (sod / 60) % 60,
         sod % 60
@@ -699,6 +709,9 @@ mod tests {
         assert_eq!(parse_iso8601("1970-01-01"), Some(0));
         assert_eq!(parse_iso8601("1969-12-31T23:59:59Z"), Some(-1_000_000_000));
         assert_eq!(format_iso8601_utc(z), "2026-11-29T10:27:01.123Z");
+        for ns in [0, 1, 999, 1_000, -1, z + 7, z + 7_000, -86_400_000_000_000] {
+            assert_eq!(parse_iso8601(&format_iso8601_utc(ns)), Some(ns), "{ns}");
+        }
         for bad in [
             "",
             "2026-13-01",
