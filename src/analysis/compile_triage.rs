@@ -905,18 +905,22 @@ pub fn cache_state_from_file_name(file_name: &str) -> Option<(CacheState, &'stat
 /// Compile records derived from the compile slices of a trace (slices flagged
 /// [`slice_flags::COMPILE`] by the importer).
 ///
-/// One record per *outermost* compile slice (a compile slice with no compile ancestor); its
-/// `compile_s` is the slice's duration in seconds (incomplete slices are skipped). The cell is
-/// the slice's `name` argument when it has one (XLA `CpuCompiler::RunBackend {name: jit_loss}`),
-/// else `<root slice> › <compile slice>` (e.g. `compiled_step_0 › dynamo`) when the compile runs
-/// inside another slice, else the slice name; repeats within the file get ` #2`, ` #3`, … in time
+/// One record per *outermost* compile slice: a compile slice with no compile ancestor on its
+/// track and not lying within another such slice's interval on another thread of the same
+/// process (XLA compiler threads working for JAX's `backend_compile_and_load` are part of that
+/// compile, not a second one). torch `*_data: compile_id=…` markers are skipped. `compile_s` is
+/// the slice's duration in seconds (incomplete slices are skipped). The cell is the compiled
+/// function's name — the first `name` argument of a compile slice within the interval (XLA
+/// `CpuCompiler::RunBackend {name: jit_loss}`) — else `<root slice> › <compile slice>` (e.g.
+/// `compiled_step_0 › _compile.compile_inner (dynamo_timed)`) when the compile runs inside
+/// another slice, else the slice name; repeats within the file get ` #2`, ` #3`, … in time
 /// order. Key fields: `hostname` from `model.info.hostname`; `cache_state` from the file name
 /// ([`cache_state_from_file_name`]); `transform` `torch.compile` for dynamo/inductor/aot regions
-/// and `jit` for XLA/JAX ones; `jax_version` from metadata `jax_version` / `framework_version` /
+/// and `jit` otherwise; `jax_version` from metadata `jax_version` / `framework_version` /
 /// `pytorch_version` when the trace has it; hardware and precision are left unknown for the
-/// user ([`KeyDefaults`]). The timestamp is `baseTimeNanoseconds` (Kineto metadata) + the slice
-/// start when the trace gives a base, the slice start itself when it already is epoch time
-/// (≥ 2001), else unknown.
+/// user ([`KeyDefaults`]). The timestamp is the slice start when it is already epoch time
+/// (≥ 2001, as the JSON importer makes Kineto times), else `baseTimeNanoseconds` + start when
+/// the metadata has a base, else unknown.
 pub fn compile_records_from_model(model: &Model, file_name: &str) -> Vec<CompileRecord> {
     let s = &model.slices;
     let n = s.len();
@@ -945,6 +949,10 @@ pub fn compile_records_from_model(model: &Model, file_name: &str) -> Vec<Compile
         .find_map(|k| model.info.metadata.get(*k).cloned());
     let cache = cache_state_from_file_name(file_name);
 
+    let pid_of = |i: usize| model.tracks.get(s.track[i].0 as usize).and_then(|t| t.pid);
+    let end_of = |i: usize| s.ts_ns[i].saturating_add(s.dur_ns[i]);
+    // All compile slices that are compile work, and the outermost ones per track.
+    let mut work: Vec<usize> = Vec::new();
     let mut outer: Vec<(usize, usize)> = Vec::new(); // (slice, root)
     for i in 0..n {
         if !is_compile(i) || s.dur_ns[i] < 0 || s.flags[i] & slice_flags::INCOMPLETE != 0 {
@@ -956,6 +964,7 @@ pub fn compile_records_from_model(model: &Model, file_name: &str) -> Vec<Compile
         if nm.contains("_data: ") && nm.contains("compile_id=") {
             continue;
         }
+        work.push(i);
         let anc = ancestors(i);
         if anc.iter().any(|&a| is_compile(a)) {
             continue;
@@ -963,21 +972,36 @@ pub fn compile_records_from_model(model: &Model, file_name: &str) -> Vec<Compile
         let root = anc.last().copied().unwrap_or(i);
         outer.push((i, root));
     }
-    outer.sort_by_key(|&(i, _)| (s.ts_ns[i], i));
+    // Longer first at equal start, so that a container precedes what it contains.
+    outer.sort_by_key(|&(i, _)| (s.ts_ns[i], std::cmp::Reverse(s.dur_ns[i]), i));
+    work.sort_by_key(|&i| (s.ts_ns[i], i));
+    // A compile slice on another thread of the same process that lies within an outer compile
+    // slice's interval is part of that compile (XLA compiler threads under JAX's
+    // `backend_compile_and_load`): drop it instead of counting the compile twice.
+    let mut open: BTreeMap<Option<i64>, i64> = BTreeMap::new(); // pid → end of current container
+    outer.retain(|&(i, _)| {
+        let e = open.entry(pid_of(i)).or_insert(i64::MIN);
+        if end_of(i) <= *e {
+            false
+        } else {
+            *e = end_of(i);
+            true
+        }
+    });
 
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut records = Vec::with_capacity(outer.len());
     for (index, (i, root)) in outer.into_iter().enumerate() {
         let name = model.str(s.name[i]).to_string();
-        let arg_name = model.args.get(s.args[i]).iter().find_map(|(k, v)| {
-            (model.str(*k) == "name")
-                .then(|| match v {
-                    ArgValue::Str(id) => Some(model.str(*id).to_string()),
-                    ArgValue::Text(t) => Some(t.clone()),
-                    _ => None,
-                })
-                .flatten()
-        });
+        // The compiled function's name: the first `name` argument of a compile slice inside this
+        // one's interval in the same process (XLA `CpuCompiler::RunBackend {name: jit_loss}`).
+        let from = work.partition_point(|&j| s.ts_ns[j] < s.ts_ns[i]);
+        let arg_name = work[from..]
+            .iter()
+            .take_while(|&&j| s.ts_ns[j] <= end_of(i))
+            .take(10_000)
+            .filter(|&&j| end_of(j) <= end_of(i) && pid_of(j) == pid_of(i))
+            .find_map(|&j| name_arg(model, j));
         let base_cell = match arg_name {
             Some(a) if !a.is_empty() => a,
             _ if root != i => format!("{} › {}", model.str(s.name[root]), name),
@@ -1030,6 +1054,24 @@ pub fn compile_records_from_model(model: &Model, file_name: &str) -> Vec<Compile
         records.push(r);
     }
     records
+}
+
+/// The text of a slice's `name` argument, when it has a non-empty one.
+fn name_arg(model: &Model, i: usize) -> Option<String> {
+    model
+        .args
+        .get(model.slices.args[i])
+        .iter()
+        .find_map(|(k, v)| {
+            (model.str(*k) == "name")
+                .then(|| match v {
+                    ArgValue::Str(id) => Some(model.str(*id).to_string()),
+                    ArgValue::Text(t) => Some(t.clone()),
+                    _ => None,
+                })
+                .flatten()
+        })
+        .filter(|n| !n.is_empty())
 }
 
 /// The identity fields that at least one of `records` lacks, in spec order (what the UI's
