@@ -1046,10 +1046,7 @@ pub fn compile_records_from_model(model: &Model, file_name: &str) -> Vec<Compile
         } else {
             base_ns.and_then(|b| b.checked_add(ts))
         };
-        r.timestamp = unix_ns.map(|u| Timestamp {
-            text: crate::formats::records::format_iso8601_utc(u),
-            unix_ns: u,
-        });
+        r.timestamp = unix_ns.map(Timestamp::from_unix_ns);
         r.extra.insert("slice".into(), format!("{name:?}"));
         records.push(r);
     }
@@ -1123,7 +1120,7 @@ mod tests {
         r.cache_state = Some(state);
         r.compile_s = Some(compile_s);
         r.timestamp = ts_s.map(|s| Timestamp {
-            text: crate::formats::records::format_iso8601_utc(s * 1_000_000_000),
+            text: crate::model::compile_record::format_iso8601_utc(s * 1_000_000_000),
             unix_ns: s * 1_000_000_000,
         });
         r
@@ -1135,7 +1132,7 @@ mod tests {
             compile_s,
             source: "test".into(),
             source_timestamp: ts_s.map(|s| Timestamp {
-                text: crate::formats::records::format_iso8601_utc(s * 1_000_000_000),
+                text: crate::model::compile_record::format_iso8601_utc(s * 1_000_000_000),
                 unix_ns: s * 1_000_000_000,
             }),
         }

@@ -20,6 +20,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::ImportError;
+pub use crate::model::compile_record::{format_iso8601_utc, parse_iso8601};
 use crate::model::compile_record::{
     CacheState, CompileRecord, FullKey, Pin, RecordLocation, Timestamp,
 };
@@ -437,156 +438,6 @@ fn count_field(obj: &Map<String, Value>, k: &str, problems: &mut Vec<String>) ->
     }
 }
 
-/// Days from 1970-01-01 to the proleptic Gregorian date (H. Hinnant, "chrono-Compatible
-/// Low-Level Date Algorithms", `days_from_civil`).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// Proleptic Gregorian date of a day count since 1970-01-01 (Hinnant, `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-/// Renders ns since the Unix epoch as ISO 8601 UTC, with as many fraction digits as needed
-/// (0, 3, 6 or 9) to round-trip exactly through [`parse_iso8601`]
-/// (`2026-11-29T10:27:01.123Z`, `2026-11-29T10:25:08.343347566Z`).
-pub fn format_iso8601_utc(unix_ns: i64) -> String {
-    let secs = unix_ns.div_euclid(1_000_000_000);
-    let sub = unix_ns.rem_euclid(1_000_000_000);
-    let days = secs.div_euclid(86_400);
-    let sod = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    let frac = if sub == 0 {
-        String::new()
-    } else if sub % 1_000_000 == 0 {
-        format!(".{:03}", sub / 1_000_000)
-    } else if sub % 1_000 == 0 {
-        format!(".{:06}", sub / 1_000)
-    } else {
-        format!(".{sub:09}")
-    };
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}{frac}Z",
-        sod / 3600,
-        (sod / 60) % 60,
-        sod % 60
-    )
-}
-
-/// Parses an ISO 8601 / RFC 3339 instant to ns since the Unix epoch.
-///
-/// Accepts `YYYY-MM-DD`, optionally followed by `T` (or a space) and `HH:MM[:SS[.fraction]]`,
-/// optionally followed by `Z` or an offset `±HH[:MM]` / `±HHMM`. A time without an offset is
-/// taken as UTC. Returns `None` for anything else or out-of-range fields.
-pub fn parse_iso8601(s: &str) -> Option<i64> {
-    let b = s.trim().as_bytes();
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let part = b.get(r)?;
-        if part.is_empty() || !part.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        std::str::from_utf8(part).ok()?.parse().ok()
-    };
-    let year = num(0..4)?;
-    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
-        return None;
-    }
-    let month = num(5..7)?;
-    let day = num(8..10)?;
-    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
-        return None;
-    }
-    let mut secs = days_from_civil(year, month, day) * 86_400;
-    let mut nanos: i64 = 0;
-    let mut i = 10;
-    if i < b.len() {
-        if b[i] != b'T' && b[i] != b't' && b[i] != b' ' {
-            return None;
-        }
-        let hh = num(i + 1..i + 3)?;
-        if b.get(i + 3) != Some(&b':') {
-            return None;
-        }
-        let mm = num(i + 4..i + 6)?;
-        i += 6;
-        let mut ss = 0;
-        if b.get(i) == Some(&b':') {
-            ss = num(i + 1..i + 3)?;
-            i += 3;
-            if b.get(i) == Some(&b'.') || b.get(i) == Some(&b',') {
-                i += 1;
-                let start = i;
-                while i < b.len() && b[i].is_ascii_digit() {
-                    i += 1;
-                }
-                if i == start {
-                    return None;
-                }
-                let mut scale = 100_000_000i64;
-                for &c in &b[start..i.min(start + 9)] {
-                    nanos += i64::from(c - b'0') * scale;
-                    scale /= 10;
-                }
-            }
-        }
-        // 60 admits a leap second, counted as the next second.
-        if hh > 23 || mm > 59 || ss > 60 {
-            return None;
-        }
-        secs += hh * 3600 + mm * 60 + ss;
-        match b.get(i) {
-            None => {}
-            Some(b'Z') | Some(b'z') if i + 1 == b.len() => {}
-            Some(&sign @ (b'+' | b'-')) => {
-                let oh = num(i + 1..i + 3)?;
-                let om = match b.get(i + 3) {
-                    None => 0,
-                    Some(b':') if i + 6 == b.len() => num(i + 4..i + 6)?,
-                    Some(_) if i + 5 == b.len() => num(i + 3..i + 5)?,
-                    _ => return None,
-                };
-                if oh > 23 || om > 59 {
-                    return None;
-                }
-                let off = oh * 3600 + om * 60;
-                secs -= if sign == b'+' { off } else { -off };
-            }
-            _ => return None,
-        }
-    }
-    secs.checked_mul(1_000_000_000)?.checked_add(nanos)
-}
-
-fn days_in_month(y: i64, m: i64) -> i64 {
-    match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        _ => {
-            if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 {
-                29
-            } else {
-                28
-            }
-        }
-    }
-}
-
 /// Parses a `pins.json`: `{"version": 1, "pins": [PIN, …]}` or a bare array of PINs, where a
 /// PIN is an object with the seven key fields (`hardware`, `hostname`, `jax_version`,
 /// `precision`, `cache_state`, `cell`, `transform`, all text), `compile_s` (seconds, ≥ 0),
@@ -692,7 +543,6 @@ pub fn pins_to_json(pins: &[Pin]) -> String {
     let doc = serde_json::json!({ "version": 1, "pins": arr });
     serde_json::to_string_pretty(&doc).unwrap_or_default()
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
