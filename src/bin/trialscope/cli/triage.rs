@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use trialscope::analysis::compile_triage::{self, KeyDefaults, Params, Report};
-use trialscope::formats::{self, records};
+use trialscope::analysis::compile_triage::{self, Params, Report};
+use trialscope::formats::records::{self, KeyDefaults};
 use trialscope::model::compile_record::{CacheState, CompileRecord, FullKey, RecordLocation};
 
 use super::load::file_name;
@@ -124,48 +124,22 @@ fn load(paths: &[PathBuf], fill: &KeyDefaults) -> Loaded {
                 continue;
             }
         };
-        match load_one(&name, &bytes, fill) {
-            Ok((recs, other, bad)) => {
-                out.records.extend(recs);
-                out.other_kind.extend(other);
-                out.malformed.extend(bad);
+        match records::load(&name, &bytes, fill) {
+            Ok((kind, f)) => {
+                if kind == records::InputKind::Trace && f.records.is_empty() {
+                    eprintln!("note: {shown}: no compile slices in this trace");
+                }
+                out.records.extend(f.records);
+                out.other_kind.extend(f.other_kind);
+                out.malformed.extend(f.malformed);
             }
             Err(e) => {
-                eprintln!("error: {shown}: {e}");
+                eprintln!("error: {shown}: {}", e.error);
                 out.failed.push(shown);
             }
         }
     }
     out
-}
-
-type LoadedFile = (
-    Vec<CompileRecord>,
-    Vec<records::ExcludedRecord>,
-    Vec<records::ExcludedRecord>,
-);
-
-fn load_one(name: &str, bytes: &[u8], fill: &KeyDefaults) -> Result<LoadedFile, String> {
-    let (_, data) =
-        formats::decompress(bytes, formats::DEFAULT_MAX_DECOMPRESSED).map_err(|e| e.to_string())?;
-    let is_trace = records::is_trace_json(&data)
-        || matches!(
-            formats::detect_format(&data),
-            Ok(formats::Format::PerfettoProto)
-        );
-    if is_trace {
-        let art = formats::import(name, bytes).map_err(|e| e.error.to_string())?;
-        let mut recs = compile_triage::compile_records_from_model(&art.model, name);
-        for r in &mut recs {
-            fill.fill(r);
-        }
-        if recs.is_empty() {
-            eprintln!("note: {name}: no compile slices in this trace");
-        }
-        return Ok((recs, Vec::new(), Vec::new()));
-    }
-    let f = records::parse_records(name, &data).map_err(|e| e.to_string())?;
-    Ok((f.records, f.other_kind, f.malformed))
 }
 
 fn key_json(k: &FullKey) -> Value {
