@@ -1,4 +1,7 @@
-//! Compile-record files → [`CompileRecord`]s (compile-triage.md, "Input: compile records").
+//! Compile records for the triage (compile-triage.md, "Input: compile records"): record files
+//! and traces → [`CompileRecord`]s, and `pins.json` ([`parse_pins`], [`pins_to_json`]).
+//! [`load`] takes any dropped file; [`parse_records`] reads record files;
+//! [`compile_records_from_model`] derives records from a trace's compile slices.
 //!
 //! Containers: JSON Lines (one object a line), a JSON array of objects, or a JSON object with a
 //! `records` array; any of them optionally gzip/zlib-compressed. Field aliases: `cell` (string,
@@ -7,7 +10,9 @@
 //! `true` → `mixed`, `false` → `full`), `compile_s` | `compile_seconds` (seconds),
 //! `load_avg_1m` | `host_state.load_avg_1m`, `cpu_count` | `host_state.cpu_count`,
 //! `persistent_cache_hits`/`_misses` | `jax_monitoring_events["/jax/compilation_cache/cache_hits"]`
-//! /`[".../cache_misses"]`. Unknown fields are kept in [`CompileRecord::extra`].
+//! /`[".../cache_misses"]`. `timestamp` is ISO 8601 text ([`parse_iso8601`]) or a number of
+//! seconds since the Unix epoch. Unknown fields are kept in [`CompileRecord::extra`] (as JSON
+//! text).
 //!
 //! Nothing is dropped silently: a record with none of the key fields is listed as
 //! [`RecordFile::other_kind`]; one with some key fields missing or a field of the wrong type is
