@@ -305,10 +305,32 @@ pub fn run(records: &[CompileRecord], pins: &[Pin], params: &Params) -> Report {
         }
     }
 
-    // Records per lineage in time order, for "immediately preceding record".
+    // The record immediately preceding each row in its lineage (hardware, hostname, precision,
+    // cell, transform), whatever its version or cache state: by timestamp when the row has one
+    // (the latest earlier timestamped record; equal timestamps in input order), else the
+    // nearest earlier record in input order.
     let mut by_lineage: BTreeMap<Lineage, Vec<usize>> = BTreeMap::new();
     for (pos, (_, k, _)) in rows.iter().enumerate() {
         by_lineage.entry(lineage(k)).or_default().push(pos);
+    }
+    let mut prev_of: Vec<Option<usize>> = vec![None; rows.len()];
+    for group in by_lineage.values() {
+        for w in 1..group.len() {
+            if records[rows[group[w]].0].timestamp.is_none() {
+                prev_of[group[w]] = Some(rows[group[w - 1]].0);
+            }
+        }
+        let mut timed: Vec<(i64, usize, usize)> = group
+            .iter()
+            .filter_map(|&p| {
+                let (i, _, _) = &rows[p];
+                records[*i].timestamp.as_ref().map(|t| (t.unix_ns, *i, p))
+            })
+            .collect();
+        timed.sort_unstable();
+        for w in 1..timed.len() {
+            prev_of[timed[w].2] = Some(timed[w - 1].1);
+        }
     }
 
     let mut findings = Vec::new();
@@ -356,14 +378,11 @@ pub fn run(records: &[CompileRecord], pins: &[Pin], params: &Params) -> Report {
             continue;
         }
         let (class, why) = classify(
-            pos,
             r,
             key,
             *observed,
             ratio,
-            &rows,
-            records,
-            &by_lineage,
+            prev_of[pos].map(|i| &records[i]),
             &cold_max,
             params,
         );
@@ -460,48 +479,14 @@ pub fn run(records: &[CompileRecord], pins: &[Pin], params: &Params) -> Report {
     }
 }
 
-/// The record immediately preceding row `pos` in its lineage: by timestamp when the row has one
-/// (the latest earlier timestamp; equal timestamps are ordered by input order), else the nearest
-/// earlier record in input order.
-fn preceding<'a>(
-    pos: usize,
-    rows: &[(usize, FullKey, f64)],
-    records: &'a [CompileRecord],
-    by_lineage: &BTreeMap<Lineage, Vec<usize>>,
-) -> Option<&'a CompileRecord> {
-    let (i, key, _) = &rows[pos];
-    let group = by_lineage.get(&lineage(key))?;
-    let me = &records[*i];
-    match &me.timestamp {
-        Some(t) => group
-            .iter()
-            .filter(|&&p| p != pos)
-            .filter_map(|&p| {
-                let r = &records[rows[p].0];
-                let ts = r.timestamp.as_ref()?.unix_ns;
-                (ts < t.unix_ns || (ts == t.unix_ns && rows[p].0 < *i)).then_some((ts, rows[p].0))
-            })
-            .max()
-            .map(|(_, idx)| &records[idx]),
-        None => group
-            .iter()
-            .filter(|&&p| rows[p].0 < *i)
-            .max_by_key(|&&p| rows[p].0)
-            .map(|&p| &records[rows[p].0]),
-    }
-}
-
 /// Classifies one drifted row in the spec's order; returns the class and the reason sentence.
 #[allow(clippy::too_many_arguments)]
 fn classify(
-    pos: usize,
     r: &CompileRecord,
     key: &FullKey,
     observed: f64,
     ratio: f64,
-    rows: &[(usize, FullKey, f64)],
-    records: &[CompileRecord],
-    by_lineage: &BTreeMap<Lineage, Vec<usize>>,
+    prev: Option<&CompileRecord>,
     cold_max: &BTreeMap<&FullKey, f64>,
     params: &Params,
 ) -> (Class, String) {
@@ -563,7 +548,7 @@ fn classify(
     };
     if cache_regression {
         // 2. expected-recompile: the first compile after a version change.
-        if let Some(prev) = preceding(pos, rows, records, by_lineage) {
+        if let Some(prev) = prev {
             if let Some(v) = prev.jax_version.as_deref() {
                 if v != key.jax_version {
                     return (
