@@ -9,17 +9,23 @@
 //! `compile_records_from_model` for the compile slices of a trace).
 //!
 //! Pure and deterministic: outputs are sorted by key, time and location; no clock, no I/O.
+//!
+//! Use from the web worker: per dropped file call `formats::records::load` (record files and
+//! traces; for a trace the records are derived while its model is alive, so the model can be
+//! dropped afterwards), keep the records, and on each request call [`run`] over the
+//! concatenation with the user's [`Params`] and pins (`formats::records::parse_pins`). The
+//! report types are `Serialize + Deserialize`, so they cross the worker boundary as they are.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::model::compile_record::{
     CacheState, CompileRecord, FullKey, Pin, RecordLocation, Timestamp,
 };
 
 /// Thresholds of the triage. Defaults are the spec's.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Params {
     /// Drift gate 3: observed ≥ `min_ratio` × pinned (default 2.0).
     pub min_ratio: f64,
@@ -59,7 +65,7 @@ fn at_least(x: f64, threshold: f64) -> bool {
 }
 
 /// Class of a drifted row or of an unpinned key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Class {
     CacheRegression,
@@ -139,7 +145,7 @@ impl Class {
 }
 
 /// One drifted warm row.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
     pub key: FullKey,
     /// The key rendered readably (see [`FullKey`]'s `Display`).
@@ -161,7 +167,7 @@ pub struct Finding {
 }
 
 /// A warm full key with no pin, listed once.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Unpinned {
     pub key: FullKey,
     pub key_text: String,
@@ -173,14 +179,14 @@ pub struct Unpinned {
 }
 
 /// A record the triage could not use, with the reason.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Skipped {
     pub location: RecordLocation,
     pub reason: String,
 }
 
 /// Result of [`run`].
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     pub params: Params,
     /// Number of pins given. 0 is its own state ("no pins"), never an all-clear.
@@ -1177,5 +1183,18 @@ mod tests {
         assert_eq!(back[0].key, pins[0].key);
         assert_eq!(back[0].compile_s, 2.0);
         assert_eq!(back[1].source_timestamp, None);
+    }
+
+    #[test]
+    fn report_round_trips_through_serde() {
+        let cold = rec(0, "c", CacheState::Cold, 10.0, Some(1));
+        let warm = rec(1, "c", CacheState::Warm, 9.0, Some(20));
+        let p = pin(&warm, 1.0, Some(10));
+        let rep = run(&[cold, warm], &[p], &Params::default());
+        assert_eq!(rep.findings[0].classification, Class::CacheRegression);
+        let text = serde_json::to_string(&rep).unwrap();
+        assert!(text.contains("\"classification\":\"cache-regression\""));
+        let back: Report = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, rep);
     }
 }

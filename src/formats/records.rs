@@ -21,7 +21,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::ImportError;
@@ -32,7 +32,7 @@ use crate::model::compile_record::{
 use crate::model::{slice_flags, ArgValue, Model};
 
 /// A record that was not used, with where it is and why.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ExcludedRecord {
     pub location: RecordLocation,
     /// Human-readable reason, e.g. `missing hostname, precision`.
@@ -40,7 +40,7 @@ pub struct ExcludedRecord {
 }
 
 /// Everything read from one record file.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RecordFile {
     /// Records whose identity fields are all present and well typed.
     pub records: Vec<CompileRecord>,
@@ -550,7 +550,7 @@ pub fn pins_to_json(pins: &[Pin]) -> String {
     serde_json::to_string_pretty(&doc).unwrap_or_default()
 }
 /// How [`load`] read a file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum InputKind {
     /// A compile-record file.
@@ -604,7 +604,7 @@ pub fn load(
 
 /// Key fields a trace does not carry, given by the user (CLI flags, UI form). Applied only where
 /// a trace-derived record has no value.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct KeyDefaults {
     pub hardware: Option<String>,
     pub hostname: Option<String>,
