@@ -7,6 +7,7 @@
 
 pub mod chrome_json;
 pub mod perfetto;
+pub mod records;
 
 use std::io::Read;
 

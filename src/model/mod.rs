@@ -8,6 +8,7 @@
 
 pub mod builder;
 pub mod collective;
+pub mod compile_record;
 pub mod diagnostics;
 pub mod frame;
 pub mod strings;

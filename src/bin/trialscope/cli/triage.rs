@@ -1,29 +1,407 @@
-//! `trialscope triage` and `trialscope pin`. STUB: being written.
+//! `trialscope triage` and `trialscope pin` (compile-triage.md).
+//!
+//! Inputs are compile-record files (JSON Lines, JSON array, `{"records": […]}`, optionally
+//! gzipped) and/or traces (Chrome JSON / Perfetto) whose compile slices become records. A file
+//! that cannot be read is reported on stderr and the others are still used (exit code 1).
+//! Neither command ever writes its inputs.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+use trialscope::analysis::compile_triage::{self, Params, Report};
+use trialscope::formats::records::{self, KeyDefaults};
+use trialscope::model::compile_record::{CacheState, CompileRecord, FullKey, RecordLocation};
+
+use super::load::file_name;
+
+/// Key fields a trace lacks, filled in by the user (applied to trace-derived records only, and
+/// only where the trace says nothing).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct FillArgs {
+    /// Hardware of trace-derived records (e.g. `cpu`, `local_gpu_NVIDIA_H200`).
+    #[arg(long)]
+    pub hardware: Option<String>,
+    /// Hostname of trace-derived records, when the trace does not name one.
+    #[arg(long)]
+    pub hostname: Option<String>,
+    /// Framework version (`jax_version`) of trace-derived records.
+    #[arg(long = "framework-version")]
+    pub framework_version: Option<String>,
+    /// Precision of trace-derived records (`fp32`, `fp64`, `mixed`, …).
+    #[arg(long)]
+    pub precision: Option<String>,
+    /// Cache state (`cold`/`warm`) of trace-derived records whose file name does not say.
+    #[arg(long = "cache-state")]
+    pub cache_state: Option<String>,
+}
+
+impl FillArgs {
+    fn defaults(&self) -> Result<KeyDefaults, String> {
+        let cache_state = match &self.cache_state {
+            None => None,
+            Some(s) => Some(
+                CacheState::parse(s).ok_or_else(|| format!("--cache-state {s:?}: cold or warm"))?,
+            ),
+        };
+        Ok(KeyDefaults {
+            hardware: self.hardware.clone(),
+            hostname: self.hostname.clone(),
+            jax_version: self.framework_version.clone(),
+            precision: self.precision.clone(),
+            cache_state,
+            transform: None,
+        })
+    }
+}
 
 /// Arguments of `trialscope triage`.
 #[derive(clap::Args)]
 pub struct Args {
     /// Record files and/or traces.
+    #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Pins file (`trialscope pin` output). Without it nothing is compared ("no pins").
+    #[arg(long)]
+    pub pins: Option<PathBuf>,
+    /// Drift needs observed ≥ R × pinned.
+    #[arg(long = "min-ratio", default_value_t = 2.0)]
+    pub min_ratio: f64,
+    /// Drift needs observed − pinned ≥ S seconds.
+    #[arg(long = "min-abs-s", default_value_t = 1.0)]
+    pub min_abs_s: f64,
+    /// host-load when load_avg_1m ≥ L (or per core with --load-per-core).
+    #[arg(long = "load-threshold", default_value_t = 2.0)]
+    pub load_threshold: f64,
+    /// Compare load_avg_1m / cpu_count with the load threshold.
+    #[arg(long = "load-per-core")]
+    pub load_per_core: bool,
+    /// Cold-scale rule: warm ≥ F × the slowest cold compile of the key.
+    #[arg(long = "cold-scale-fraction", default_value_t = 0.5)]
+    pub cold_scale_fraction: f64,
+    /// autotune-regression needs a GPU and ratio ≥ this.
+    #[arg(long = "autotune-ratio", default_value_t = 10.0)]
+    pub autotune_ratio: f64,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub fill: FillArgs,
 }
 
 /// Arguments of `trialscope pin`.
 #[derive(clap::Args)]
 pub struct PinArgs {
-    /// Record files.
+    /// Record files and/or traces whose warm rows become pins (median per full key).
+    #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Write the pins here instead of stdout (must not be one of the inputs).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub fill: FillArgs,
+}
+
+/// Records and exclusions of all loaded files.
+#[derive(Default)]
+struct Loaded {
+    records: Vec<CompileRecord>,
+    other_kind: Vec<records::ExcludedRecord>,
+    malformed: Vec<records::ExcludedRecord>,
+    failed: Vec<String>,
+}
+
+/// Loads every file as records or as a trace; a file that fails is reported and skipped.
+fn load(paths: &[PathBuf], fill: &KeyDefaults) -> Loaded {
+    let mut out = Loaded::default();
+    for p in paths {
+        let shown = p.display().to_string();
+        let name = file_name(p);
+        let bytes = match std::fs::read(p) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("error: {shown}: cannot read the file: {e}");
+                out.failed.push(shown);
+                continue;
+            }
+        };
+        match records::load(&name, &bytes, fill) {
+            Ok((kind, f)) => {
+                if kind == records::InputKind::Trace && f.records.is_empty() {
+                    eprintln!("note: {shown}: no compile slices in this trace");
+                }
+                out.records.extend(f.records);
+                out.other_kind.extend(f.other_kind);
+                out.malformed.extend(f.malformed);
+            }
+            Err(e) => {
+                eprintln!("error: {shown}: {}", e.error);
+                out.failed.push(shown);
+            }
+        }
+    }
+    out
+}
+
+fn key_json(k: &FullKey) -> Value {
+    json!({
+        "cell": k.cell,
+        "transform": k.transform,
+        "hardware": k.hardware,
+        "hostname": k.hostname,
+        "jax_version": k.jax_version,
+        "precision": k.precision,
+        "cache_state": k.cache_state.as_str(),
+    })
+}
+
+fn loc_json(l: &RecordLocation) -> Value {
+    json!({ "file": l.file, "index": l.index, "line": l.line, "text": l.to_string() })
+}
+
+fn excluded_json(v: &[records::ExcludedRecord]) -> Value {
+    Value::Array(
+        v.iter()
+            .map(|e| json!({ "location": loc_json(&e.location), "reason": e.reason }))
+            .collect(),
+    )
+}
+
+/// The `--json` document (stable field names; no internal tuples).
+fn report_json(rep: &Report, loaded: &Loaded) -> Value {
+    let findings: Vec<Value> = rep
+        .findings
+        .iter()
+        .map(|f| {
+            json!({
+                "key": key_json(&f.key),
+                "key_text": f.key_text,
+                "location": loc_json(&f.location),
+                "timestamp": f.timestamp,
+                "observed_s": f.observed_s,
+                "pinned_s": f.pinned_s,
+                "ratio": if f.ratio.is_finite() { json!(f.ratio) } else { Value::Null },
+                "classification": f.classification.as_str(),
+                "evidence": f.evidence,
+                "action": f.action,
+                "actionable": f.actionable,
+            })
+        })
+        .collect();
+    let unpinned: Vec<Value> = rep
+        .unpinned
+        .iter()
+        .map(|u| {
+            json!({
+                "key": key_json(&u.key),
+                "key_text": u.key_text,
+                "classification": u.classification.as_str(),
+                "differs_in": u.differs_in,
+                "rows": u.rows,
+            })
+        })
+        .collect();
+    let incomplete: Vec<records::ExcludedRecord> = rep
+        .incomplete
+        .iter()
+        .map(|s| records::ExcludedRecord {
+            location: s.location.clone(),
+            reason: s.reason.clone(),
+        })
+        .collect();
+    json!({
+        "params": rep.params,
+        "pins": rep.pins,
+        "warm_rows": rep.warm_rows,
+        "history_rows": rep.history_rows,
+        "rows_without_timestamp": rep.rows_without_timestamp,
+        "findings": findings,
+        "unpinned": unpinned,
+        "counts": rep.counts,
+        "unpinned_counts": rep.unpinned_counts,
+        "actionable": rep.actionable,
+        "next_action": rep.next_action,
+        "excluded": {
+            "other_kind": excluded_json(&loaded.other_kind),
+            "malformed": excluded_json(&loaded.malformed),
+            "incomplete": excluded_json(&incomplete),
+        },
+        "failed_files": loaded.failed,
+    })
+}
+
+fn render_text(rep: &Report, loaded: &Loaded) -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{} records, {} warm rows with a complete key, {} pins ({} rows older than their pin)",
+        loaded.records.len(),
+        rep.warm_rows,
+        rep.pins,
+        rep.history_rows
+    );
+    if !rep.findings.is_empty() {
+        let _ = writeln!(o, "\nDrift ({} rows):", rep.findings.len());
+        for f in &rep.findings {
+            let _ = writeln!(
+                o,
+                "  [{}] {}  at {}\n      {}\n      action: {}",
+                f.classification.as_str(),
+                f.key_text,
+                f.location,
+                f.evidence,
+                f.action
+            );
+        }
+    }
+    if !rep.unpinned.is_empty() {
+        let _ = writeln!(o, "\nUnpinned keys ({}):", rep.unpinned.len());
+        for u in &rep.unpinned {
+            let d = if u.differs_in.is_empty() {
+                String::new()
+            } else {
+                format!(" (differs in {})", u.differs_in.join(", "))
+            };
+            let _ = writeln!(
+                o,
+                "  [{}] {}{d}, {} row(s)",
+                u.classification.as_str(),
+                u.key_text,
+                u.rows
+            );
+        }
+    }
+    let _ = writeln!(o, "\nCounts:");
+    for (c, n) in &rep.counts {
+        let _ = writeln!(o, "  {c:<20} {n}");
+    }
+    for (c, n) in rep.unpinned_counts.iter().filter(|(_, n)| **n > 0) {
+        let _ = writeln!(o, "  unpinned {c:<11} {n}");
+    }
+    let _ = writeln!(o, "Actionable: {}", rep.actionable);
+    let excluded = [
+        ("other-kind", &loaded.other_kind),
+        ("malformed", &loaded.malformed),
+    ];
+    for (what, list) in excluded {
+        if !list.is_empty() {
+            let _ = writeln!(o, "\nExcluded as {what} ({}):", list.len());
+            for e in list.iter() {
+                let _ = writeln!(o, "  {}: {}", e.location, e.reason);
+            }
+        }
+    }
+    if !rep.incomplete.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nIncomplete key, not compared ({}; fill with --hardware/--hostname/\
+             --framework-version/--precision/--cache-state):",
+            rep.incomplete.len()
+        );
+        for e in &rep.incomplete {
+            let _ = writeln!(o, "  {}: {}", e.location, e.reason);
+        }
+    }
+    let _ = writeln!(o, "\nNext: {}", rep.next_action);
+    o
 }
 
 /// Runs `triage`.
-pub fn run(_args: Args) -> std::process::ExitCode {
-    eprintln!("trialscope triage: not implemented yet");
-    std::process::ExitCode::from(1)
+pub fn run(args: Args) -> std::process::ExitCode {
+    let fill = match args.fill.defaults() {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let pins = match &args.pins {
+        None => Vec::new(),
+        Some(p) => match std::fs::read(p)
+            .map_err(|e| e.to_string())
+            .and_then(|b| records::parse_pins(&b).map_err(|e| e.to_string()))
+        {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("error: {}: {e}", p.display());
+                return std::process::ExitCode::from(1);
+            }
+        },
+    };
+    let loaded = load(&args.files, &fill);
+    let params = Params {
+        min_ratio: args.min_ratio,
+        min_abs_s: args.min_abs_s,
+        cold_scale_fraction: args.cold_scale_fraction,
+        autotune_ratio: args.autotune_ratio,
+        load_threshold: args.load_threshold,
+        load_per_core: args.load_per_core,
+    };
+    let rep = compile_triage::run(&loaded.records, &pins, &params);
+    if args.json {
+        match serde_json::to_string_pretty(&report_json(&rep, &loaded)) {
+            Ok(s) => write_stdout(&(s + "\n")),
+            Err(e) => {
+                eprintln!("error: cannot serialize the report: {e}");
+                return std::process::ExitCode::from(1);
+            }
+        }
+    } else {
+        write_stdout(&render_text(&rep, &loaded));
+    }
+    super::load::exit_code(&loaded.failed)
+}
+
+/// Writes to stdout, ignoring a closed pipe (`trialscope triage … | head`).
+fn write_stdout(text: &str) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
 }
 
 /// Runs `pin`.
-pub fn run_pin(_args: PinArgs) -> std::process::ExitCode {
-    eprintln!("trialscope pin: not implemented yet");
-    std::process::ExitCode::from(1)
+pub fn run_pin(args: PinArgs) -> std::process::ExitCode {
+    let fill = match args.fill.defaults() {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    if let Some(out) = &args.out {
+        if args.files.iter().any(|f| same_file(f, out)) {
+            eprintln!(
+                "error: --out {} is one of the inputs; pin never writes its inputs",
+                out.display()
+            );
+            return std::process::ExitCode::from(2);
+        }
+    }
+    let loaded = load(&args.files, &fill);
+    for e in &loaded.malformed {
+        eprintln!("note: malformed record {}: {}", e.location, e.reason);
+    }
+    let pins = compile_triage::pins_from_records(&loaded.records);
+    if pins.is_empty() {
+        eprintln!("warning: no warm record with a complete key: the pins file is empty");
+    }
+    let text = records::pins_to_json(&pins) + "\n";
+    match &args.out {
+        Some(out) => {
+            if let Err(e) = std::fs::write(out, text) {
+                eprintln!("error: {}: cannot write: {e}", out.display());
+                return std::process::ExitCode::from(1);
+            }
+            eprintln!("wrote {} pins to {}", pins.len(), out.display());
+        }
+        None => write_stdout(&text),
+    }
+    super::load::exit_code(&loaded.failed)
 }

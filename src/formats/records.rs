@@ -1,0 +1,1061 @@
+//! Compile records for the triage (compile-triage.md, "Input: compile records"): record files
+//! and traces → [`CompileRecord`]s, and `pins.json` ([`parse_pins`], [`pins_to_json`]).
+//! [`load`] takes any dropped file; [`parse_records`] reads record files;
+//! [`compile_records_from_model`] derives records from a trace's compile slices.
+//!
+//! Containers: JSON Lines (one object a line), a JSON array of objects, or a JSON object with a
+//! `records` array; any of them optionally gzip/zlib-compressed. Field aliases: `cell` (string,
+//! or object flattened to sorted `k=v` pairs, or the triple `dataset_class` / `model_type` /
+//! `instrument`), `jax_version` | `framework_version`, `precision` | `mixed_precision` (bool:
+//! `true` → `mixed`, `false` → `full`), `compile_s` | `compile_seconds` (seconds),
+//! `load_avg_1m` | `host_state.load_avg_1m`, `cpu_count` | `host_state.cpu_count`,
+//! `persistent_cache_hits`/`_misses` | `jax_monitoring_events["/jax/compilation_cache/cache_hits"]`
+//! /`[".../cache_misses"]`. `timestamp` is ISO 8601 text ([`parse_iso8601`]) or a number of
+//! seconds since the Unix epoch. Unknown fields are kept in [`CompileRecord::extra`] (as JSON
+//! text).
+//!
+//! Nothing is dropped silently: a record with none of the key fields is listed as
+//! [`RecordFile::other_kind`]; one with some key fields missing or a field of the wrong type is
+//! listed as [`RecordFile::malformed`] with its file and line/index. Only an unreadable
+//! container (empty, not JSON, a trace) is an error, for that file alone.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::ImportError;
+pub use crate::model::compile_record::{format_iso8601_utc, parse_iso8601};
+use crate::model::compile_record::{
+    CacheState, CompileRecord, FullKey, Pin, RecordLocation, Timestamp,
+};
+use crate::model::{slice_flags, ArgValue, Model};
+
+/// A record that was not used, with where it is and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExcludedRecord {
+    pub location: RecordLocation,
+    /// Human-readable reason, e.g. `missing hostname, precision`.
+    pub reason: String,
+}
+
+/// Everything read from one record file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RecordFile {
+    /// Records whose identity fields are all present and well typed.
+    pub records: Vec<CompileRecord>,
+    /// Records of another kind sharing the folder (none of the key fields present).
+    pub other_kind: Vec<ExcludedRecord>,
+    /// Records with some key fields missing, a field of the wrong type, or a line that is not JSON.
+    pub malformed: Vec<ExcludedRecord>,
+}
+
+/// Ceiling on decompressed bytes of a record file (256 MiB).
+pub const MAX_RECORD_FILE_BYTES: u64 = 256 << 20;
+
+/// Parses one record file. `file` names it in locations and errors.
+///
+/// Errors: [`ImportError::Empty`], [`ImportError::Decompress`], [`ImportError::TooLarge`],
+/// [`ImportError::NotATrace`] (not JSON at all, with what it looks like) and
+/// [`ImportError::Malformed`] when the bytes are a trace (`traceEvents`, or objects with `ph`) —
+/// callers import those with [`super::import`] instead (see [`is_trace_json`]).
+pub fn parse_records(file: &str, bytes: &[u8]) -> Result<RecordFile, ImportError> {
+    let (_, data) = super::decompress(bytes, MAX_RECORD_FILE_BYTES)?;
+    let text_start = data
+        .iter()
+        .position(|b| !b.is_ascii_whitespace() && *b != 0xef && *b != 0xbb && *b != 0xbf)
+        .ok_or(ImportError::Empty)?;
+    let body = &data[text_start..];
+    let mut out = RecordFile::default();
+    // Whole-document forms first: an array, or an object with `records`.
+    if body.starts_with(b"[") || body.starts_with(b"{") {
+        if let Ok(v) = serde_json::from_slice::<Value>(body) {
+            if is_trace_value(&v) {
+                return Err(ImportError::Malformed(
+                    "this is a trace, not a compile-record file".into(),
+                ));
+            }
+            let items: Option<&Vec<Value>> = match &v {
+                Value::Array(a) => Some(a),
+                Value::Object(o) => match o.get("records") {
+                    Some(Value::Array(a)) => Some(a),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(items) = items {
+                for (index, item) in items.iter().enumerate() {
+                    let loc = RecordLocation {
+                        file: file.to_string(),
+                        index,
+                        line: None,
+                    };
+                    classify(item, loc, &mut out);
+                }
+                return Ok(out);
+            }
+            // A single object without `records` is a one-line JSON Lines file: fall through.
+        }
+    }
+    // JSON Lines.
+    let mut index = 0usize;
+    let mut any_json = false;
+    for (line_no, raw) in body.split(|&b| b == b'\n').enumerate() {
+        let line = trim_ascii(raw);
+        if line.is_empty() {
+            continue;
+        }
+        // Line numbers count from the first non-blank byte of the file; add the skipped lines.
+        let skipped = data[..text_start].iter().filter(|&&b| b == b'\n').count();
+        let loc = RecordLocation {
+            file: file.to_string(),
+            index,
+            line: Some(line_no + 1 + skipped),
+        };
+        index += 1;
+        match serde_json::from_slice::<Value>(line) {
+            Ok(v) => {
+                any_json = true;
+                if index == 1 && is_trace_value(&v) {
+                    return Err(ImportError::Malformed(
+                        "this is a trace, not a compile-record file".into(),
+                    ));
+                }
+                classify(&v, loc, &mut out);
+            }
+            Err(e) => out.malformed.push(ExcludedRecord {
+                location: loc,
+                reason: format!("not JSON: {e}"),
+            }),
+        }
+    }
+    if !any_json {
+        let head: String = String::from_utf8_lossy(&body[..body.len().min(40)])
+            .lines()
+            .next()
+            .unwrap_or("")
+            .to_string();
+        return Err(ImportError::NotATrace {
+            seen: format!("no JSON record in it (text starting with {head:?})"),
+        });
+    }
+    Ok(out)
+}
+
+/// True when decompressed `data` looks like a Chrome JSON trace (`traceEvents`, or an array whose
+/// first object has `ph`) rather than a record file. Looks at the first 64 KiB only.
+pub fn is_trace_json(data: &[u8]) -> bool {
+    let head = &data[..data.len().min(64 << 10)];
+    let s = String::from_utf8_lossy(head);
+    s.contains("\"traceEvents\"") || (s.trim_start().starts_with('[') && s.contains("\"ph\""))
+}
+
+fn is_trace_value(v: &Value) -> bool {
+    match v {
+        Value::Object(o) => o.contains_key("traceEvents"),
+        Value::Array(a) => a
+            .first()
+            .and_then(Value::as_object)
+            .is_some_and(|o| o.contains_key("ph")),
+        _ => false,
+    }
+}
+
+fn trim_ascii(b: &[u8]) -> &[u8] {
+    let start = b.iter().position(|c| !c.is_ascii_whitespace());
+    match start {
+        None => &[],
+        Some(s) => {
+            let end = b
+                .iter()
+                .rposition(|c| !c.is_ascii_whitespace())
+                .unwrap_or(s);
+            &b[s..=end]
+        }
+    }
+}
+
+/// Fields consumed into typed record fields (not copied to `extra`).
+const CONSUMED: &[&str] = &[
+    "cell",
+    "transform",
+    "hardware",
+    "hostname",
+    "jax_version",
+    "framework_version",
+    "precision",
+    "mixed_precision",
+    "cache_state",
+    "compile_s",
+    "compile_seconds",
+    "timestamp",
+    "load_avg_1m",
+    "cpu_count",
+    "persistent_cache_hits",
+    "persistent_cache_misses",
+];
+
+const TRIPLE: [&str; 3] = ["dataset_class", "instrument", "model_type"];
+const HITS_EVENT: &str = "/jax/compilation_cache/cache_hits";
+const MISSES_EVENT: &str = "/jax/compilation_cache/cache_misses";
+
+/// Turns one JSON value into a record, an other-kind entry or a malformed entry.
+fn classify(v: &Value, location: RecordLocation, out: &mut RecordFile) {
+    let Some(obj) = v.as_object() else {
+        out.malformed.push(ExcludedRecord {
+            location,
+            reason: format!("not a JSON object but {}", type_name(v)),
+        });
+        return;
+    };
+    let mut problems: Vec<String> = Vec::new();
+    let mut r = CompileRecord::new(location);
+
+    // Identity presence decides other-kind vs malformed.
+    let has_cell = obj.contains_key("cell") || TRIPLE.iter().any(|k| obj.contains_key(*k));
+    let identity_present = has_cell
+        || [
+            "transform",
+            "hardware",
+            "hostname",
+            "jax_version",
+            "framework_version",
+            "precision",
+            "mixed_precision",
+            "cache_state",
+        ]
+        .iter()
+        .any(|k| obj.contains_key(*k));
+    if !identity_present {
+        out.other_kind.push(ExcludedRecord {
+            location: r.location,
+            reason: "none of the key fields (cell, transform, hardware, hostname, jax_version, \
+                     precision, cache_state)"
+                .into(),
+        });
+        return;
+    }
+
+    r.cell = cell_of(obj, &mut problems);
+    let cell_from_triple = r.cell.is_some() && obj.get("cell").is_none_or(|c| c.is_null());
+    r.transform = string_field(obj, "transform", &mut problems);
+    r.hardware = string_field(obj, "hardware", &mut problems);
+    r.hostname = string_field(obj, "hostname", &mut problems);
+    r.jax_version = string_field(obj, "jax_version", &mut problems)
+        .or_else(|| string_field(obj, "framework_version", &mut problems));
+    r.precision = string_field(obj, "precision", &mut problems);
+    if r.precision.is_none() {
+        match obj.get("mixed_precision") {
+            None | Some(Value::Null) => {}
+            Some(Value::Bool(b)) => r.precision = Some(if *b { "mixed" } else { "full" }.into()),
+            Some(other) => problems.push(format!(
+                "mixed_precision is {} (expected a boolean)",
+                type_name(other)
+            )),
+        }
+    }
+    if let Some(s) = string_field(obj, "cache_state", &mut problems) {
+        match CacheState::parse(&s) {
+            Some(c) => r.cache_state = Some(c),
+            None => problems.push(format!("cache_state {s:?} is neither cold nor warm")),
+        }
+    }
+    r.compile_s = seconds_field(obj, "compile_s", &mut problems)
+        .or_else(|| seconds_field(obj, "compile_seconds", &mut problems));
+    match obj.get("timestamp") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) => match parse_iso8601(s) {
+            Some(ns) => {
+                r.timestamp = Some(Timestamp {
+                    text: s.clone(),
+                    unix_ns: ns,
+                })
+            }
+            None => problems.push(format!("timestamp {s:?} is not ISO 8601")),
+        },
+        Some(Value::Number(n)) => match n.as_f64().filter(|x| x.is_finite()) {
+            // Numbers are seconds since the Unix epoch.
+            Some(x) if x.abs() < 9.0e9 => {
+                r.timestamp = Some(Timestamp {
+                    text: n.to_string(),
+                    unix_ns: (x * 1e9).round() as i64,
+                })
+            }
+            _ => problems.push(format!("timestamp {n} is out of range")),
+        },
+        Some(other) => problems.push(format!(
+            "timestamp is {} (expected ISO 8601 text)",
+            type_name(other)
+        )),
+    }
+    let host_state = obj.get("host_state").and_then(Value::as_object);
+    r.load_avg_1m = number_field(obj, "load_avg_1m", &mut problems)
+        .or_else(|| host_state.and_then(|h| number_field(h, "load_avg_1m", &mut problems)));
+    r.cpu_count = number_field(obj, "cpu_count", &mut problems)
+        .or_else(|| host_state.and_then(|h| number_field(h, "cpu_count", &mut problems)));
+    r.cache_hits = count_field(obj, "persistent_cache_hits", &mut problems);
+    r.cache_misses = count_field(obj, "persistent_cache_misses", &mut problems);
+    if r.cache_hits.is_none() && r.cache_misses.is_none() {
+        if let Some(ev) = obj.get("jax_monitoring_events").and_then(Value::as_object) {
+            if ev.contains_key(HITS_EVENT) || ev.contains_key(MISSES_EVENT) {
+                // One of the two events was seen: the absent one counted zero.
+                r.cache_hits = Some(count_field(ev, HITS_EVENT, &mut problems).unwrap_or(0));
+                r.cache_misses = Some(count_field(ev, MISSES_EVENT, &mut problems).unwrap_or(0));
+            }
+        }
+    }
+    let mut extra = BTreeMap::new();
+    for (k, v) in obj {
+        let consumed_triple = cell_from_triple && TRIPLE.contains(&k.as_str());
+        if !(CONSUMED.contains(&k.as_str()) || consumed_triple) {
+            extra.insert(k.clone(), v.to_string());
+        }
+    }
+    r.extra = extra;
+
+    let missing = r.missing_fields();
+    if !missing.is_empty() {
+        problems.insert(0, format!("missing {}", missing.join(", ")));
+    }
+    if problems.is_empty() {
+        out.records.push(r);
+    } else {
+        out.malformed.push(ExcludedRecord {
+            location: r.location,
+            reason: problems.join("; "),
+        });
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "text",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Text of a scalar for a `k=v` pair (strings unquoted).
+fn scalar_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn cell_of(obj: &Map<String, Value>, problems: &mut Vec<String>) -> Option<String> {
+    match obj.get("cell") {
+        Some(Value::String(s)) if !s.is_empty() => return Some(s.clone()),
+        Some(Value::Object(o)) if !o.is_empty() => {
+            // serde_json's Map is sorted by key (no `preserve_order` feature); sort anyway.
+            let mut pairs: Vec<(&String, &Value)> = o.iter().collect();
+            pairs.sort_by(|a, b| a.0.cmp(b.0));
+            let parts: Vec<String> = pairs
+                .into_iter()
+                .map(|(k, v)| format!("{k}={}", scalar_text(v)))
+                .collect();
+            return Some(parts.join(", "));
+        }
+        None | Some(Value::Null) => {}
+        Some(other) => {
+            problems.push(format!(
+                "cell is {} (expected text or an object)",
+                type_name(other)
+            ));
+            return None;
+        }
+    }
+    let present: Vec<String> = TRIPLE
+        .iter()
+        .filter_map(|k| obj.get(*k).map(|v| (k, v)))
+        .filter(|(_, v)| !v.is_null())
+        .map(|(k, v)| format!("{k}={}", scalar_text(v)))
+        .collect();
+    if present.is_empty() {
+        None
+    } else {
+        // TRIPLE is in sorted key order already.
+        Some(present.join(", "))
+    }
+}
+
+fn string_field(obj: &Map<String, Value>, k: &str, problems: &mut Vec<String>) -> Option<String> {
+    match obj.get(k) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.trim().is_empty() => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        Some(other) => {
+            problems.push(format!("{k} is {} (expected text)", type_name(other)));
+            None
+        }
+    }
+}
+
+fn number_field(obj: &Map<String, Value>, k: &str, problems: &mut Vec<String>) -> Option<f64> {
+    match obj.get(k) {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => match n.as_f64().filter(|x| x.is_finite()) {
+            Some(x) => Some(x),
+            None => {
+                problems.push(format!("{k} is not a finite number"));
+                None
+            }
+        },
+        Some(other) => {
+            problems.push(format!("{k} is {} (expected a number)", type_name(other)));
+            None
+        }
+    }
+}
+
+fn seconds_field(obj: &Map<String, Value>, k: &str, problems: &mut Vec<String>) -> Option<f64> {
+    let x = number_field(obj, k, problems)?;
+    if x < 0.0 {
+        problems.push(format!("{k} is negative ({x})"));
+        return None;
+    }
+    Some(x)
+}
+
+fn count_field(obj: &Map<String, Value>, k: &str, problems: &mut Vec<String>) -> Option<u64> {
+    match obj.get(k) {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => {
+            if let Some(u) = n.as_u64() {
+                Some(u)
+            } else {
+                match n.as_f64() {
+                    Some(x) if x >= 0.0 && x.fract() == 0.0 && x < 1e15 => Some(x as u64),
+                    _ => {
+                        problems.push(format!("{k} is not a count ({n})"));
+                        None
+                    }
+                }
+            }
+        }
+        Some(other) => {
+            problems.push(format!("{k} is {} (expected a count)", type_name(other)));
+            None
+        }
+    }
+}
+
+/// Parses a `pins.json`: `{"version": 1, "pins": [PIN, …]}` or a bare array of PINs, where a
+/// PIN is an object with the seven key fields (`hardware`, `hostname`, `jax_version`,
+/// `precision`, `cache_state`, `cell`, `transform`, all text), `compile_s` (seconds, ≥ 0),
+/// `source` (text) and `source_timestamp` (ISO 8601 text or null).
+///
+/// Errors: [`ImportError::Malformed`] naming the first bad pin and field (a pins file is a
+/// user's baseline: a half-read baseline would hide drift, so it is all or nothing).
+pub fn parse_pins(bytes: &[u8]) -> Result<Vec<Pin>, ImportError> {
+    let v: Value = serde_json::from_slice(bytes)
+        .map_err(|e| ImportError::Malformed(format!("pins file is not JSON: {e}")))?;
+    let items = match &v {
+        Value::Array(a) => a,
+        Value::Object(o) => match o.get("pins") {
+            Some(Value::Array(a)) => a,
+            _ => {
+                return Err(ImportError::Malformed(
+                    "pins file has no \"pins\" array".into(),
+                ))
+            }
+        },
+        _ => {
+            return Err(ImportError::Malformed(
+                "pins file must be an object or an array".into(),
+            ))
+        }
+    };
+    let mut pins = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let bad = |what: String| ImportError::Malformed(format!("pin {i}: {what}"));
+        let obj = item
+            .as_object()
+            .ok_or_else(|| bad("not an object".into()))?;
+        let text = |k: &str| -> Result<String, ImportError> {
+            match obj.get(k) {
+                Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+                _ => Err(bad(format!("{k} must be non-empty text"))),
+            }
+        };
+        let cache_text = text("cache_state")?;
+        let cache_state = CacheState::parse(&cache_text).ok_or_else(|| {
+            bad(format!(
+                "cache_state {cache_text:?} is neither cold nor warm"
+            ))
+        })?;
+        let key = FullKey {
+            hardware: text("hardware")?,
+            hostname: text("hostname")?,
+            jax_version: text("jax_version")?,
+            precision: text("precision")?,
+            cache_state,
+            cell: text("cell")?,
+            transform: text("transform")?,
+        };
+        let compile_s = obj
+            .get("compile_s")
+            .and_then(Value::as_f64)
+            .filter(|x| x.is_finite() && *x >= 0.0)
+            .ok_or_else(|| bad("compile_s must be a number of seconds ≥ 0".into()))?;
+        let source = match obj.get("source") {
+            Some(Value::String(s)) => s.clone(),
+            None | Some(Value::Null) => String::new(),
+            Some(_) => return Err(bad("source must be text".into())),
+        };
+        let source_timestamp = match obj.get("source_timestamp") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(Timestamp {
+                text: s.clone(),
+                unix_ns: parse_iso8601(s)
+                    .ok_or_else(|| bad(format!("source_timestamp {s:?} is not ISO 8601")))?,
+            }),
+            Some(_) => return Err(bad("source_timestamp must be ISO 8601 text or null".into())),
+        };
+        pins.push(Pin {
+            key,
+            compile_s,
+            source,
+            source_timestamp,
+        });
+    }
+    Ok(pins)
+}
+
+/// Serializes pins as the `pins.json` read by [`parse_pins`] (`{"version": 1, "pins": […]}`,
+/// pretty-printed, in the given order).
+pub fn pins_to_json(pins: &[Pin]) -> String {
+    let arr: Vec<Value> = pins
+        .iter()
+        .map(|p| {
+            serde_json::json!({
+                "cell": p.key.cell,
+                "transform": p.key.transform,
+                "hardware": p.key.hardware,
+                "hostname": p.key.hostname,
+                "jax_version": p.key.jax_version,
+                "precision": p.key.precision,
+                "cache_state": p.key.cache_state.as_str(),
+                "compile_s": p.compile_s,
+                "source": p.source,
+                "source_timestamp": p.source_timestamp.as_ref().map(|t| t.text.clone()),
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({ "version": 1, "pins": arr });
+    serde_json::to_string_pretty(&doc).unwrap_or_default()
+}
+/// How [`load`] read a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputKind {
+    /// A compile-record file.
+    Records,
+    /// A trace whose compile slices became records ([`compile_records_from_model`]).
+    Trace,
+}
+
+/// Reads one dropped file for the triage, whatever it is: a trace (Chrome JSON with
+/// `traceEvents` or `ph` objects, or Perfetto protobuf) becomes records through
+/// [`compile_records_from_model`] with `defaults` filled in; anything else is parsed as a record
+/// file ([`parse_records`]). The UI worker and the CLI both call this.
+///
+/// Errors: [`super::FileError`] naming `name` when the file cannot be read at all.
+pub fn load(
+    name: &str,
+    bytes: &[u8],
+    defaults: &KeyDefaults,
+) -> Result<(InputKind, RecordFile), super::FileError> {
+    let err = |error| super::FileError {
+        file: name.to_string(),
+        error,
+    };
+    let (_, data) = super::decompress(bytes, super::DEFAULT_MAX_DECOMPRESSED).map_err(err)?;
+    let is_trace = is_trace_json(&data)
+        || matches!(
+            super::detect_format(&data),
+            Ok(super::Format::PerfettoProto)
+        );
+    if is_trace {
+        let art = super::import(name, bytes)?;
+        let mut records = compile_records_from_model(&art.model, name);
+        for r in &mut records {
+            defaults.fill(r);
+        }
+        return Ok((
+            InputKind::Trace,
+            RecordFile {
+                records,
+                ..RecordFile::default()
+            },
+        ));
+    }
+    if data.len() as u64 > MAX_RECORD_FILE_BYTES {
+        return Err(err(ImportError::TooLarge {
+            limit_bytes: MAX_RECORD_FILE_BYTES,
+        }));
+    }
+    Ok((InputKind::Records, parse_records(name, &data).map_err(err)?))
+}
+
+/// Key fields a trace does not carry, given by the user (CLI flags, UI form). Applied only where
+/// a trace-derived record has no value.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct KeyDefaults {
+    pub hardware: Option<String>,
+    pub hostname: Option<String>,
+    pub jax_version: Option<String>,
+    pub precision: Option<String>,
+    pub cache_state: Option<CacheState>,
+    pub transform: Option<String>,
+}
+
+impl KeyDefaults {
+    /// Fills the fields `r` lacks; records the fill in `r.extra["filled_by_user"]`.
+    pub fn fill(&self, r: &mut CompileRecord) {
+        let mut filled = Vec::new();
+        macro_rules! fill {
+            ($f:ident) => {
+                if r.$f.is_none() {
+                    if let Some(v) = &self.$f {
+                        r.$f = Some(v.clone());
+                        filled.push(stringify!($f));
+                    }
+                }
+            };
+        }
+        fill!(hardware);
+        fill!(hostname);
+        fill!(jax_version);
+        fill!(precision);
+        fill!(cache_state);
+        fill!(transform);
+        if !filled.is_empty() {
+            r.extra
+                .insert("filled_by_user".into(), format!("{:?}", filled.join(", ")));
+        }
+    }
+}
+
+/// The cache state a file name states, with the reason: `cold` for names containing `cold`;
+/// `warm` for `warm`; `warm` also for `cachesdisabled` / `cache_disabled` / `nocache` — a repeat
+/// run that was expected to hit (as in the corpus `cache_regression` set, whose cache-less runs
+/// keep the `warm` label), so a disabled cache shows up as drift instead of being hidden.
+pub fn cache_state_from_file_name(file_name: &str) -> Option<(CacheState, &'static str)> {
+    let base = file_name
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(file_name)
+        .to_ascii_lowercase();
+    if base.contains("cold") {
+        Some((CacheState::Cold, "file name says cold"))
+    } else if base.contains("warm") {
+        Some((CacheState::Warm, "file name says warm"))
+    } else if [
+        "cachesdisabled",
+        "cachedisabled",
+        "cache_disabled",
+        "nocache",
+        "no_cache",
+    ]
+    .iter()
+    .any(|w| base.contains(w))
+    {
+        Some((
+            CacheState::Warm,
+            "file name says caches disabled: treated as a warm re-run that should have hit",
+        ))
+    } else {
+        None
+    }
+}
+
+/// Compile records derived from the compile slices of a trace (slices flagged
+/// [`slice_flags::COMPILE`] by the importer).
+///
+/// One record per *outermost* compile slice: a compile slice with no compile ancestor on its
+/// track and not lying within another such slice's interval on another thread of the same
+/// process (XLA compiler threads working for JAX's `backend_compile_and_load` are part of that
+/// compile, not a second one). torch `*_data: compile_id=…` markers are skipped. `compile_s` is
+/// the slice's duration in seconds (incomplete slices are skipped). The cell is the compiled
+/// function's name — the first `name` argument of a compile slice within the interval (XLA
+/// `CpuCompiler::RunBackend {name: jit_loss}`) — else `<root slice> › <compile slice>` (e.g.
+/// `compiled_step_0 › _compile.compile_inner (dynamo_timed)`) when the compile runs inside
+/// another slice, else the slice name; repeats within the file get ` #2`, ` #3`, … in time
+/// order. Key fields: `hostname` from `model.info.hostname`; `cache_state` from the file name
+/// ([`cache_state_from_file_name`]); `transform` `torch.compile` for dynamo/inductor/aot regions
+/// and `jit` otherwise; `jax_version` from metadata `jax_version` / `framework_version` /
+/// `pytorch_version` when the trace has it; hardware and precision are left unknown for the
+/// user ([`KeyDefaults`]). The timestamp is the slice start when it is already epoch time
+/// (≥ 2001, as the JSON importer makes Kineto times), else `baseTimeNanoseconds` + start when
+/// the metadata has a base, else unknown.
+pub fn compile_records_from_model(model: &Model, file_name: &str) -> Vec<CompileRecord> {
+    let s = &model.slices;
+    let n = s.len();
+    let is_compile = |i: usize| s.flags[i] & slice_flags::COMPILE != 0;
+    // Walk up to the root, bounded in case of malformed parent links.
+    let ancestors = |i: usize| {
+        let mut out = Vec::new();
+        let mut cur = s.parent[i];
+        while let Some(p) = cur {
+            let p = p.0 as usize;
+            if p >= n || out.len() > 4096 {
+                break;
+            }
+            out.push(p);
+            cur = s.parent[p];
+        }
+        out
+    };
+    let base_ns: Option<i64> = model
+        .info
+        .metadata
+        .get("baseTimeNanoseconds")
+        .and_then(|v| v.trim().parse::<i64>().ok());
+    let version = ["jax_version", "framework_version", "pytorch_version"]
+        .iter()
+        .find_map(|k| model.info.metadata.get(*k).cloned());
+    let cache = cache_state_from_file_name(file_name);
+
+    let pid_of = |i: usize| model.tracks.get(s.track[i].0 as usize).and_then(|t| t.pid);
+    let end_of = |i: usize| s.ts_ns[i].saturating_add(s.dur_ns[i]);
+    // All compile slices that are compile work, and the outermost ones per track.
+    let mut work: Vec<usize> = Vec::new();
+    let mut outer: Vec<(usize, usize)> = Vec::new(); // (slice, root)
+    for i in 0..n {
+        if !is_compile(i) || s.dur_ns[i] < 0 || s.flags[i] & slice_flags::INCOMPLETE != 0 {
+            continue;
+        }
+        // torch `dynamo_timed` metadata markers (`<phase>_data: compile_id=0/0`) are µs-long
+        // annotations about a compile, not compile work.
+        let nm = model.str(s.name[i]);
+        if nm.contains("_data: ") && nm.contains("compile_id=") {
+            continue;
+        }
+        work.push(i);
+        let anc = ancestors(i);
+        if anc.iter().any(|&a| is_compile(a)) {
+            continue;
+        }
+        let root = anc.last().copied().unwrap_or(i);
+        outer.push((i, root));
+    }
+    // Longer first at equal start, so that a container precedes what it contains.
+    outer.sort_by_key(|&(i, _)| (s.ts_ns[i], std::cmp::Reverse(s.dur_ns[i]), i));
+    work.sort_by_key(|&i| (s.ts_ns[i], i));
+    // A compile slice on another thread of the same process that lies within an outer compile
+    // slice's interval is part of that compile (XLA compiler threads under JAX's
+    // `backend_compile_and_load`): drop it instead of counting the compile twice.
+    let mut open: BTreeMap<Option<i64>, i64> = BTreeMap::new(); // pid → end of current container
+    outer.retain(|&(i, _)| {
+        let e = open.entry(pid_of(i)).or_insert(i64::MIN);
+        if end_of(i) <= *e {
+            false
+        } else {
+            *e = end_of(i);
+            true
+        }
+    });
+
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut records = Vec::with_capacity(outer.len());
+    for (index, (i, root)) in outer.into_iter().enumerate() {
+        let name = model.str(s.name[i]).to_string();
+        // The compiled function's name: the first `name` argument of a compile slice inside this
+        // one's interval in the same process (XLA `CpuCompiler::RunBackend {name: jit_loss}`).
+        let from = work.partition_point(|&j| s.ts_ns[j] < s.ts_ns[i]);
+        let arg_name = work[from..]
+            .iter()
+            .take_while(|&&j| s.ts_ns[j] <= end_of(i))
+            .take(10_000)
+            .filter(|&&j| end_of(j) <= end_of(i) && pid_of(j) == pid_of(i))
+            .find_map(|&j| name_arg(model, j));
+        let base_cell = match arg_name {
+            Some(a) if !a.is_empty() => a,
+            _ if root != i => format!("{} › {}", model.str(s.name[root]), name),
+            _ => name.clone(),
+        };
+        let k = seen.entry(base_cell.clone()).or_insert(0);
+        *k += 1;
+        let cell = if *k > 1 {
+            format!("{base_cell} #{k}")
+        } else {
+            base_cell
+        };
+        let mut r = CompileRecord::new(RecordLocation {
+            file: file_name.to_string(),
+            index,
+            line: None,
+        });
+        let lower = name.to_ascii_lowercase();
+        let torch = [
+            "dynamo",
+            "inductor",
+            "aot",
+            "compile_fx",
+            "backward_compile",
+        ]
+        .iter()
+        .any(|w| lower.contains(w))
+            || name.contains("Torch-Compiled");
+        r.transform = Some(if torch { "torch.compile" } else { "jit" }.to_string());
+        r.cell = Some(cell);
+        r.compile_s = Some(s.dur_ns[i] as f64 / 1e9);
+        r.hostname = model.info.hostname.clone().filter(|h| !h.is_empty());
+        r.jax_version = version.clone();
+        if let Some((c, why)) = cache {
+            r.cache_state = Some(c);
+            r.extra
+                .insert("cache_state_source".into(), format!("{why:?}"));
+        }
+        let ts = s.ts_ns[i];
+        let unix_ns = if ts >= 978_307_200_000_000_000 {
+            Some(ts)
+        } else {
+            base_ns.and_then(|b| b.checked_add(ts))
+        };
+        r.timestamp = unix_ns.map(Timestamp::from_unix_ns);
+        r.extra.insert("slice".into(), format!("{name:?}"));
+        records.push(r);
+    }
+    records
+}
+
+/// The text of a slice's `name` argument, when it has a non-empty one.
+fn name_arg(model: &Model, i: usize) -> Option<String> {
+    model
+        .args
+        .get(model.slices.args[i])
+        .iter()
+        .find_map(|(k, v)| {
+            (model.str(*k) == "name")
+                .then(|| match v {
+                    ArgValue::Str(id) => Some(model.str(*id).to_string()),
+                    ArgValue::Text(t) => Some(t.clone()),
+                    _ => None,
+                })
+                .flatten()
+        })
+        .filter(|n| !n.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ArgsId, FrameId, SliceBuilder, Track, TrackKind};
+
+    #[test]
+    fn iso8601_offsets_and_fractions() {
+        // 2026-11-29T10:27:01.123Z = 1_795_948_021.123 s (python:
+        // datetime(2026,11,29,10,27,1,123000,tzinfo=timezone.utc).timestamp()).
+        let z = parse_iso8601("2026-11-29T10:27:01.123Z").unwrap();
+        assert_eq!(z, 1_795_948_021_123_000_000);
+        assert_eq!(parse_iso8601("2026-11-29T12:27:01.123+02:00"), Some(z));
+        assert_eq!(parse_iso8601("2026-11-29T05:27:01.123-0500"), Some(z));
+        assert_eq!(parse_iso8601("2026-11-29 10:27:01.123"), Some(z));
+        assert_eq!(parse_iso8601("1970-01-01"), Some(0));
+        assert_eq!(parse_iso8601("1969-12-31T23:59:59Z"), Some(-1_000_000_000));
+        assert_eq!(format_iso8601_utc(z), "2026-11-29T10:27:01.123Z");
+        for ns in [0, 1, 999, 1_000, -1, z + 7, z + 7_000, -86_400_000_000_000] {
+            assert_eq!(parse_iso8601(&format_iso8601_utc(ns)), Some(ns), "{ns}");
+        }
+        for bad in [
+            "",
+            "2026-13-01",
+            "2026-02-30",
+            "2026-11-29T25:00",
+            "2026-11-29T10:27:01Zjunk",
+            "29/11/2026",
+            "2026-11-29T10:27:01+2",
+        ] {
+            assert_eq!(parse_iso8601(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn containers_and_aliases() {
+        let line = r#"{"cell":{"b":2,"a":"x"},"transform":"jit","hardware":"cpu","hostname":"h","framework_version":"2.1","mixed_precision":true,"cache_state":"warm","compile_seconds":1.5,"timestamp":"2026-01-01T00:00:00Z","host_state":{"load_avg_1m":3.5,"cpu_count":8},"jax_monitoring_events":{"/jax/compilation_cache/cache_hits":1},"set":"s"}"#;
+        let jsonl = format!("{line}\n\n{line}\n");
+        let arr = format!("[{line},{line}]");
+        let obj = format!("{{\"records\":[{line},{line}]}}");
+        for (i, text) in [jsonl, arr, obj].iter().enumerate() {
+            let f = parse_records("f", text.as_bytes()).unwrap();
+            assert_eq!(f.records.len(), 2, "container {i}");
+            let r = &f.records[0];
+            assert_eq!(r.cell.as_deref(), Some("a=x, b=2"));
+            assert_eq!(r.jax_version.as_deref(), Some("2.1"));
+            assert_eq!(r.precision.as_deref(), Some("mixed"));
+            assert_eq!(r.compile_s, Some(1.5));
+            assert_eq!(r.load_avg_1m, Some(3.5));
+            assert_eq!(r.cpu_count, Some(8.0));
+            assert_eq!((r.cache_hits, r.cache_misses), (Some(1), Some(0)));
+            assert_eq!(r.extra.get("set").map(String::as_str), Some("\"s\""));
+        }
+        let f = parse_records("f", format!("{line}\n\n{line}\n").as_bytes()).unwrap();
+        assert_eq!(f.records[1].location.line, Some(3));
+        assert_eq!(f.records[1].location.index, 1);
+    }
+
+    #[test]
+    fn triple_cell_alias() {
+        let t = r#"{"dataset_class":"D","model_type":"M","instrument":"I","transform":"vag","hardware":"gpu","hostname":"h","jax_version":"1","precision":"fp32","cache_state":"cold","compile_s":2}"#;
+        let f = parse_records("f", t.as_bytes()).unwrap();
+        assert_eq!(
+            f.records[0].cell.as_deref(),
+            Some("dataset_class=D, instrument=I, model_type=M")
+        );
+        assert!(!f.records[0].extra.contains_key("model_type"));
+    }
+
+    #[test]
+    fn other_kind_and_malformed_are_listed() {
+        let text = concat!(
+            r#"{"cell":"a","transform":"jit","hardware":"cpu","hostname":"h","jax_version":"1","precision":"fp32","cache_state":"warm","compile_s":1}"#,
+            "\n",
+            r#"{"event":"gc","bytes":10}"#,
+            "\n",
+            r#"{"cell":"a","transform":"jit","hardware":"cpu","cache_state":"warm","compile_s":1}"#,
+            "\n",
+            "not json at all\n",
+            r#"{"cell":"a","transform":"jit","hardware":"cpu","hostname":"h","jax_version":"1","precision":"fp32","cache_state":"lukewarm","compile_s":"1"}"#,
+            "\n",
+            "[1,2]\n"
+        );
+        let f = parse_records("recs.jsonl", text.as_bytes()).unwrap();
+        assert_eq!(f.records.len(), 1);
+        assert_eq!(f.other_kind.len(), 1);
+        assert_eq!(f.other_kind[0].location.line, Some(2));
+        let m: Vec<(Option<usize>, &str)> = f
+            .malformed
+            .iter()
+            .map(|e| (e.location.line, e.reason.as_str()))
+            .collect();
+        assert_eq!(m.len(), 4, "{m:?}");
+        assert_eq!(m[0].0, Some(3));
+        assert!(m[0]
+            .1
+            .starts_with("missing hostname, jax_version, precision"));
+        assert_eq!(m[1].0, Some(4));
+        assert!(m[1].1.starts_with("not JSON"));
+        assert!(m[2].1.contains("lukewarm") && m[2].1.contains("compile_s is text"));
+        assert!(m[3].1.contains("not a JSON object"));
+    }
+
+    #[test]
+    fn unreadable_containers_are_errors() {
+        assert!(matches!(parse_records("f", b""), Err(ImportError::Empty)));
+        assert!(matches!(
+            parse_records("f", b"hello\nworld\n"),
+            Err(ImportError::NotATrace { .. })
+        ));
+        assert!(parse_records("f", br#"{"traceEvents":[]}"#).is_err());
+        assert!(is_trace_json(br#"{"traceEvents":[]}"#));
+        assert!(!is_trace_json(br#"{"cell":"a"}"#));
+    }
+
+    /// A model with torch.compile-like compile slices nested inside a step annotation.
+    fn torch_like_model(dynamo_s: f64, bwd_s: Option<f64>) -> Model {
+        let mut m = Model::default();
+        let tname = m.strings.intern("python");
+        let track = m.add_track(Track {
+            name: tname,
+            kind: TrackKind::Thread,
+            pid: Some(1),
+            tid: Some(1),
+            parent: None,
+            overflow_of: None,
+        });
+        m.info.hostname = Some("vm".into());
+        m.info
+            .metadata
+            .insert("baseTimeNanoseconds".into(), "1790857026000000000".into());
+        let step = m.strings.intern("compiled_step_0");
+        let dynamo = m.strings.intern("dynamo");
+        let inner = m.strings.intern("inductor_compile");
+        let bwd = m.strings.intern("entire_backward_compile");
+        let cat = m.strings.intern("cpu_op");
+        let mut b = SliceBuilder::new();
+        let s = 1_000_000_000i64;
+        let total = ((dynamo_s + bwd_s.unwrap_or(0.0) + 1.0) * 1e9) as i64;
+        b.complete(track, s, total, step, cat, FrameId(0), ArgsId(0), 0);
+        let d = (dynamo_s * 1e9) as i64;
+        b.complete(
+            track,
+            s + 1000,
+            d,
+            dynamo,
+            cat,
+            FrameId(0),
+            ArgsId(0),
+            slice_flags::COMPILE,
+        );
+        b.complete(
+            track,
+            s + 2000,
+            d / 2,
+            inner,
+            cat,
+            FrameId(0),
+            ArgsId(0),
+            slice_flags::COMPILE,
+        );
+        if let Some(bw) = bwd_s {
+            b.complete(
+                track,
+                s + d + 5000,
+                (bw * 1e9) as i64,
+                bwd,
+                cat,
+                FrameId(0),
+                ArgsId(0),
+                slice_flags::COMPILE,
+            );
+        }
+        b.finish(&mut m);
+        m
+    }
+
+    #[test]
+    fn records_from_compile_slices() {
+        let m = torch_like_model(23.4, Some(1.8));
+        let rs = compile_records_from_model(&m, "trial1_coldcache_rank0.pt.trace.json.gz");
+        // Outermost compile slices only: the nested inductor_compile is part of dynamo.
+        assert_eq!(rs.len(), 2);
+        assert_eq!(rs[0].cell.as_deref(), Some("compiled_step_0 › dynamo"));
+        assert_eq!(rs[0].compile_s, Some(23.4));
+        assert_eq!(rs[0].cache_state, Some(CacheState::Cold));
+        assert_eq!(rs[0].transform.as_deref(), Some("torch.compile"));
+        assert_eq!(rs[0].hostname.as_deref(), Some("vm"));
+        assert_eq!(
+            rs[0].timestamp.as_ref().unwrap().unix_ns,
+            1_790_857_027_000_001_000
+        );
+        assert_eq!(
+            rs[1].cell.as_deref(),
+            Some("compiled_step_0 › entire_backward_compile")
+        );
+        // Hardware, version and precision are for the user to fill in.
+        assert_eq!(
+            rs[0].missing_fields(),
+            vec!["hardware", "jax_version", "precision"]
+        );
+        let fill = KeyDefaults {
+            hardware: Some("cpu".into()),
+            jax_version: Some("2.15.0".into()),
+            precision: Some("fp32".into()),
+            ..KeyDefaults::default()
+        };
+        let mut r = rs[0].clone();
+        fill.fill(&mut r);
+        assert!(r.full_key().is_some());
+        assert_eq!(
+            cache_state_from_file_name("x/trial3_cachesdisabled_rank0.json").map(|c| c.0),
+            Some(CacheState::Warm)
+        );
+        assert_eq!(cache_state_from_file_name("trace.json"), None);
+    }
+}

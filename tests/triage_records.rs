@@ -1,0 +1,236 @@
+//! Record files through the `trialscope triage` / `pin` binary: malformed and other-kind records
+//! are listed with file and line, a broken file does not stop the others, and inputs are never
+//! written. The good rows are real records copied from `corpus/jax_compile/baseline.jsonl` and
+//! `cache_regression.jsonl`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_trialscope");
+
+fn corpus_lines(set: &str) -> Vec<String> {
+    let p = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/jax_compile"
+    ))
+    .join(format!("{set}.jsonl"));
+    std::fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+fn dir(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "trialscope_triage_rec_{}_{test}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The warm baseline row and the cache_regression warm row of the same key (attention_l4, fp32).
+fn rows() -> (String, String) {
+    let pick = |set: &str| {
+        corpus_lines(set)
+            .into_iter()
+            .find(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                v["cell"] == "attention_l4"
+                    && v["precision"] == "fp32"
+                    && v["cache_state"] == "warm"
+            })
+            .unwrap()
+    };
+    (pick("baseline"), pick("cache_regression"))
+}
+
+#[test]
+fn malformed_and_other_kind_are_listed_and_a_broken_file_does_not_stop_the_others() {
+    let d = dir("listing");
+    let (base, regressed) = rows();
+    let base_file = d.join("base.jsonl");
+    std::fs::write(&base_file, format!("{base}\n")).unwrap();
+    let mixed = d.join("mixed.jsonl");
+    // Line 1: a real regressed row; 2: another kind of record sharing the folder; 3: the
+    // regressed row without hostname; 4: not JSON; 5: blank; 6: a JSON array of records in a
+    // JSONL line (not an object).
+    let v: Value = serde_json::from_str(&regressed).unwrap();
+    let mut no_host = v.clone();
+    no_host.as_object_mut().unwrap().remove("hostname");
+    std::fs::write(
+        &mixed,
+        format!("{regressed}\n{{\"kind\":\"gc_stats\",\"bytes\":12}}\n{no_host}\n{{oops\n\n[1]\n"),
+    )
+    .unwrap();
+    let broken = d.join("broken.jsonl.gz");
+    std::fs::write(&broken, [0x1f, 0x8b, 0x08, 0x00, 0x01]).unwrap();
+    let missing = d.join("does_not_exist.jsonl");
+    let pins = d.join("pins.json");
+    let before_base = std::fs::read(&base_file).unwrap();
+    let before_mixed = std::fs::read(&mixed).unwrap();
+
+    let (code, _, err) = run(&[
+        "pin",
+        "--out",
+        pins.to_str().unwrap(),
+        base_file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(&[
+        "triage",
+        "--json",
+        "--min-abs-s",
+        "0.05",
+        "--pins",
+        pins.to_str().unwrap(),
+        broken.to_str().unwrap(),
+        mixed.to_str().unwrap(),
+        missing.to_str().unwrap(),
+    ]);
+    // Exit 1 because two files failed; the report of the others is still printed.
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("broken.jsonl.gz"), "{err}");
+    assert!(err.contains("does_not_exist.jsonl"), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["failed_files"].as_array().unwrap().len(), 2);
+    let f = v["findings"].as_array().unwrap();
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0]["classification"], "cache-regression");
+    assert_eq!(f[0]["location"]["text"], "mixed.jsonl:1");
+    let other = v["excluded"]["other_kind"].as_array().unwrap();
+    assert_eq!(other.len(), 1);
+    assert_eq!(other[0]["location"]["line"], 2);
+    let bad = v["excluded"]["malformed"].as_array().unwrap();
+    let lines: Vec<u64> = bad
+        .iter()
+        .map(|b| b["location"]["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, vec![3, 4, 6]);
+    assert_eq!(bad[0]["reason"], "missing hostname");
+    assert!(bad[1]["reason"].as_str().unwrap().starts_with("not JSON"));
+    // Inputs untouched.
+    assert_eq!(std::fs::read(&base_file).unwrap(), before_base);
+    assert_eq!(std::fs::read(&mixed).unwrap(), before_mixed);
+
+    // The text report lists them too.
+    let (_, text, _) = run(&[
+        "triage",
+        "--pins",
+        pins.to_str().unwrap(),
+        mixed.to_str().unwrap(),
+    ]);
+    assert!(text.contains("Excluded as other-kind (1)"), "{text}");
+    assert!(text.contains("mixed.jsonl:3: missing hostname"), "{text}");
+}
+
+#[test]
+fn pin_refuses_to_overwrite_an_input_and_bad_pins_fail_loudly() {
+    let d = dir("pin");
+    let (base, _) = rows();
+    let base_file = d.join("base.jsonl");
+    std::fs::write(&base_file, format!("{base}\n")).unwrap();
+    let before = std::fs::read(&base_file).unwrap();
+    let (code, _, err) = run(&[
+        "pin",
+        "--out",
+        base_file.to_str().unwrap(),
+        base_file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("never writes its inputs"), "{err}");
+    assert_eq!(std::fs::read(&base_file).unwrap(), before);
+
+    // A pins file with a bad entry is an error, not a silently smaller baseline.
+    let pins = d.join("bad_pins.json");
+    std::fs::write(&pins, r#"{"pins":[{"cell":"a","compile_s":1}]}"#).unwrap();
+    let (code, _, err) = run(&[
+        "triage",
+        "--pins",
+        pins.to_str().unwrap(),
+        base_file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("pin 0"), "{err}");
+}
+
+#[test]
+fn array_and_records_object_containers_give_the_same_findings() {
+    let d = dir("containers");
+    let (base, regressed) = rows();
+    let pins = d.join("pins.json");
+    let base_file = d.join("base.json");
+    std::fs::write(&base_file, format!("[{base}]")).unwrap();
+    let (code, _, err) = run(&[
+        "pin",
+        "--out",
+        pins.to_str().unwrap(),
+        base_file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let obj = d.join("reg.json");
+    std::fs::write(&obj, format!("{{\"records\":[{regressed}]}}")).unwrap();
+    let (code, out, err) = run(&[
+        "triage",
+        "--json",
+        "--min-abs-s",
+        "0.05",
+        "--pins",
+        pins.to_str().unwrap(),
+        obj.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["counts"]["cache-regression"], 1);
+    assert_eq!(v["findings"][0]["location"]["text"], "reg.json[0]");
+    assert_eq!(v["findings"][0]["key"]["cell"], "attention_l4");
+}
+
+mod never_panics {
+    use proptest::prelude::*;
+    use trialscope::analysis::compile_triage::{self, Params};
+    use trialscope::formats::records;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+            let _ = records::parse_records("x", &bytes);
+            let _ = records::parse_pins(&bytes);
+        }
+
+        #[test]
+        fn arbitrary_record_lines(lines in proptest::collection::vec(
+            r#"\{("(cell|transform|hardware|hostname|jax_version|precision|cache_state|compile_s|timestamp|load_avg_1m|persistent_cache_hits|host_state)": ?(1|-1|1e400|"warm"|"cold"|"x"|null|true|\{\}|\[\]|"2026-01-01T00:00:00Z"|0\.5), ?){0,9}"z":0\}"#,
+            0..20,
+        )) {
+            let text = lines.join("\n");
+            if let Ok(f) = records::parse_records("x", text.as_bytes()) {
+                let pins = compile_triage::pins_from_records(&f.records);
+                let rep = compile_triage::run(&f.records, &pins, &Params::default());
+                prop_assert_eq!(f.records.len() + f.other_kind.len() + f.malformed.len(), lines.len());
+                prop_assert!(rep.findings.is_empty(), "rows equal to their own pin never drift");
+            }
+        }
+
+        #[test]
+        fn arbitrary_timestamps(s in r"[0-9T:+\-Z. ]{0,40}") {
+            if let Some(ns) = records::parse_iso8601(&s) {
+                prop_assert_eq!(records::parse_iso8601(&records::format_iso8601_utc(ns)), Some(ns));
+            }
+        }
+    }
+}
