@@ -20,7 +20,10 @@ pub const COLLECTIVE_TOKENS: &[&str] = &[
 
 /// Lower-cases `text` and drops `-` and `_`.
 pub fn fold(text: &str) -> String {
-    text.chars().filter(|&c| c != '-' && c != '_').flat_map(char::to_lowercase).collect()
+    text.chars()
+        .filter(|&c| c != '-' && c != '_')
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// True when `text` contains a collective token (after [`fold`]).

@@ -1,0 +1,1291 @@
+//! Rank memory timelines and collective attribution of hidden-memory spikes
+//! (`/work/shared/reference/collective-memory.md`).
+//!
+//! Pipeline:
+//! 1. [`series_from_model`] reads one rank's memory counters (matched by name through a
+//!    [`Mapping`]), its collective markers (the spec's token rule,
+//!    [`crate::model::collective::has_collective_token`]) and its phase annotations out of a
+//!    [`Model`] → [`RankSeries`].
+//! 2. The caller resolves each rank's identity ([`rank_from_file_name`] when the content has
+//!    none) and builds [`RankInput`]s.
+//! 3. [`run`] aligns the ranks' clocks and runs the spec's attribution algorithm (steps 1–11) →
+//!    [`Report`].
+//!
+//! Units: times are ns, memory is bytes, ratios are fractions (0..1). Pure and deterministic:
+//! the same inputs give the same report (no clock, no I/O, no hash-map order in outputs).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::Serialize;
+
+use crate::model::collective::{fold, has_collective_token};
+use crate::model::{slice_flags, ArgValue, Model, StrId};
+
+const MIB: u64 = 1 << 20;
+const MS: i64 = 1_000_000;
+
+// ---------------------------------------------------------------------------------------------
+// Series mapping
+// ---------------------------------------------------------------------------------------------
+
+/// Which memory series a counter name stands for (collective-memory.md, "Per-rank series").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeriesKind {
+    /// Memory used on the device as the driver sees it (NVML), bytes.
+    DeviceUsed,
+    /// Memory held by the framework's caching allocator, bytes.
+    AllocatorReserved,
+    /// Live tensors, bytes.
+    AllocatorAllocated,
+    /// Device capacity, bytes.
+    DeviceTotal,
+}
+
+impl SeriesKind {
+    /// The spec's series name (`device_used_bytes`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SeriesKind::DeviceUsed => "device_used_bytes",
+            SeriesKind::AllocatorReserved => "allocator_reserved_bytes",
+            SeriesKind::AllocatorAllocated => "allocator_allocated_bytes",
+            SeriesKind::DeviceTotal => "device_total_bytes",
+        }
+    }
+}
+
+/// A user-editable mapping from counter names to memory series.
+///
+/// A counter matches a pattern when its name, lower-cased with `-` and `_` removed
+/// ([`fold`]), contains the pattern folded the same way. Kinds are tried in the order
+/// reserved → allocated → total → device-used, so `Total Reserved` is reserved memory and
+/// `device_used_bytes` is device-used memory. Defaults:
+///
+/// | kind | patterns |
+/// |---|---|
+/// | allocator_reserved | `reserved` |
+/// | allocator_allocated | `allocated` |
+/// | device_total | `device_total`, `total_bytes`, `mem_total`, `memory total`, `capacity` |
+/// | device_used | `device_used`, `nvml`, `used`, `gpu memory`, `device memory` |
+///
+/// Kineto `[memory]` events arrive (from the Chrome JSON importer) as `"<device> allocated"`
+/// and `"<device> reserved"`, which the defaults match. When several counters of a model match
+/// one kind, a non-`cpu` one wins, then the one with more samples, then the first.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Mapping {
+    pub device_used: Vec<String>,
+    pub allocator_reserved: Vec<String>,
+    pub allocator_allocated: Vec<String>,
+    pub device_total: Vec<String>,
+}
+
+impl Default for Mapping {
+    fn default() -> Self {
+        let v = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect();
+        Mapping {
+            device_used: v(&["device_used", "nvml", "used", "gpu memory", "device memory"]),
+            allocator_reserved: v(&["reserved"]),
+            allocator_allocated: v(&["allocated"]),
+            device_total: v(&[
+                "device_total",
+                "total_bytes",
+                "mem_total",
+                "memory total",
+                "capacity",
+            ]),
+        }
+    }
+}
+
+impl Mapping {
+    /// The series kind a counter named `name` maps to, if any.
+    pub fn classify(&self, name: &str) -> Option<SeriesKind> {
+        let f = fold(name);
+        let hit = |pats: &[String]| {
+            pats.iter().any(|p| {
+                let p = fold(p);
+                !p.is_empty() && f.contains(&p)
+            })
+        };
+        if hit(&self.allocator_reserved) {
+            Some(SeriesKind::AllocatorReserved)
+        } else if hit(&self.allocator_allocated) {
+            Some(SeriesKind::AllocatorAllocated)
+        } else if hit(&self.device_total) {
+            Some(SeriesKind::DeviceTotal)
+        } else if hit(&self.device_used) {
+            Some(SeriesKind::DeviceUsed)
+        } else {
+            None
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-rank data
+// ---------------------------------------------------------------------------------------------
+
+/// One memory series: samples in time order. `ts_ns` in ns on the trace's clock, `value` in
+/// bytes.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Series {
+    /// The counter name the series came from.
+    pub name: String,
+    pub ts_ns: Vec<i64>,
+    pub value: Vec<f64>,
+}
+
+impl Series {
+    /// The value in force at `t` (sample-and-hold: the last sample at or before `t`; before the
+    /// first sample, the first sample). `None` for an empty series.
+    pub fn value_at(&self, t: i64) -> Option<f64> {
+        if self.ts_ns.is_empty() {
+            return None;
+        }
+        let i = self.ts_ns.partition_point(|&x| x <= t);
+        Some(self.value[i.saturating_sub(1)])
+    }
+
+    fn shifted(&self, by: i64) -> Series {
+        Series {
+            name: self.name.clone(),
+            ts_ns: self.ts_ns.iter().map(|t| t.saturating_add(by)).collect(),
+            value: self.value.clone(),
+        }
+    }
+}
+
+/// A collective marker: `[start_ns, end_ns]` (a point marker has `start_ns == end_ns`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Marker {
+    pub start_ns: i64,
+    pub end_ns: i64,
+    /// The event's name (or telemetry event type).
+    pub name: String,
+}
+
+/// A phase annotation (`ProfilerStep#N`, `train_step`, forward/backward/optimizer): `[start_ns,
+/// end_ns]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Phase {
+    pub start_ns: i64,
+    pub end_ns: i64,
+    pub name: String,
+}
+
+/// Everything the attribution needs from one rank's trace.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RankSeries {
+    /// Rank stated by the content (Kineto `distributedInfo.rank`, a process label such as
+    /// `rank 3`, a `rank` arg, telemetry `rank`); `None` when the content does not say.
+    pub rank: Option<u32>,
+    /// World size stated by the content.
+    pub world_size: Option<u32>,
+    pub device_used: Option<Series>,
+    pub allocator_reserved: Option<Series>,
+    pub allocator_allocated: Option<Series>,
+    pub device_total: Option<Series>,
+    /// Collective markers, sorted by start.
+    pub markers: Vec<Marker>,
+    /// Phase annotations, sorted by start.
+    pub phases: Vec<Phase>,
+    /// True when the timestamps are on a clock shared by the job's ranks: wall-clock time since
+    /// the Unix epoch (first timestamp ≥ 10^17 ns, i.e. after 1973) or a trace stating
+    /// `baseTimeNanoseconds`.
+    pub shared_clock: bool,
+}
+
+impl RankSeries {
+    /// The spec names of the series present.
+    pub fn series_present(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        for (k, s) in [
+            (SeriesKind::DeviceUsed, &self.device_used),
+            (SeriesKind::AllocatorReserved, &self.allocator_reserved),
+            (SeriesKind::AllocatorAllocated, &self.allocator_allocated),
+            (SeriesKind::DeviceTotal, &self.device_total),
+        ] {
+            if s.as_ref().is_some_and(|s| !s.ts_ns.is_empty()) {
+                v.push(k.as_str());
+            }
+        }
+        v
+    }
+
+    /// Number of samples on the rank's timeline: those of device_used when present, else the
+    /// largest count among the other series.
+    pub fn samples(&self) -> usize {
+        if let Some(s) = &self.device_used {
+            return s.ts_ns.len();
+        }
+        [
+            &self.allocator_reserved,
+            &self.allocator_allocated,
+            &self.device_total,
+        ]
+        .iter()
+        .filter_map(|s| s.as_ref().map(|s| s.ts_ns.len()))
+        .max()
+        .unwrap_or(0)
+    }
+
+    fn first_ts(&self) -> Option<i64> {
+        [
+            &self.device_used,
+            &self.allocator_reserved,
+            &self.allocator_allocated,
+            &self.device_total,
+        ]
+        .iter()
+        .filter_map(|s| s.as_ref().and_then(|s| s.ts_ns.first().copied()))
+        .min()
+    }
+
+    fn earliest_record(&self) -> Option<i64> {
+        let m = self.markers.iter().map(|m| m.start_ns).min();
+        let p = self.phases.iter().map(|p| p.start_ns).min();
+        [self.first_ts(), m, p].into_iter().flatten().min()
+    }
+
+    fn shifted(&self, by: i64) -> RankSeries {
+        if by == 0 {
+            return self.clone();
+        }
+        let sh = |s: &Option<Series>| s.as_ref().map(|s| s.shifted(by));
+        RankSeries {
+            rank: self.rank,
+            world_size: self.world_size,
+            device_used: sh(&self.device_used),
+            allocator_reserved: sh(&self.allocator_reserved),
+            allocator_allocated: sh(&self.allocator_allocated),
+            device_total: sh(&self.device_total),
+            markers: self
+                .markers
+                .iter()
+                .map(|m| Marker {
+                    start_ns: m.start_ns.saturating_add(by),
+                    end_ns: m.end_ns.saturating_add(by),
+                    name: m.name.clone(),
+                })
+                .collect(),
+            phases: self
+                .phases
+                .iter()
+                .map(|p| Phase {
+                    start_ns: p.start_ns.saturating_add(by),
+                    end_ns: p.end_ns.saturating_add(by),
+                    name: p.name.clone(),
+                })
+                .collect(),
+            shared_clock: self.shared_clock,
+        }
+    }
+}
+
+/// First timestamp (ns) from which a clock is taken to be wall-clock time since the Unix epoch.
+pub const EPOCH_CLOCK_MIN_NS: i64 = 100_000_000_000_000_000;
+
+/// Parses a rank out of text such as `rank 3`, `rank=3`, `rank_3`, `Rank:3` (case-insensitive,
+/// `rank` not preceded by a letter).
+fn rank_in_text(text: &str) -> Option<u32> {
+    let lower = text.to_ascii_lowercase();
+    let b = lower.as_bytes();
+    let mut from = 0;
+    while let Some(p) = lower[from..].find("rank") {
+        let i = from + p;
+        from = i + 4;
+        if i > 0 && b[i - 1].is_ascii_alphabetic() {
+            continue;
+        }
+        let mut j = i + 4;
+        while j < b.len() && matches!(b[j], b' ' | b'_' | b'-' | b':' | b'=' | b'#') && j < i + 7 {
+            j += 1;
+        }
+        let start = j;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        if j > start && j - start <= 9 {
+            if let Ok(r) = lower[start..j].parse() {
+                return Some(r);
+            }
+        }
+    }
+    None
+}
+
+/// The rank a file name states: `rank3`, `rank_3`, `rank-3` (not preceded by a letter) or
+/// `-r3`/`_r3`/`.r3` followed by a non-digit or the end (collective-memory.md, "Rank identity").
+/// `None` when the name says nothing.
+pub fn rank_from_file_name(name: &str) -> Option<u32> {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    if let Some(r) = rank_in_text(base) {
+        return Some(r);
+    }
+    let b = base.as_bytes();
+    for i in 0..b.len().saturating_sub(2) {
+        if matches!(b[i], b'-' | b'_' | b'.') && (b[i + 1] == b'r' || b[i + 1] == b'R') {
+            let start = i + 2;
+            let mut j = start;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            if j > start && j - start <= 9 && (j == b.len() || !b[j].is_ascii_alphanumeric()) {
+                if let Ok(r) = base[start..j].parse() {
+                    return Some(r);
+                }
+            }
+        }
+    }
+    None
+}
+
+fn is_phase_name(folded: &str) -> bool {
+    folded.starts_with("profilerstep")
+        || folded.contains("step")
+        || folded.contains("forward")
+        || folded.contains("backward")
+        || folded.contains("optimizer")
+}
+
+/// Reads one rank's memory series, collective markers and phases out of an imported model.
+///
+/// * Series: every counter of `model.counters` is classified by name through `mapping`
+///   (see [`Mapping`]); per kind one counter is kept.
+/// * Markers: every slice whose name, category or args (keys and values; JSON text values are
+///   searched as text, so nested keys count) contains a collective token, or that the importer
+///   flagged [`slice_flags::COLLECTIVE`]. A slice gives `[ts, ts + dur]`; an instant or an
+///   incomplete slice gives a point.
+/// * Phases: non-collective slices named `ProfilerStep#N` or containing `step`, `forward`,
+///   `backward` or `optimizer` (after [`fold`]).
+/// * Rank: `model.info.rank`, else a process name/label such as `rank 3`, else a slice arg
+///   keyed `rank`. World size: `model.info.world_size`, else a slice arg keyed `world_size`.
+pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
+    let mut out = RankSeries::default();
+    // Series.
+    let mut best: BTreeMap<SeriesKind, (bool, usize, usize)> = BTreeMap::new();
+    for (ci, c) in model.counters.iter().enumerate() {
+        let name = model.str(c.name);
+        let Some(kind) = mapping.classify(name) else {
+            continue;
+        };
+        let not_cpu = !fold(name).contains("cpu");
+        let key = (not_cpu, c.ts_ns.len(), usize::MAX - ci);
+        if best.get(&kind).is_none_or(|b| key > *b) {
+            best.insert(kind, key);
+        }
+    }
+    for (kind, (_, _, inv)) in best {
+        let c = &model.counters[usize::MAX - inv];
+        let mut pairs: Vec<(i64, f64)> = c
+            .ts_ns
+            .iter()
+            .copied()
+            .zip(c.value.iter().copied())
+            .filter(|(_, v)| v.is_finite())
+            .collect();
+        pairs.sort_by_key(|p| p.0);
+        let s = Series {
+            name: model.str(c.name).to_string(),
+            ts_ns: pairs.iter().map(|p| p.0).collect(),
+            value: pairs.iter().map(|p| p.1).collect(),
+        };
+        match kind {
+            SeriesKind::DeviceUsed => out.device_used = Some(s),
+            SeriesKind::AllocatorReserved => out.allocator_reserved = Some(s),
+            SeriesKind::AllocatorAllocated => out.allocator_allocated = Some(s),
+            SeriesKind::DeviceTotal => out.device_total = Some(s),
+        }
+    }
+
+    // Markers and phases.
+    let mut memo: HashMap<StrId, bool> = HashMap::new();
+    let mut token = |id: StrId| -> bool {
+        *memo
+            .entry(id)
+            .or_insert_with(|| has_collective_token(model.str(id)))
+    };
+    let sl = &model.slices;
+    let mut arg_rank: Option<u32> = None;
+    let mut arg_world: Option<u32> = None;
+    for i in 0..sl.len() {
+        let mut hit = sl.flags[i] & slice_flags::COLLECTIVE != 0
+            || token(sl.name[i])
+            || token(sl.category[i]);
+        for (k, v) in model.args.get(sl.args[i]) {
+            let key = model.str(*k);
+            if arg_rank.is_none() || arg_world.is_none() {
+                let num = match v {
+                    ArgValue::Int(x) => u32::try_from(*x).ok(),
+                    ArgValue::UInt(x) => u32::try_from(*x).ok(),
+                    ArgValue::Str(s) => model.str(*s).trim().parse().ok(),
+                    ArgValue::Text(s) => s.trim().parse().ok(),
+                    _ => None,
+                };
+                if key.eq_ignore_ascii_case("rank") && arg_rank.is_none() {
+                    arg_rank = num;
+                } else if fold(key) == "worldsize" && arg_world.is_none() {
+                    arg_world = num;
+                }
+            }
+            if hit {
+                continue;
+            }
+            hit = token(*k)
+                || match v {
+                    ArgValue::Str(s) => token(*s),
+                    ArgValue::Text(t) => has_collective_token(t),
+                    _ => false,
+                };
+        }
+        let ts = sl.ts_ns[i];
+        let d = sl.dur_ns[i];
+        let end = if d > 0 { ts.saturating_add(d) } else { ts };
+        if hit {
+            out.markers.push(Marker {
+                start_ns: ts,
+                end_ns: end,
+                name: model.str(sl.name[i]).to_string(),
+            });
+        } else if d > 0 {
+            let name = model.str(sl.name[i]);
+            if is_phase_name(&fold(name)) {
+                out.phases.push(Phase {
+                    start_ns: ts,
+                    end_ns: end,
+                    name: name.to_string(),
+                });
+            }
+        }
+    }
+    out.markers
+        .sort_by(|a, b| (a.start_ns, a.end_ns).cmp(&(b.start_ns, b.end_ns)));
+    out.phases
+        .sort_by(|a, b| (a.start_ns, a.end_ns).cmp(&(b.start_ns, b.end_ns)));
+
+    // Identity.
+    out.rank = model.info.rank.or_else(|| {
+        model.processes.values().find_map(|p| {
+            std::iter::once(p.name)
+                .chain(p.labels.iter().copied())
+                .find_map(|s| rank_in_text(model.str(s)))
+        })
+    });
+    out.rank = out.rank.or(arg_rank);
+    out.world_size = model.info.world_size.or(arg_world);
+    out.shared_clock = model.info.metadata.contains_key("baseTimeNanoseconds")
+        || out
+            .earliest_record()
+            .is_some_and(|t| t >= EPOCH_CLOCK_MIN_NS);
+    out
+}
+
+/// One rank handed to [`run`]: its resolved rank number, a label (file name) and its data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankInput {
+    pub rank: u32,
+    /// Where the rank came from (file name), for messages.
+    pub label: String,
+    pub series: RankSeries,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------------------------
+
+/// Sensitivity presets (collective-memory.md, "Attribution algorithm"); medium is the default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Preset {
+    Low,
+    #[default]
+    Medium,
+    High,
+}
+
+impl std::str::FromStr for Preset {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s.to_ascii_lowercase().as_str() {
+            "low" => Ok(Preset::Low),
+            "medium" => Ok(Preset::Medium),
+            "high" => Ok(Preset::High),
+            _ => Err(Error::InvalidValue {
+                knob: "preset".into(),
+                value: s.into(),
+                expected: "low, medium or high",
+            }),
+        }
+    }
+}
+
+/// An invalid parameter.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Error {
+    /// The knob does not exist.
+    #[error("unknown knob `{knob}` (known: {known})")]
+    UnknownKnob { knob: String, known: String },
+    /// The value does not parse or is out of range for the knob.
+    #[error("invalid value `{value}` for `{knob}`: expected {expected}")]
+    InvalidValue {
+        knob: String,
+        value: String,
+        expected: &'static str,
+    },
+}
+
+/// The knobs of the attribution. Windows in ns, bytes in bytes, ratios as fractions.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Params {
+    /// A rank with fewer samples yields nothing (≥ 3).
+    pub min_samples_per_rank: usize,
+    pub min_gap_bytes: u64,
+    /// Fraction of device total (≥ 0).
+    pub min_gap_ratio: f64,
+    /// > 0.
+    pub robust_zscore_threshold: f64,
+    pub marker_window_ns: i64,
+    pub interval_padding_ns: i64,
+    pub synchrony_window_ns: i64,
+    /// 0..=1.
+    pub min_synchrony_ratio: f64,
+    /// 0..=1.
+    pub min_confidence: f64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params::preset(Preset::Medium)
+    }
+}
+
+/// Knob names accepted by [`Params::with_override`].
+pub const KNOBS: &[&str] = &[
+    "min_samples_per_rank",
+    "min_gap_bytes",
+    "min_gap_ratio",
+    "robust_zscore_threshold",
+    "marker_window",
+    "interval_padding",
+    "synchrony_window",
+    "min_synchrony_ratio",
+    "min_confidence",
+];
+
+impl Params {
+    /// The spec's table for `p`.
+    pub fn preset(p: Preset) -> Params {
+        match p {
+            Preset::Low => Params {
+                min_samples_per_rank: 8,
+                min_gap_bytes: 256 * MIB,
+                min_gap_ratio: 0.06,
+                robust_zscore_threshold: 3.0,
+                marker_window_ns: 120 * MS,
+                interval_padding_ns: 100 * MS,
+                synchrony_window_ns: 100 * MS,
+                min_synchrony_ratio: 0.6,
+                min_confidence: 0.7,
+            },
+            Preset::Medium => Params {
+                min_samples_per_rank: 6,
+                min_gap_bytes: 128 * MIB,
+                min_gap_ratio: 0.04,
+                robust_zscore_threshold: 2.5,
+                marker_window_ns: 150 * MS,
+                interval_padding_ns: 120 * MS,
+                synchrony_window_ns: 120 * MS,
+                min_synchrony_ratio: 0.5,
+                min_confidence: 0.5,
+            },
+            Preset::High => Params {
+                min_samples_per_rank: 5,
+                min_gap_bytes: 64 * MIB,
+                min_gap_ratio: 0.025,
+                robust_zscore_threshold: 1.8,
+                marker_window_ns: 180 * MS,
+                interval_padding_ns: 160 * MS,
+                synchrony_window_ns: 180 * MS,
+                min_synchrony_ratio: 0.34,
+                min_confidence: 0.35,
+            },
+        }
+    }
+
+    /// Returns `self` with one knob set from text. Knob names are those of the spec table
+    /// ([`KNOBS`]). Values: windows take a duration with unit `ns`, `us`, `ms` or `s` (a bare
+    /// number is ms); `min_gap_bytes` takes bytes with optional unit `B`, `KiB`, `MiB`, `GiB`,
+    /// `KB`, `MB`, `GB`; the others a number. Errors: [`Error::UnknownKnob`] or
+    /// [`Error::InvalidValue`] naming the knob, when the value does not parse or is out of range
+    /// (`min_samples_per_rank` ≥ 3; thresholds > 0; ratios and confidence in 0..=1; windows,
+    /// bytes and `min_gap_ratio` ≥ 0).
+    pub fn with_override(mut self, knob: &str, value: &str) -> Result<Params, Error> {
+        let v = value.trim();
+        let bad = |expected: &'static str| Error::InvalidValue {
+            knob: knob.to_string(),
+            value: value.to_string(),
+            expected,
+        };
+        let num = |expected| {
+            v.parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| bad(expected))
+        };
+        match knob {
+            "min_samples_per_rank" => {
+                self.min_samples_per_rank = v
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&n| n >= 3)
+                    .ok_or_else(|| bad("an integer ≥ 3"))?
+            }
+            "min_gap_bytes" => {
+                self.min_gap_bytes = parse_bytes(v).ok_or_else(|| {
+                    bad("a byte count ≥ 0, optionally with unit B, KiB, MiB, GiB, KB, MB, GB")
+                })?
+            }
+            "min_gap_ratio" => {
+                let x = num("a number ≥ 0")?;
+                if x < 0.0 {
+                    return Err(bad("a number ≥ 0"));
+                }
+                self.min_gap_ratio = x
+            }
+            "robust_zscore_threshold" => {
+                let x = num("a number > 0")?;
+                if x <= 0.0 {
+                    return Err(bad("a number > 0"));
+                }
+                self.robust_zscore_threshold = x
+            }
+            "marker_window" | "interval_padding" | "synchrony_window" => {
+                let d = parse_duration_ns(v).ok_or_else(|| {
+                    bad("a duration ≥ 0 with unit ns, us, ms or s (bare numbers are ms)")
+                })?;
+                match knob {
+                    "marker_window" => self.marker_window_ns = d,
+                    "interval_padding" => self.interval_padding_ns = d,
+                    _ => self.synchrony_window_ns = d,
+                }
+            }
+            "min_synchrony_ratio" | "min_confidence" => {
+                let x = num("a number in 0..=1")?;
+                if !(0.0..=1.0).contains(&x) {
+                    return Err(bad("a number in 0..=1"));
+                }
+                if knob == "min_confidence" {
+                    self.min_confidence = x
+                } else {
+                    self.min_synchrony_ratio = x
+                }
+            }
+            _ => {
+                return Err(Error::UnknownKnob {
+                    knob: knob.to_string(),
+                    known: KNOBS.join(", "),
+                })
+            }
+        }
+        Ok(self)
+    }
+}
+
+fn split_unit(v: &str) -> (&str, &str) {
+    let p = v.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(v.len());
+    (v[..p].trim(), v[p..].trim())
+}
+
+fn parse_duration_ns(v: &str) -> Option<i64> {
+    let (n, u) = split_unit(v);
+    let x: f64 = n
+        .parse()
+        .ok()
+        .filter(|x: &f64| x.is_finite() && *x >= 0.0)?;
+    let mult = match u {
+        "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "" | "ms" => 1e6,
+        "s" => 1e9,
+        _ => return None,
+    };
+    let ns = x * mult;
+    (ns <= 1e18).then_some(ns.round() as i64)
+}
+
+fn parse_bytes(v: &str) -> Option<u64> {
+    let (n, u) = split_unit(v);
+    let x: f64 = n
+        .parse()
+        .ok()
+        .filter(|x: &f64| x.is_finite() && *x >= 0.0)?;
+    let mult = match u.to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "kib" => 1024.0,
+        "mib" => 1048576.0,
+        "gib" => 1073741824.0,
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        _ => return None,
+    };
+    let b = x * mult;
+    (b <= 1.8e19).then_some(b.round() as u64)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+// ---------------------------------------------------------------------------------------------
+
+/// Class of an attributed interval (step 8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Classification {
+    /// confidence < 0.6.
+    CollectiveSuspect,
+    /// 0.6 ≤ confidence < 0.8.
+    CollectiveLikely,
+    /// confidence ≥ 0.8.
+    CollectiveConfident,
+}
+
+impl Classification {
+    /// Step 8 of the spec.
+    pub fn from_confidence(c: f64) -> Classification {
+        if c >= 0.8 {
+            Classification::CollectiveConfident
+        } else if c >= 0.6 {
+            Classification::CollectiveLikely
+        } else {
+            Classification::CollectiveSuspect
+        }
+    }
+}
+
+/// Reason codes (step 9), in this order in reports.
+pub const REASON_CODES: &[&str] = &[
+    "gap_spike_statistical_outlier",
+    "marker_collective_token",
+    "marker_spike_overlap",
+    "weak_marker_signal",
+    "cross_rank_synchrony",
+    "allocator_device_divergence",
+    "single_rank_only",
+];
+
+/// Evidence of an interval (the spec's list; merged intervals keep the maximum of each).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Evidence {
+    /// Markers within ± marker_window of the spike.
+    pub marker_hits: usize,
+    /// Ranks with a spike within ± synchrony_window, the rank itself included.
+    pub synchronized_ranks: usize,
+    pub expected_world_size: u32,
+    /// (synchronized_ranks − 1)/(world − 1), 0 when world ≤ 1.
+    pub synchrony_ratio: f64,
+    /// Peak gap = device_used − allocator_reserved, bytes.
+    pub peak_gap_bytes: f64,
+    /// Peak gap / device total; `None` when the total is unknown.
+    pub peak_gap_ratio: Option<f64>,
+    pub robust_zscore: f64,
+}
+
+/// An attributed interval of one rank (steps 7–11).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Interval {
+    pub rank: u32,
+    /// On the aligned timeline (see [`ClockReport`]), ns.
+    pub start_ns: i64,
+    pub end_ns: i64,
+    pub classification: Classification,
+    /// 0..=1.
+    pub confidence: f64,
+    /// Subset of [`REASON_CODES`], in that order.
+    pub reason_codes: Vec<String>,
+    pub evidence: Evidence,
+    /// The innermost phase annotation containing the interval's peak spike, when any.
+    pub phase: Option<String>,
+}
+
+/// What one rank contributed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RankSummary {
+    pub rank: u32,
+    pub label: String,
+    /// See [`RankSeries::samples`].
+    pub samples: usize,
+    /// Spec names of the series present.
+    pub series: Vec<&'static str>,
+    pub markers: usize,
+    /// Shift added to this rank's timestamps to align it, ns (0 on a shared clock).
+    pub offset_ns: i64,
+    /// Whether a hidden-memory gap was computed for this rank.
+    pub gap_computed: bool,
+}
+
+/// How the ranks' timelines were aligned.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClockReport {
+    /// True when every rank's timestamps are on a shared clock (left as they are); false when
+    /// each rank was aligned on its first sample.
+    pub shared_clock: bool,
+    /// Spread (max − min) of the ranks' first-sample times before alignment, ns.
+    pub skew_ns: i64,
+}
+
+/// The result of [`run`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub params: Params,
+    /// Ranks in rank order.
+    pub ranks: Vec<RankSummary>,
+    /// Largest `world_size` seen, else the number of distinct ranks.
+    pub world_size: u32,
+    pub clock: ClockReport,
+    /// Earliest record of the job on the aligned timeline, ns.
+    pub trace_start_ns: Option<i64>,
+    /// Merged intervals, sorted by (rank, start).
+    pub intervals: Vec<Interval>,
+    pub warnings: Vec<String>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The algorithm
+// ---------------------------------------------------------------------------------------------
+
+fn median(sorted: &[f64]) -> f64 {
+    let n = sorted.len();
+    if n == 0 {
+        return 0.0;
+    }
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
+}
+
+/// Step 3: robust z-scores of `gaps` — 0.6745·(x − median)/MAD; when MAD = 0 the plain z-score
+/// (x − mean)/s with the sample standard deviation s (0 when s = 0); all 0 with fewer than 3
+/// values; floored at 0. (Iglewicz & Hoaglin's modified z-score.)
+pub fn robust_zscores(gaps: &[f64]) -> Vec<f64> {
+    let n = gaps.len();
+    if n < 3 {
+        return vec![0.0; n];
+    }
+    let mut s = gaps.to_vec();
+    s.sort_by(f64::total_cmp);
+    let med = median(&s);
+    let mut dev: Vec<f64> = gaps.iter().map(|g| (g - med).abs()).collect();
+    dev.sort_by(f64::total_cmp);
+    let mad = median(&dev);
+    if mad > 0.0 {
+        return gaps
+            .iter()
+            .map(|g| (0.6745 * (g - med) / mad).max(0.0))
+            .collect();
+    }
+    let mean = gaps.iter().sum::<f64>() / n as f64;
+    let var = gaps.iter().map(|g| (g - mean) * (g - mean)).sum::<f64>() / (n - 1) as f64;
+    let sd = var.sqrt();
+    if !(sd > 0.0) {
+        return vec![0.0; n];
+    }
+    gaps.iter().map(|g| ((g - mean) / sd).max(0.0)).collect()
+}
+
+/// Step 5's distance from `t` to a marker `[start, end]`: 0 inside, else to the nearer end.
+pub fn marker_distance(t: i64, m: &Marker) -> i64 {
+    if t < m.start_ns {
+        m.start_ns.saturating_sub(t)
+    } else if t > m.end_ns {
+        t.saturating_sub(m.end_ns)
+    } else {
+        0
+    }
+}
+
+/// Step 6: (synchrony ratio) = (count − 1)/(world − 1), 0 when world ≤ 1; capped at 1.
+pub fn synchrony_ratio(synchronized: usize, world: u32) -> f64 {
+    if world <= 1 {
+        return 0.0;
+    }
+    (synchronized.saturating_sub(1) as f64 / (world - 1) as f64).min(1.0)
+}
+
+/// Step 7's divergence strength: max(min(1, gap/min_gap_bytes), min(1, ratio/min_gap_ratio));
+/// the ratio term is 0 when the ratio is unknown; otherwise a knob of 0 makes its term 1.
+pub fn divergence_strength(gap: f64, ratio: Option<f64>, p: &Params) -> f64 {
+    let bytes_term = if p.min_gap_bytes == 0 {
+        1.0
+    } else {
+        (gap / p.min_gap_bytes as f64).min(1.0)
+    };
+    let ratio_term = match ratio {
+        None => 0.0,
+        Some(_) if p.min_gap_ratio == 0.0 => 1.0,
+        Some(r) => (r / p.min_gap_ratio).min(1.0),
+    };
+    bytes_term.max(ratio_term).max(0.0)
+}
+
+/// Step 7's confidence, clamped to [0, 1].
+pub fn confidence(
+    has_markers: bool,
+    sync_ratio: f64,
+    z: f64,
+    divergence: f64,
+    single_rank: bool,
+    ratio_unknown: bool,
+    p: &Params,
+) -> f64 {
+    let mut c = 0.34 * f64::from(u8::from(has_markers))
+        + 0.34 * sync_ratio
+        + 0.16 * (z / p.robust_zscore_threshold).min(1.0)
+        + 0.16 * divergence;
+    if !has_markers {
+        c -= 0.15;
+    }
+    if single_rank {
+        c -= 0.15;
+    }
+    if ratio_unknown {
+        c -= 0.05;
+    }
+    c.clamp(0.0, 1.0)
+}
+
+/// One spike before merging.
+#[derive(Clone, Debug)]
+struct Spike {
+    t: i64,
+    gap: f64,
+    ratio: Option<f64>,
+    z: f64,
+}
+
+/// One rank's gap timeline (steps 1–4).
+struct RankGaps {
+    spikes: Vec<Spike>,
+}
+
+fn rank_gaps(s: &RankSeries, p: &Params) -> Option<RankGaps> {
+    let used = s.device_used.as_ref()?;
+    let reserved = s.allocator_reserved.as_ref();
+    let n = used.ts_ns.len();
+    let mut gaps = Vec::with_capacity(n);
+    let mut ratios = Vec::with_capacity(n);
+    for (i, &t) in used.ts_ns.iter().enumerate() {
+        let r = reserved.and_then(|r| r.value_at(t)).unwrap_or(0.0);
+        let g = (used.value[i] - r).max(0.0);
+        gaps.push(g);
+        let total = s.device_total.as_ref().and_then(|d| d.value_at(t));
+        ratios.push(total.filter(|&x| x > 0.0).map(|x| g / x));
+    }
+    let z = robust_zscores(&gaps);
+    let spikes = (0..n)
+        .filter_map(|i| {
+            let significant = ratios[i].is_some_and(|r| r >= p.min_gap_ratio)
+                || gaps[i] >= p.min_gap_bytes as f64;
+            (significant && z[i] >= p.robust_zscore_threshold).then(|| Spike {
+                t: used.ts_ns[i],
+                gap: gaps[i],
+                ratio: ratios[i],
+                z: z[i],
+            })
+        })
+        .collect();
+    Some(RankGaps { spikes })
+}
+
+/// Runs the attribution (collective-memory.md, steps 1–11) over ranks.
+///
+/// Alignment: when every rank is on a shared clock ([`RankSeries::shared_clock`]) timestamps
+/// are kept; otherwise each rank is shifted so that its first sample lands on the earliest
+/// first sample among the ranks, and the spread is reported as skew (a warning when it is over
+/// 1 s). Ranks with no device-used series get a warning and no gap; a rank with fewer than
+/// `min_samples_per_rank` device-used samples yields nothing. Ranks appearing twice are
+/// analysed separately under the same number, with a warning.
+pub fn run(inputs: &[RankInput], p: &Params) -> Report {
+    let mut warnings = Vec::new();
+    let mut order: Vec<usize> = (0..inputs.len()).collect();
+    order.sort_by_key(|&i| (inputs[i].rank, i));
+    {
+        let mut seen = BTreeSet::new();
+        for &i in &order {
+            if !seen.insert(inputs[i].rank) {
+                warnings.push(format!(
+                    "rank {} appears more than once ({}); each file is analysed separately",
+                    inputs[i].rank, inputs[i].label
+                ));
+            }
+        }
+    }
+    let distinct: BTreeSet<u32> = inputs.iter().map(|r| r.rank).collect();
+    let world = inputs
+        .iter()
+        .filter_map(|r| r.series.world_size)
+        .max()
+        .unwrap_or(distinct.len() as u32)
+        .max(1);
+
+    // Clock alignment.
+    let shared = !inputs.is_empty() && inputs.iter().all(|r| r.series.shared_clock);
+    let firsts: Vec<Option<i64>> = inputs.iter().map(|r| r.series.first_ts()).collect();
+    let min_first = firsts.iter().flatten().min().copied();
+    let max_first = firsts.iter().flatten().max().copied();
+    let skew_ns = match (min_first, max_first) {
+        (Some(a), Some(b)) => b.saturating_sub(a),
+        _ => 0,
+    };
+    let offsets: Vec<i64> = firsts
+        .iter()
+        .map(|f| match (shared, f, min_first) {
+            (false, Some(f), Some(m)) => m.saturating_sub(*f),
+            _ => 0,
+        })
+        .collect();
+    if !shared && inputs.len() > 1 {
+        warnings.push(format!(
+            "no shared clock across ranks: each rank was aligned on its first sample (skew {:.3} ms)",
+            skew_ns as f64 / 1e6
+        ));
+    } else if shared && skew_ns > 1_000_000_000 {
+        warnings.push(format!(
+            "ranks' first samples differ by {:.3} s on the shared clock",
+            skew_ns as f64 / 1e9
+        ));
+    }
+    let aligned: Vec<RankSeries> = inputs
+        .iter()
+        .zip(&offsets)
+        .map(|(r, &o)| r.series.shifted(o))
+        .collect();
+    let trace_start = aligned.iter().filter_map(|s| s.earliest_record()).min();
+
+    // Steps 1–4 per rank.
+    let mut gaps: Vec<Option<RankGaps>> = Vec::with_capacity(inputs.len());
+    let mut summaries = Vec::with_capacity(inputs.len());
+    for &i in &order {
+        let (r, s) = (&inputs[i], &aligned[i]);
+        let samples = s.samples();
+        let g = if s.device_used.is_none() {
+            warnings.push(format!(
+                "rank {} ({}): no device-used memory series (series present: {}); the hidden-memory gap is not computed from allocator data alone",
+                r.rank,
+                r.label,
+                if s.series_present().is_empty() { "none".to_string() } else { s.series_present().join(", ") }
+            ));
+            None
+        } else if samples < p.min_samples_per_rank {
+            warnings.push(format!(
+                "rank {} ({}): {} samples, fewer than min_samples_per_rank = {}; no attribution",
+                r.rank, r.label, samples, p.min_samples_per_rank
+            ));
+            None
+        } else {
+            if s.allocator_reserved.is_none() {
+                warnings.push(format!(
+                    "rank {} ({}): no allocator-reserved series; the gap is device-used memory itself",
+                    r.rank, r.label
+                ));
+            }
+            rank_gaps(s, p)
+        };
+        summaries.push(RankSummary {
+            rank: r.rank,
+            label: r.label.clone(),
+            samples,
+            series: s.series_present(),
+            markers: s.markers.len(),
+            offset_ns: offsets[i],
+            gap_computed: g.is_some(),
+        });
+        gaps.push(g);
+    }
+    if order.iter().all(|&i| aligned[i].device_used.is_none()) && !inputs.is_empty() {
+        warnings.insert(
+            0,
+            "device-used memory is absent from every rank: no hidden-memory gap was computed"
+                .to_string(),
+        );
+    }
+
+    // Spike times per rank number, for synchrony.
+    let mut spike_times: BTreeMap<u32, Vec<i64>> = BTreeMap::new();
+    for (k, &i) in order.iter().enumerate() {
+        if let Some(g) = &gaps[k] {
+            let v = spike_times.entry(inputs[i].rank).or_default();
+            v.extend(g.spikes.iter().map(|s| s.t));
+        }
+    }
+    for v in spike_times.values_mut() {
+        v.sort_unstable();
+    }
+
+    // Steps 5–10.
+    let mut intervals = Vec::new();
+    for (k, &i) in order.iter().enumerate() {
+        let Some(g) = &gaps[k] else { continue };
+        let rank = inputs[i].rank;
+        let s = &aligned[i];
+        let mut raw: Vec<(Interval, i64, f64)> = Vec::new();
+        for sp in &g.spikes {
+            // Step 5.
+            let attached: Vec<&Marker> = s
+                .markers
+                .iter()
+                .take_while(|m| m.start_ns <= sp.t.saturating_add(p.marker_window_ns))
+                .filter(|m| marker_distance(sp.t, m) <= p.marker_window_ns)
+                .collect();
+            // Step 6.
+            let lo = sp.t.saturating_sub(p.synchrony_window_ns);
+            let hi = sp.t.saturating_add(p.synchrony_window_ns);
+            let synced = spike_times
+                .values()
+                .filter(|ts| {
+                    let j = ts.partition_point(|&x| x < lo);
+                    j < ts.len() && ts[j] <= hi
+                })
+                .count()
+                .max(1);
+            let sync = synchrony_ratio(synced, world);
+            // Step 7.
+            let div = divergence_strength(sp.gap, sp.ratio, p);
+            let single = world <= 1 || synced <= 1;
+            let has_m = !attached.is_empty();
+            let c = confidence(has_m, sync, sp.z, div, single, sp.ratio.is_none(), p);
+            if c <= 0.0 || c < p.min_confidence {
+                continue;
+            }
+            // Step 9.
+            let mut codes = vec!["gap_spike_statistical_outlier"];
+            if has_m {
+                codes.push("marker_collective_token");
+                codes.push("marker_spike_overlap");
+            } else {
+                codes.push("weak_marker_signal");
+            }
+            if sync >= p.min_synchrony_ratio {
+                codes.push("cross_rank_synchrony");
+            }
+            if div >= 0.5 {
+                codes.push("allocator_device_divergence");
+            }
+            if single {
+                codes.push("single_rank_only");
+            }
+            // Step 10.
+            let first = attached.iter().map(|m| m.start_ns).min().unwrap_or(sp.t);
+            let last = attached.iter().map(|m| m.end_ns).max().unwrap_or(sp.t);
+            let mut start = first.min(sp.t).saturating_sub(p.interval_padding_ns);
+            if let Some(ts) = trace_start {
+                start = start.max(ts);
+            }
+            let end = last.max(sp.t).saturating_add(p.interval_padding_ns);
+            raw.push((
+                Interval {
+                    rank,
+                    start_ns: start,
+                    end_ns: end,
+                    classification: Classification::from_confidence(c),
+                    confidence: c,
+                    reason_codes: codes.iter().map(|c| c.to_string()).collect(),
+                    evidence: Evidence {
+                        marker_hits: attached.len(),
+                        synchronized_ranks: synced,
+                        expected_world_size: world,
+                        synchrony_ratio: sync,
+                        peak_gap_bytes: sp.gap,
+                        peak_gap_ratio: sp.ratio,
+                        robust_zscore: sp.z,
+                    },
+                    phase: None,
+                },
+                sp.t,
+                sp.gap,
+            ));
+        }
+        for (mut iv, peak_t, _) in merge_intervals(raw) {
+            // Step 11.
+            iv.phase = s
+                .phases
+                .iter()
+                .filter(|ph| ph.start_ns <= peak_t && peak_t <= ph.end_ns)
+                .min_by_key(|ph| (ph.end_ns - ph.start_ns, ph.start_ns))
+                .map(|ph| ph.name.clone());
+            intervals.push(iv);
+        }
+    }
+
+    Report {
+        params: p.clone(),
+        ranks: summaries,
+        world_size: world,
+        clock: ClockReport {
+            shared_clock: shared,
+            skew_ns,
+        },
+        trace_start_ns: trace_start,
+        intervals,
+        warnings,
+    }
+}
+
+fn opt_max(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+/// Step 10's merge of one rank's intervals: overlapping or touching intervals merge; evidence
+/// takes the maximum of each field, class the strongest, confidence the maximum, reason codes
+/// the union minus `weak_marker_signal` when `marker_spike_overlap` is present and minus
+/// `single_rank_only` when `cross_rank_synchrony` is. Items carry (interval, peak spike time,
+/// peak gap); the merged item keeps the time of the largest gap.
+fn merge_intervals(mut raw: Vec<(Interval, i64, f64)>) -> Vec<(Interval, i64, f64)> {
+    raw.sort_by_key(|r| (r.0.start_ns, r.0.end_ns));
+    let mut out: Vec<(Interval, i64, f64)> = Vec::new();
+    for (iv, t, g) in raw {
+        if let Some(last) = out.last_mut() {
+            if iv.start_ns <= last.0.end_ns {
+                let a = &mut last.0;
+                a.end_ns = a.end_ns.max(iv.end_ns);
+                a.confidence = a.confidence.max(iv.confidence);
+                a.classification = a.classification.max(iv.classification);
+                let e = &mut a.evidence;
+                let f = &iv.evidence;
+                e.marker_hits = e.marker_hits.max(f.marker_hits);
+                e.synchronized_ranks = e.synchronized_ranks.max(f.synchronized_ranks);
+                e.expected_world_size = e.expected_world_size.max(f.expected_world_size);
+                e.synchrony_ratio = e.synchrony_ratio.max(f.synchrony_ratio);
+                e.peak_gap_bytes = e.peak_gap_bytes.max(f.peak_gap_bytes);
+                e.peak_gap_ratio = opt_max(e.peak_gap_ratio, f.peak_gap_ratio);
+                e.robust_zscore = e.robust_zscore.max(f.robust_zscore);
+                let mut codes: BTreeSet<&str> = a.reason_codes.iter().map(|s| s.as_str()).collect();
+                codes.extend(iv.reason_codes.iter().map(|s| s.as_str()));
+                if codes.contains("marker_spike_overlap") {
+                    codes.remove("weak_marker_signal");
+                }
+                if codes.contains("cross_rank_synchrony") {
+                    codes.remove("single_rank_only");
+                }
+                let ordered: Vec<String> = REASON_CODES
+                    .iter()
+                    .filter(|c| codes.contains(*c))
+                    .map(|c| c.to_string())
+                    .collect();
+                a.reason_codes = ordered;
+                if g > last.2 {
+                    last.1 = t;
+                    last.2 = g;
+                }
+                continue;
+            }
+        }
+        out.push((iv, t, g));
+    }
+    out
+}
