@@ -1289,3 +1289,609 @@ fn merge_intervals(mut raw: Vec<(Interval, i64, f64)>) -> Vec<(Interval, i64, f6
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn robust_z_matches_scipy_and_falls_back_when_mad_is_zero() {
+        // np.median(x) = 12, scipy.stats.median_abs_deviation(x) = 1.0;
+        // np.maximum(0, 0.6745*(x-12)/1.0) = [0,0,0,0.6745,25.631,0,0]
+        let z = robust_zscores(&[10.0, 12.0, 11.0, 13.0, 50.0, 12.0, 11.0]);
+        let want = [0.0, 0.0, 0.0, 0.6745, 25.631, 0.0, 0.0];
+        for (a, b) in z.iter().zip(want) {
+            assert!(close(*a, b), "{z:?}");
+        }
+        // MAD = 0: plain z-score with the sample sd.
+        // np.maximum(0, scipy.stats.zscore([0,0,0,0,10], ddof=1)) = [0,0,0,0,1.7888543819998317]
+        let z = robust_zscores(&[0.0, 0.0, 0.0, 0.0, 10.0]);
+        assert!(close(z[4], 1.7888543819998317), "{z:?}");
+        assert!(z[..4].iter().all(|&v| v == 0.0));
+        // Fewer than 3 values, or no spread at all: 0.
+        assert_eq!(robust_zscores(&[0.0, 1e9]), vec![0.0, 0.0]);
+        assert_eq!(robust_zscores(&[5.0; 6]), vec![0.0; 6]);
+    }
+
+    #[test]
+    fn marker_distance_is_zero_inside_and_to_the_nearer_end_outside() {
+        let m = Marker {
+            start_ns: 100,
+            end_ns: 200,
+            name: "nccl:all_reduce".into(),
+        };
+        assert_eq!(marker_distance(100, &m), 0);
+        assert_eq!(marker_distance(150, &m), 0);
+        assert_eq!(marker_distance(200, &m), 0);
+        assert_eq!(marker_distance(40, &m), 60);
+        assert_eq!(marker_distance(230, &m), 30);
+        let point = Marker {
+            start_ns: 500,
+            end_ns: 500,
+            name: "barrier".into(),
+        };
+        assert_eq!(marker_distance(480, &point), 20);
+        assert_eq!(marker_distance(520, &point), 20);
+    }
+
+    #[test]
+    fn synchrony_ratio_counts_other_ranks_over_world_minus_one() {
+        assert!(close(synchrony_ratio(3, 4), 2.0 / 3.0));
+        assert!(close(synchrony_ratio(4, 4), 1.0));
+        assert_eq!(synchrony_ratio(1, 4), 0.0);
+        assert_eq!(synchrony_ratio(1, 1), 0.0);
+        assert_eq!(synchrony_ratio(3, 0), 0.0);
+    }
+
+    #[test]
+    fn divergence_and_confidence_terms() {
+        let p = Params::default(); // 128 MiB, 0.04
+        assert!(close(divergence_strength(64.0 * MIB as f64, None, &p), 0.5));
+        assert!(close(
+            divergence_strength(512.0 * MIB as f64, None, &p),
+            1.0
+        ));
+        // The ratio term wins when larger: 0.03/0.04 = 0.75 > 32/128.
+        assert!(close(
+            divergence_strength(32.0 * MIB as f64, Some(0.03), &p),
+            0.75
+        ));
+        let mut zero = p.clone();
+        zero.min_gap_ratio = 0.0;
+        assert!(close(divergence_strength(0.0, Some(0.0), &zero), 1.0));
+        assert!(close(divergence_strength(0.0, None, &zero), 0.0));
+        zero.min_gap_bytes = 0;
+        assert!(close(divergence_strength(0.0, None, &zero), 1.0));
+
+        // All terms full: 0.34 + 0.34 + 0.16 + 0.16 = 1.0.
+        assert!(close(
+            confidence(true, 1.0, 9.0, 1.0, false, false, &p),
+            1.0
+        ));
+        // Ratio unknown: − 0.05.
+        assert!(close(
+            confidence(true, 1.0, 9.0, 1.0, false, true, &p),
+            0.95
+        ));
+        // z term: min(1, 1.25/2.5) = 0.5 → 0.08.
+        assert!(close(
+            confidence(true, 0.0, 1.25, 0.0, false, false, &p),
+            0.34 + 0.08
+        ));
+        // Synchrony term: 0.34·(2/3).
+        assert!(close(
+            confidence(false, 2.0 / 3.0, 0.0, 0.0, false, false, &p),
+            0.34 * 2.0 / 3.0 - 0.15
+        ));
+        // No marker and single rank: 0.16 + 0.16 − 0.15 − 0.15 = 0.02.
+        assert!(close(
+            confidence(false, 0.0, 5.0, 1.0, true, false, &p),
+            0.02
+        ));
+        // Clamped at 0.
+        assert_eq!(confidence(false, 0.0, 0.0, 0.0, true, true, &p), 0.0);
+    }
+
+    #[test]
+    fn class_thresholds() {
+        use Classification::*;
+        assert_eq!(Classification::from_confidence(1.0), CollectiveConfident);
+        assert_eq!(Classification::from_confidence(0.8), CollectiveConfident);
+        assert_eq!(Classification::from_confidence(0.7999), CollectiveLikely);
+        assert_eq!(Classification::from_confidence(0.6), CollectiveLikely);
+        assert_eq!(Classification::from_confidence(0.5999), CollectiveSuspect);
+        assert_eq!(Classification::from_confidence(0.0), CollectiveSuspect);
+    }
+
+    #[test]
+    fn presets_are_the_spec_table() {
+        let l = Params::preset(Preset::Low);
+        let m = Params::preset(Preset::Medium);
+        let h = Params::preset(Preset::High);
+        assert_eq!(Params::default(), m);
+        assert_eq!(
+            (
+                l.min_samples_per_rank,
+                m.min_samples_per_rank,
+                h.min_samples_per_rank
+            ),
+            (8, 6, 5)
+        );
+        assert_eq!(
+            (l.min_gap_bytes, m.min_gap_bytes, h.min_gap_bytes),
+            (256 << 20, 128 << 20, 64 << 20)
+        );
+        assert_eq!(
+            (l.min_gap_ratio, m.min_gap_ratio, h.min_gap_ratio),
+            (0.06, 0.04, 0.025)
+        );
+        assert_eq!(
+            (
+                l.robust_zscore_threshold,
+                m.robust_zscore_threshold,
+                h.robust_zscore_threshold
+            ),
+            (3.0, 2.5, 1.8)
+        );
+        assert_eq!(
+            (l.marker_window_ns, m.marker_window_ns, h.marker_window_ns),
+            (120 * MS, 150 * MS, 180 * MS)
+        );
+        assert_eq!(
+            (
+                l.interval_padding_ns,
+                m.interval_padding_ns,
+                h.interval_padding_ns
+            ),
+            (100 * MS, 120 * MS, 160 * MS)
+        );
+        assert_eq!(
+            (
+                l.synchrony_window_ns,
+                m.synchrony_window_ns,
+                h.synchrony_window_ns
+            ),
+            (100 * MS, 120 * MS, 180 * MS)
+        );
+        assert_eq!(
+            (
+                l.min_synchrony_ratio,
+                m.min_synchrony_ratio,
+                h.min_synchrony_ratio
+            ),
+            (0.6, 0.5, 0.34)
+        );
+        assert_eq!(
+            (l.min_confidence, m.min_confidence, h.min_confidence),
+            (0.7, 0.5, 0.35)
+        );
+        assert_eq!("HIGH".parse::<Preset>().unwrap(), Preset::High);
+        assert!("extreme".parse::<Preset>().is_err());
+    }
+
+    #[test]
+    fn overrides_parse_units_and_reject_bad_knobs_naming_them() {
+        let p = Params::default()
+            .with_override("marker_window", "200ms")
+            .unwrap()
+            .with_override("synchrony_window", "0.5s")
+            .unwrap()
+            .with_override("interval_padding", "90")
+            .unwrap()
+            .with_override("min_gap_bytes", "300MiB")
+            .unwrap()
+            .with_override("min_samples_per_rank", "3")
+            .unwrap()
+            .with_override("min_confidence", "0")
+            .unwrap();
+        assert_eq!(p.marker_window_ns, 200 * MS);
+        assert_eq!(p.synchrony_window_ns, 500 * MS);
+        assert_eq!(p.interval_padding_ns, 90 * MS);
+        assert_eq!(p.min_gap_bytes, 300 * MIB);
+        assert_eq!(p.min_samples_per_rank, 3);
+        assert_eq!(p.min_confidence, 0.0);
+
+        let e = Params::default()
+            .with_override("marker_windw", "1ms")
+            .unwrap_err();
+        assert!(matches!(&e, Error::UnknownKnob { knob, .. } if knob == "marker_windw"));
+        assert!(e.to_string().contains("marker_windw"), "{e}");
+        for (k, v) in [
+            ("min_samples_per_rank", "2"),
+            ("min_samples_per_rank", "six"),
+            ("robust_zscore_threshold", "0"),
+            ("min_confidence", "1.5"),
+            ("min_synchrony_ratio", "-0.1"),
+            ("min_gap_ratio", "NaN"),
+            ("marker_window", "-5ms"),
+            ("marker_window", "5 fortnights"),
+            ("min_gap_bytes", "lots"),
+        ] {
+            let e = Params::default().with_override(k, v).unwrap_err();
+            assert!(
+                matches!(&e, Error::InvalidValue { knob, .. } if knob == k),
+                "{k}={v}"
+            );
+            assert!(e.to_string().contains(k), "{e}");
+        }
+    }
+
+    #[test]
+    fn rank_from_file_names() {
+        assert_eq!(rank_from_file_name("rank3.trace.json.gz"), Some(3));
+        assert_eq!(rank_from_file_name("/x/y/job_rank_12.json"), Some(12));
+        assert_eq!(
+            rank_from_file_name("large_integer_rank-70.pt.trace.json.gz"),
+            Some(70)
+        );
+        assert_eq!(rank_from_file_name("trace-r5.pftrace"), Some(5));
+        assert_eq!(
+            rank_from_file_name("trial1_coldcache_rank0.pt.trace.json.gz"),
+            Some(0)
+        );
+        assert_eq!(rank_from_file_name("frankfurt3.json"), None);
+        assert_eq!(rank_from_file_name("trace-run2.json"), None);
+        assert_eq!(rank_from_file_name("trace.json"), None);
+    }
+
+    #[test]
+    fn mapping_defaults_classify_counter_names() {
+        let m = Mapping::default();
+        assert_eq!(
+            m.classify("cpu reserved"),
+            Some(SeriesKind::AllocatorReserved)
+        );
+        assert_eq!(
+            m.classify("cuda:0 allocated"),
+            Some(SeriesKind::AllocatorAllocated)
+        );
+        assert_eq!(
+            m.classify("Total Reserved"),
+            Some(SeriesKind::AllocatorReserved)
+        );
+        assert_eq!(
+            m.classify("device_used_bytes"),
+            Some(SeriesKind::DeviceUsed)
+        );
+        assert_eq!(m.classify("GPU0 NVML memory"), Some(SeriesKind::DeviceUsed));
+        assert_eq!(
+            m.classify("device_total_bytes"),
+            Some(SeriesKind::DeviceTotal)
+        );
+        assert_eq!(m.classify("cpu.utilization"), None);
+        let mut custom = m.clone();
+        custom.device_used.push("fb_mem".into());
+        assert_eq!(custom.classify("FB-Mem"), Some(SeriesKind::DeviceUsed));
+    }
+
+    // ---- whole-algorithm cases on hand-computable series ----------------------------------
+
+    /// A rank with `n` samples every 50 ms: device_used = reserved + 100 MiB, plus `spikes`
+    /// (sample index → extra MiB) on the gap.
+    fn rank(r: u32, n: usize, spikes: &[(usize, f64)], markers: &[(i64, i64)]) -> RankInput {
+        let ts: Vec<i64> = (0..n as i64).map(|i| i * 50 * MS).collect();
+        let reserved = vec![900.0 * MIB as f64; n];
+        let mut used: Vec<f64> = reserved.iter().map(|r| r + 100.0 * MIB as f64).collect();
+        for &(i, extra) in spikes {
+            used[i] += extra * MIB as f64;
+        }
+        RankInput {
+            rank: r,
+            label: format!("rank{r}"),
+            series: RankSeries {
+                rank: Some(r),
+                world_size: Some(4),
+                device_used: Some(Series {
+                    name: "device_used_bytes".into(),
+                    ts_ns: ts.clone(),
+                    value: used,
+                }),
+                allocator_reserved: Some(Series {
+                    name: "allocator_reserved_bytes".into(),
+                    ts_ns: ts,
+                    value: reserved,
+                }),
+                markers: markers
+                    .iter()
+                    .map(|&(a, b)| Marker {
+                        start_ns: a,
+                        end_ns: b,
+                        name: "nccl:all_reduce".into(),
+                    })
+                    .collect(),
+                phases: vec![Phase {
+                    start_ns: 0,
+                    end_ns: 2000 * MS,
+                    name: "ProfilerStep#1".into(),
+                }],
+                shared_clock: true,
+                ..Default::default()
+            },
+        }
+    }
+
+    /// Gives every rank a constant 80 GiB device total (so the gap ratio is known).
+    fn with_total(inputs: &mut [RankInput]) {
+        for r in inputs {
+            let ts = r.series.device_used.as_ref().unwrap().ts_ns.clone();
+            r.series.device_total = Some(Series {
+                name: "device_total_bytes".into(),
+                value: vec![80.0 * 1024.0 * MIB as f64; ts.len()],
+                ts_ns: ts,
+            });
+        }
+    }
+
+    #[test]
+    fn synchronized_spike_with_marker_is_confident_lone_spike_is_dropped() {
+        // All four ranks: +300 MiB at sample 10 (500 ms) inside an all_reduce [480, 520] ms.
+        // Rank 2 also at sample 16 (800 ms), no marker near.
+        let ar = [(480 * MS, 520 * MS)];
+        let inputs: Vec<RankInput> = (0..4)
+            .map(|r| {
+                let sp: &[(usize, f64)] = if r == 2 {
+                    &[(10, 300.0), (16, 300.0)]
+                } else {
+                    &[(10, 300.0)]
+                };
+                rank(r, 20, sp, &ar)
+            })
+            .collect();
+        let rep = run(&inputs, &Params::default());
+        assert_eq!(rep.world_size, 4);
+        assert_eq!(rep.intervals.len(), 4, "{:#?}", rep.intervals);
+        for (r, iv) in rep.intervals.iter().enumerate() {
+            assert_eq!(iv.rank, r as u32);
+            // 0.34 + 0.34 + 0.16 + 0.16 − 0.05 (no device total) = 0.95.
+            assert!(close(iv.confidence, 0.95), "{iv:?}");
+            assert_eq!(iv.classification, Classification::CollectiveConfident);
+            assert_eq!(
+                iv.reason_codes,
+                [
+                    "gap_spike_statistical_outlier",
+                    "marker_collective_token",
+                    "marker_spike_overlap",
+                    "cross_rank_synchrony",
+                    "allocator_device_divergence"
+                ]
+            );
+            assert_eq!((iv.start_ns, iv.end_ns), (360 * MS, 640 * MS));
+            assert_eq!(iv.evidence.synchronized_ranks, 4);
+            assert_eq!(iv.evidence.marker_hits, 1);
+            assert_eq!(iv.evidence.peak_gap_bytes, 400.0 * MIB as f64);
+            assert_eq!(iv.evidence.peak_gap_ratio, None);
+            assert_eq!(iv.phase.as_deref(), Some("ProfilerStep#1"));
+        }
+        // Rank 2's lone spike: 0.16 + 0.16 − 0.15 − 0.15 − 0.05 < 0 → dropped. With
+        // min_confidence 0 and a known device total (no −0.05) it is kept as suspect.
+        let mut inputs = inputs;
+        with_total(&mut inputs);
+        let p = Params::default()
+            .with_override("min_confidence", "0")
+            .unwrap();
+        let rep = run(&inputs, &p);
+        let lone: Vec<&Interval> = rep
+            .intervals
+            .iter()
+            .filter(|iv| iv.rank == 2 && iv.start_ns > 640 * MS)
+            .collect();
+        assert_eq!(lone.len(), 1, "{:#?}", rep.intervals);
+        assert_eq!(lone[0].classification, Classification::CollectiveSuspect);
+        assert!(close(lone[0].confidence, 0.02), "{:?}", lone[0]);
+        assert!(lone[0]
+            .reason_codes
+            .contains(&"weak_marker_signal".to_string()));
+        assert!(lone[0]
+            .reason_codes
+            .contains(&"single_rank_only".to_string()));
+        assert_eq!((lone[0].start_ns, lone[0].end_ns), (680 * MS, 920 * MS));
+    }
+
+    #[test]
+    fn marker_window_edges() {
+        // Spike at 500 ms; medium marker_window 150 ms. A marker ending exactly 150 ms before
+        // is attached; one ending 150 ms + 1 ns before is not.
+        let at = |end: i64| {
+            let mut inputs = vec![rank(0, 20, &[(10, 300.0)], &[(end - 10 * MS, end)])];
+            with_total(&mut inputs);
+            run(
+                &inputs,
+                &Params::default()
+                    .with_override("min_confidence", "0")
+                    .unwrap(),
+            )
+        };
+        let rep = at(350 * MS);
+        assert_eq!(rep.intervals[0].evidence.marker_hits, 1);
+        // interval starts at marker start − padding = 340 − 120 = 220 ms.
+        assert_eq!(rep.intervals[0].start_ns, 220 * MS);
+        let rep = at(350 * MS - 1);
+        assert_eq!(rep.intervals[0].evidence.marker_hits, 0);
+        assert!(rep.intervals[0]
+            .reason_codes
+            .contains(&"weak_marker_signal".to_string()));
+        // Synchrony window edge: rank 1 spikes 150 ms later (sample 13): outside ± 120 ms.
+        let mut inputs = vec![
+            rank(0, 20, &[(10, 300.0)], &[]),
+            rank(1, 20, &[(13, 300.0)], &[]),
+        ];
+        with_total(&mut inputs);
+        let p = Params::default()
+            .with_override("min_confidence", "0")
+            .unwrap();
+        let rep = run(&inputs, &p);
+        assert!(rep
+            .intervals
+            .iter()
+            .all(|iv| iv.evidence.synchronized_ranks == 1));
+        let p = p.with_override("synchrony_window", "150ms").unwrap();
+        let rep = run(&inputs, &p);
+        assert!(rep
+            .intervals
+            .iter()
+            .all(|iv| iv.evidence.synchronized_ranks == 2));
+        // world 4 (stated), 2 synchronized: ratio 1/3 < 0.5: no cross_rank_synchrony, but not
+        // single-rank either.
+        for iv in &rep.intervals {
+            assert!(close(iv.evidence.synchrony_ratio, 1.0 / 3.0));
+            assert!(!iv.reason_codes.iter().any(|c| c == "cross_rank_synchrony"));
+            assert!(!iv.reason_codes.iter().any(|c| c == "single_rank_only"));
+        }
+    }
+
+    #[test]
+    fn adjacent_spikes_merge_into_one_interval() {
+        // Spikes at samples 10 and 11 (500, 550 ms) on every rank: intervals [380, 620] and
+        // [430, 670] overlap → one [380, 670] per rank, max evidence.
+        // No marker, ratio unknown: 0.34 + 0.16 + 0.16 − 0.15 − 0.05 = 0.46 → min_confidence 0.4.
+        let inputs: Vec<RankInput> = (0..4)
+            .map(|r| rank(r, 30, &[(10, 300.0), (11, 500.0)], &[]))
+            .collect();
+        let p = Params::default()
+            .with_override("min_confidence", "0.4")
+            .unwrap();
+        let rep = run(&inputs, &p);
+        assert_eq!(rep.intervals.len(), 4, "{:#?}", rep.intervals);
+        for iv in &rep.intervals {
+            assert_eq!((iv.start_ns, iv.end_ns), (380 * MS, 670 * MS));
+            assert_eq!(iv.evidence.peak_gap_bytes, 600.0 * MIB as f64);
+            assert!(iv.reason_codes.contains(&"weak_marker_signal".to_string()));
+            assert!(!iv.reason_codes.contains(&"single_rank_only".to_string()));
+        }
+        // Merge rule: weak_marker_signal is dropped when merged with marker_spike_overlap.
+        let a = |codes: &[&str], s: i64, e: i64| {
+            (
+                Interval {
+                    rank: 0,
+                    start_ns: s,
+                    end_ns: e,
+                    classification: Classification::CollectiveSuspect,
+                    confidence: 0.5,
+                    reason_codes: codes.iter().map(|c| c.to_string()).collect(),
+                    evidence: Evidence {
+                        marker_hits: 0,
+                        synchronized_ranks: 1,
+                        expected_world_size: 2,
+                        synchrony_ratio: 0.0,
+                        peak_gap_bytes: 1.0,
+                        peak_gap_ratio: None,
+                        robust_zscore: 3.0,
+                    },
+                    phase: None,
+                },
+                s,
+                1.0,
+            )
+        };
+        let mut strong = a(
+            &[
+                "gap_spike_statistical_outlier",
+                "marker_collective_token",
+                "marker_spike_overlap",
+                "cross_rank_synchrony",
+            ],
+            100,
+            200,
+        );
+        strong.0.confidence = 0.9;
+        strong.0.classification = Classification::CollectiveConfident;
+        strong.0.evidence.marker_hits = 2;
+        let weak = a(
+            &[
+                "gap_spike_statistical_outlier",
+                "weak_marker_signal",
+                "single_rank_only",
+            ],
+            200,
+            300,
+        );
+        let far = a(&["gap_spike_statistical_outlier"], 301, 400);
+        let m = merge_intervals(vec![weak, far, strong]);
+        assert_eq!(m.len(), 2);
+        assert_eq!((m[0].0.start_ns, m[0].0.end_ns), (100, 300));
+        assert_eq!(m[0].0.classification, Classification::CollectiveConfident);
+        assert_eq!(m[0].0.confidence, 0.9);
+        assert_eq!(m[0].0.evidence.marker_hits, 2);
+        assert_eq!(
+            m[0].0.reason_codes,
+            [
+                "gap_spike_statistical_outlier",
+                "marker_collective_token",
+                "marker_spike_overlap",
+                "cross_rank_synchrony"
+            ]
+        );
+    }
+
+    #[test]
+    fn too_few_samples_and_missing_device_used_yield_nothing_with_warnings() {
+        let mut inputs = vec![
+            rank(0, 5, &[(3, 300.0)], &[]),
+            rank(1, 20, &[(10, 300.0)], &[]),
+        ];
+        inputs[1].series.device_used = None;
+        let rep = run(&inputs, &Params::default());
+        assert!(rep.intervals.is_empty());
+        assert!(rep
+            .warnings
+            .iter()
+            .any(|w| w.contains("rank 0") && w.contains("min_samples_per_rank")));
+        assert!(rep
+            .warnings
+            .iter()
+            .any(|w| w.contains("rank 1") && w.contains("no device-used")));
+        assert!(!rep.ranks[1].gap_computed);
+        // High preset accepts 5 samples.
+        let rep = run(&inputs[..1], &Params::preset(Preset::High));
+        assert!(rep.ranks[0].gap_computed);
+    }
+
+    #[test]
+    fn ranks_without_shared_clock_align_on_first_sample_and_report_skew() {
+        let mut a = rank(0, 20, &[(10, 300.0)], &[(480 * MS, 520 * MS)]);
+        let mut b = rank(1, 20, &[(10, 300.0)], &[(480 * MS, 520 * MS)]);
+        a.series.shared_clock = false;
+        b.series.shared_clock = false;
+        b.series = b.series.shifted(7_000 * MS);
+        let rep = run(&[a.clone(), b.clone()], &Params::default());
+        assert!(!rep.clock.shared_clock);
+        assert_eq!(rep.clock.skew_ns, 7_000 * MS);
+        assert_eq!(rep.ranks[1].offset_ns, -7_000 * MS);
+        assert_eq!(rep.intervals.len(), 2);
+        assert_eq!(rep.intervals[0].start_ns, rep.intervals[1].start_ns);
+        assert!(rep
+            .intervals
+            .iter()
+            .all(|iv| iv.evidence.synchronized_ranks == 2));
+        // On a (claimed) shared clock the 7 s offset is kept and the spikes are not synchronous.
+        a.series.shared_clock = true;
+        b.series.shared_clock = true;
+        let rep = run(
+            &[a, b],
+            &Params::default()
+                .with_override("min_confidence", "0")
+                .unwrap(),
+        );
+        assert!(rep.clock.shared_clock);
+        assert!(rep
+            .intervals
+            .iter()
+            .all(|iv| iv.evidence.synchronized_ranks == 1));
+    }
+
+    #[test]
+    fn run_is_deterministic() {
+        let inputs: Vec<RankInput> = (0..4)
+            .map(|r| rank(r, 20, &[(10, 300.0)], &[(480 * MS, 520 * MS)]))
+            .collect();
+        let a = serde_json::to_string(&run(&inputs, &Params::default())).unwrap();
+        let mut rev = inputs.clone();
+        rev.reverse();
+        let b = serde_json::to_string(&run(&rev, &Params::default())).unwrap();
+        assert_eq!(a, b);
+    }
+}
