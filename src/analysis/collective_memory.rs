@@ -458,10 +458,8 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
             }
         }
     }
-    out.markers
-        .sort_by(|a, b| (a.start_ns, a.end_ns).cmp(&(b.start_ns, b.end_ns)));
-    out.phases
-        .sort_by(|a, b| (a.start_ns, a.end_ns).cmp(&(b.start_ns, b.end_ns)));
+    out.markers.sort_by_key(|m| (m.start_ns, m.end_ns));
+    out.phases.sort_by_key(|p| (p.start_ns, p.end_ns));
 
     // Identity.
     out.rank = model.info.rank.or_else(|| {
@@ -888,7 +886,7 @@ pub fn robust_zscores(gaps: &[f64]) -> Vec<f64> {
     let mean = gaps.iter().sum::<f64>() / n as f64;
     let var = gaps.iter().map(|g| (g - mean) * (g - mean)).sum::<f64>() / (n - 1) as f64;
     let sd = var.sqrt();
-    if !(sd > 0.0) {
+    if sd.is_nan() || sd <= 0.0 {
         return vec![0.0; n];
     }
     gaps.iter().map(|g| ((g - mean) / sd).max(0.0)).collect()

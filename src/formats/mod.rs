@@ -7,6 +7,7 @@
 
 pub mod chrome_json;
 pub mod perfetto;
+pub mod telemetry;
 
 use std::io::Read;
 
