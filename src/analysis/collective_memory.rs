@@ -487,6 +487,43 @@ pub struct RankInput {
     pub series: RankSeries,
 }
 
+/// Turns `(label, series)` pairs (label = file name) into [`RankInput`]s: the rank the content
+/// states, else the rank in the label ([`rank_from_file_name`]), else the smallest rank number
+/// not otherwise taken, with a warning naming the label (the spec's "ask the user": callers
+/// that can ask should set [`RankSeries::rank`] first). Returns the inputs in the given order
+/// and the warnings.
+pub fn resolve_ranks(items: Vec<(String, RankSeries)>) -> (Vec<RankInput>, Vec<String>) {
+    let mut warnings = Vec::new();
+    let known: Vec<Option<u32>> = items
+        .iter()
+        .map(|(label, s)| s.rank.or_else(|| rank_from_file_name(label)))
+        .collect();
+    let mut taken: BTreeSet<u32> = known.iter().flatten().copied().collect();
+    let mut next = 0u32;
+    let mut out = Vec::with_capacity(items.len());
+    for ((label, series), k) in items.into_iter().zip(known) {
+        let rank = match k {
+            Some(r) => r,
+            None => {
+                while taken.contains(&next) {
+                    next = next.saturating_add(1);
+                }
+                taken.insert(next);
+                warnings.push(format!(
+                    "{label}: the rank is stated neither in the content nor in the file name; assigned rank {next}"
+                ));
+                next
+            }
+        };
+        out.push(RankInput {
+            rank,
+            label,
+            series,
+        });
+    }
+    (out, warnings)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Parameters
 // ---------------------------------------------------------------------------------------------
