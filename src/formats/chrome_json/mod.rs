@@ -1,16 +1,1481 @@
-//! Chrome Trace Event JSON importer (trace-formats.md §8–10). STUB: being written.
+//! Chrome Trace Event JSON importer, including Kineto (PyTorch profiler) and JAX/XProf exports
+//! (trace-formats.md §8–10).
+//!
+//! Streaming and tolerant: [`lexer`] reads one event object at a time straight from the
+//! decompressed bytes (no document tree of the whole file), and every event goes to the one
+//! [`SliceBuilder`]. Nothing in an event can fail the import: malformed events are counted in
+//! [`Model::diagnostics`] (kind, severity, count, first byte offset / event index). Only a
+//! container that is not a JSON object or array, or an object without `traceEvents`, is an
+//! [`ImportError`].
+//!
+//! Mapping (see the spec sections for the wire meaning):
+//! * `ts`/`dur` are µs (numbers or numeric strings) converted exactly to integer ns by
+//!   [`lexer::us_text_to_ns`]; `displayTimeUnit` is display-only and stored as metadata.
+//!   Kineto `baseTimeNanoseconds` is added to every timestamp, so new (relative) and old
+//!   (absolute µs) Kineto files both end on the Unix-epoch ns timeline.
+//! * `pid`/`tid`: numbers (64-bit, kept distinct) or strings (each distinct string gets its own
+//!   synthetic id ≤ [`STRING_ID_BASE`], and the process/thread is named by the string). A
+//!   missing or zero `tid` with a non-zero `pid` uses the pid (Perfetto's rule).
+//! * Tracks: one thread track per (pid, tid); process tracks for `s:"p"` instants; one global
+//!   track for `s:"g"` instants; async tracks for `b`/`e`/`n` (and legacy `S`/`F`) keyed by
+//!   (pid — none for `id2.global` —, cat, id/id2, scope); one counter track per series.
+//! * `C` counters: one [`CounterSeries`] per (pid, name, id, arg key), named `"<name> <key>"`
+//!   without an id and `"<name>[<id>]"` (plus `" <key>"` unless the key is `value`) with one.
+//! * Kineto `[memory]` instants become counter series `"<device> allocated"` /
+//!   `"<device> reserved"` (unit `bytes`, device `cpu` or `cuda:<id>`); the 2021 schema without
+//!   `Total Allocated` is reconstructed as the running sum of `Bytes` per device.
+//! * Flags: [`slice_flags::COLLECTIVE`] when name, category or a `Collective name` arg carries a
+//!   collective token ([`has_collective_token`]); [`slice_flags::COMPILE`] by
+//!   [`is_compile_slice`].
+//! * Frames: [`Provider::ChromeJson`] + name + sorted category list; Python frames
+//!   (`python_function` / JAX `$file.py:line func`) add normalized file, line and function.
+
+pub mod kineto;
+pub mod lexer;
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
 
 use super::ImportError;
-use crate::model::Model;
+use crate::model::collective::has_collective_token;
+use crate::model::{
+    normalize_path, slice_flags, ArgValue, CounterSeries, FrameId, FrameKey, Model, ProcessInfo,
+    Provider, Severity, SliceBuilder, StrId, ThreadInfo, Track, TrackId, TrackKind,
+};
+pub use kineto::{
+    hostname_from_file_name, is_compile_slice, parse_python_frame, rank_from_file_name,
+};
+use lexer::{number_of, us_text_to_ns, JVal, Lexer, SyntaxError};
 
-/// Imports decompressed Chrome JSON (object or array form) into `model`.
+/// Synthetic pids/tids for string ids count down from here (far below any real negative id).
+pub const STRING_ID_BASE: i64 = -(1 << 48);
+
+/// Durations above this (7 days in ns) are treated as corrupt: excluded and counted
+/// (`slice_absurd_duration`), so one bad value never stretches the time axis.
+pub const MAX_PLAUSIBLE_DUR_NS: i64 = 7 * 24 * 3600 * 1_000_000_000;
+
+/// Imports decompressed Chrome JSON (object or array form) into `model`. `name` is the file
+/// name (used for the JAX host name and the Kineto rank when the trace lacks them).
+/// `progress` receives fractions in [0, 1].
+///
+/// Errors: [`ImportError::Malformed`] when the text is neither a JSON object nor an array, or an
+/// object that has no `traceEvents` key. Everything else is a diagnostic.
 pub fn import(
-    _data: &[u8],
-    _name: &str,
-    _model: &mut Model,
-    _progress: &mut dyn FnMut(f64),
+    data: &[u8],
+    name: &str,
+    model: &mut Model,
+    progress: &mut dyn FnMut(f64),
 ) -> Result<(), ImportError> {
-    Err(ImportError::Malformed(
-        "Chrome JSON import is not implemented yet".into(),
-    ))
+    let mut start = 0;
+    if data.starts_with(&[0xef, 0xbb, 0xbf]) {
+        start = 3;
+    }
+    let mut imp = Importer::new(data, name, model);
+    let mut lx = Lexer::new(data, start);
+    match lx.peek() {
+        Some(b'[') => {
+            lx.pos += 1;
+            imp.events(&mut lx, progress);
+        }
+        Some(b'{') => {
+            lx.pos += 1;
+            if !imp.top_object(&mut lx, progress) {
+                return Err(ImportError::Malformed(
+                    "a JSON object without a \"traceEvents\" array".into(),
+                ));
+            }
+        }
+        _ => {
+            return Err(ImportError::Malformed(
+                "the text is neither a JSON object nor a JSON array".into(),
+            ))
+        }
+    }
+    imp.flush_lexer_issues(&lx);
+    imp.finish();
+    progress(1.0);
+    Ok(())
+}
+
+/// Line number (1-based) of byte offset `pos`.
+fn line_of(data: &[u8], pos: usize) -> usize {
+    1 + data[..pos.min(data.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum AsyncScope {
+    Process(i64),
+    Global,
+}
+
+struct CounterAcc {
+    track: TrackId,
+    samples: Vec<(i64, f64)>,
+}
+
+#[derive(Default)]
+struct MemoryAcc {
+    pid: Option<i64>,
+    allocated: Vec<(i64, f64)>,
+    reserved: Vec<(i64, f64)>,
+    /// (ts, bytes) of 2021-schema events that carry only `Bytes`.
+    deltas: Vec<(i64, f64)>,
+}
+
+struct Importer<'a, 'm> {
+    data: &'a [u8],
+    file_name: &'a str,
+    model: &'m mut Model,
+    builder: SliceBuilder,
+    events: u64,
+    string_pids: HashMap<Vec<u8>, i64>,
+    string_tids: HashMap<Vec<u8>, i64>,
+    next_string_id: i64,
+    thread_tracks: HashMap<(i64, i64), TrackId>,
+    process_tracks: HashMap<i64, TrackId>,
+    global_track: Option<TrackId>,
+    async_tracks: HashMap<(AsyncScope, StrId, Vec<u8>, StrId), TrackId>,
+    thread_names: BTreeMap<(i64, i64), (StrId, Option<i64>)>,
+    counters: BTreeMap<(i64, StrId), CounterAcc>,
+    memory: BTreeMap<String, MemoryAcc>,
+    frame_cat: HashMap<StrId, StrId>,
+    collective_name: HashMap<StrId, bool>,
+    compile_name: HashMap<(StrId, StrId), bool>,
+    base_time_ns: Option<i64>,
+    saw_kineto_keys: bool,
+    python_cat: StrId,
+    memory_name: StrId,
+}
+
+/// One event's fields, borrowed from its parsed object.
+#[derive(Default)]
+struct Ev<'v, 'a> {
+    ph: Option<u8>,
+    name: Option<&'v [u8]>,
+    cat: Option<&'v [u8]>,
+    ts: Option<&'v JVal<'a>>,
+    dur: Option<&'v JVal<'a>>,
+    pid: Option<&'v JVal<'a>>,
+    tid: Option<&'v JVal<'a>>,
+    args: Option<&'v JVal<'a>>,
+    id: Option<&'v JVal<'a>>,
+    id2: Option<&'v JVal<'a>>,
+    scope: Option<&'v [u8]>,
+    s: Option<&'v [u8]>,
+}
+
+impl<'a, 'm> Importer<'a, 'm> {
+    fn new(data: &'a [u8], file_name: &'a str, model: &'m mut Model) -> Self {
+        let python_cat = model.strings.intern("python_function");
+        let memory_name = model.strings.intern("[memory]");
+        Importer {
+            data,
+            file_name,
+            model,
+            builder: SliceBuilder::new(),
+            events: 0,
+            string_pids: HashMap::new(),
+            string_tids: HashMap::new(),
+            next_string_id: STRING_ID_BASE,
+            thread_tracks: HashMap::new(),
+            process_tracks: HashMap::new(),
+            global_track: None,
+            async_tracks: HashMap::new(),
+            thread_names: BTreeMap::new(),
+            counters: BTreeMap::new(),
+            memory: BTreeMap::new(),
+            frame_cat: HashMap::new(),
+            collective_name: HashMap::new(),
+            compile_name: HashMap::new(),
+            base_time_ns: None,
+            saw_kineto_keys: false,
+            python_cat,
+            memory_name,
+        }
+    }
+
+    fn diag(
+        &mut self,
+        kind: &str,
+        sev: Severity,
+        offset: Option<usize>,
+        msg: impl FnOnce() -> String,
+    ) {
+        let idx = self.events;
+        self.model
+            .diagnostics
+            .add(kind, sev, offset.map(|o| o as u64), Some(idx), msg);
+    }
+
+    fn intern(&mut self, bytes: &[u8], offset: usize) -> StrId {
+        let (id, repaired) = self.model.strings.intern_lossy(bytes);
+        if repaired {
+            self.diag(
+                "invalid_utf8_repaired",
+                Severity::Warning,
+                Some(offset),
+                || "invalid UTF-8 in a string was replaced with U+FFFD".to_string(),
+            );
+        }
+        id
+    }
+
+    // ----- containers -------------------------------------------------------------------
+
+    /// Reads the members of the top-level object; returns whether `traceEvents` was found.
+    fn top_object(&mut self, lx: &mut Lexer<'a>, progress: &mut dyn FnMut(f64)) -> bool {
+        let mut found = false;
+        loop {
+            match lx.peek() {
+                None => break,
+                Some(b'}') => {
+                    lx.pos += 1;
+                    break;
+                }
+                Some(b',') => {
+                    lx.pos += 1;
+                    continue;
+                }
+                Some(b'"') => {}
+                Some(_) => {
+                    let at = lx.pos;
+                    self.diag("json_syntax_error", Severity::Warning, Some(at), || {
+                        format!(
+                            "unexpected character at line {} in the top-level object",
+                            line_of(self.data, at)
+                        )
+                    });
+                    if !self.skip_to_trace_events(lx) {
+                        break;
+                    }
+                    continue;
+                }
+            }
+            let key_pos = lx.pos;
+            let key = match lx.value(0, false) {
+                Ok(JVal::Str(k)) => k,
+                _ => break,
+            };
+            if lx.peek() != Some(b':') {
+                lx.pos = key_pos + 1;
+                if !self.skip_to_trace_events(lx) {
+                    break;
+                }
+                continue;
+            }
+            lx.pos += 1;
+            if &key[..] == b"traceEvents" {
+                if lx.peek() == Some(b'[') {
+                    lx.pos += 1;
+                    found = true;
+                    self.events(lx, progress);
+                    continue;
+                }
+            }
+            let vpos = lx.pos;
+            match lx.value(0, false) {
+                Ok(v) => self.top_level_key(&key, &v),
+                Err(e) => {
+                    if e.eof {
+                        self.diag("json_truncated", Severity::Warning, Some(e.pos), || {
+                            "the file ends inside a top-level value".to_string()
+                        });
+                        break;
+                    }
+                    self.diag("json_syntax_error", Severity::Warning, Some(e.pos), || {
+                        format!(
+                            "{} at line {} (top-level key {:?})",
+                            e.what,
+                            line_of(self.data, e.pos),
+                            String::from_utf8_lossy(&key)
+                        )
+                    });
+                    lx.pos = vpos;
+                    if !self.skip_to_trace_events(lx) {
+                        break;
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    /// After a broken top-level value: jump to a later `"traceEvents"` key, if any.
+    fn skip_to_trace_events(&mut self, lx: &mut Lexer<'a>) -> bool {
+        let hay = &self.data[lx.pos.min(self.data.len())..];
+        match find(hay, b"\"traceEvents\"") {
+            Some(p) => {
+                lx.pos += p;
+                true
+            }
+            None => {
+                lx.pos = self.data.len();
+                false
+            }
+        }
+    }
+
+    /// Reads events of the `traceEvents` array (after its `[`) up to its `]` or the end.
+    fn events(&mut self, lx: &mut Lexer<'a>, progress: &mut dyn FnMut(f64)) {
+        let total = self.data.len().max(1) as f64;
+        let mut need_comma = false;
+        let mut after_comma = false;
+        loop {
+            let Some(b) = lx.peek() else {
+                self.diag("json_unterminated_array", Severity::Info, Some(lx.pos), || {
+                    "the event array has no closing ']' (the writer stopped); all complete events were read".to_string()
+                });
+                return;
+            };
+            match b {
+                b']' => {
+                    if after_comma {
+                        self.diag("json_extra_comma", Severity::Info, Some(lx.pos), || {
+                            "a trailing comma before ']' was skipped".to_string()
+                        });
+                    }
+                    lx.pos += 1;
+                    return;
+                }
+                b',' => {
+                    after_comma = true;
+                    if !need_comma {
+                        self.diag("json_extra_comma", Severity::Info, Some(lx.pos), || {
+                            "a stray comma in the event array was skipped".to_string()
+                        });
+                    }
+                    lx.pos += 1;
+                    need_comma = false;
+                }
+                b'{' => {
+                    after_comma = false;
+                    let start = lx.pos;
+                    match self.event_at(lx, start) {
+                        Ok(()) => need_comma = true,
+                        Err(e) => {
+                            if e.eof {
+                                self.diag(
+                                    "json_truncated_event",
+                                    Severity::Warning,
+                                    Some(start),
+                                    || {
+                                        format!(
+                                        "the last event (line {}) is cut off mid-write; dropped",
+                                        line_of(self.data, start)
+                                    )
+                                    },
+                                );
+                                lx.pos = self.data.len();
+                                return;
+                            }
+                            self.diag("json_syntax_error", Severity::DataLoss, Some(e.pos), || {
+                                format!(
+                                    "{} at line {}; the event was dropped",
+                                    e.what,
+                                    line_of(self.data, e.pos)
+                                )
+                            });
+                            lx.pos = resync(self.data, start + 1);
+                            need_comma = false;
+                        }
+                    }
+                    if self.events % 65_536 == 0 {
+                        progress(lx.pos as f64 / total);
+                    }
+                }
+                _ => {
+                    let at = lx.pos;
+                    self.diag("json_syntax_error", Severity::DataLoss, Some(at), || {
+                        format!(
+                            "unexpected character at line {} in the event array",
+                            line_of(self.data, at)
+                        )
+                    });
+                    lx.pos = resync(self.data, at + 1);
+                    need_comma = false;
+                }
+            }
+        }
+    }
+
+    /// Parses the event object at `start` (strictly, then with the unescaped-quote repair) and
+    /// imports it. The object must be followed by `,`, `]` or the end of the data.
+    fn event_at(&mut self, lx: &mut Lexer<'a>, start: usize) -> Result<(), SyntaxError> {
+        let followed_ok = |lx: &mut Lexer<'a>| matches!(lx.peek(), None | Some(b',') | Some(b']'));
+        let first = lx.value(0, false);
+        let strict_err = match first {
+            Ok(v) if followed_ok(lx) => {
+                self.event(&v, start);
+                return Ok(());
+            }
+            Ok(_) => SyntaxError {
+                pos: lx.pos,
+                what: "expected ',' or ']' after an event",
+                eof: false,
+            },
+            Err(e) => e,
+        };
+        if strict_err.eof {
+            return Err(strict_err);
+        }
+        lx.pos = start;
+        match lx.value(0, true) {
+            Ok(v) if followed_ok(lx) => {
+                self.diag(
+                    "json_unescaped_quote_repaired",
+                    Severity::Warning,
+                    Some(start),
+                    || {
+                        format!(
+                        "an event at line {} has unescaped quotes inside a string; read leniently",
+                        line_of(self.data, start)
+                    )
+                    },
+                );
+                self.event(&v, start);
+                Ok(())
+            }
+            _ => {
+                lx.pos = start;
+                Err(strict_err)
+            }
+        }
+    }
+
+    // ----- top-level metadata -----------------------------------------------------------
+
+    fn top_level_key(&mut self, key: &[u8], v: &JVal<'a>) {
+        let key_s = String::from_utf8_lossy(key).into_owned();
+        match key_s.as_str() {
+            "distributedInfo" => {
+                self.saw_kineto_keys = true;
+                if let Some(r) = v.get("rank").and_then(JVal::as_i64) {
+                    self.model.info.rank = u32::try_from(r).ok();
+                }
+                if let Some(w) = v.get("world_size").and_then(JVal::as_i64) {
+                    self.model.info.world_size = u32::try_from(w).ok();
+                }
+                if let Some(b) = v.get("backend").and_then(JVal::as_bytes) {
+                    self.model.info.backend = Some(String::from_utf8_lossy(b).into_owned());
+                }
+                for k in ["nccl_version", "pg_count"] {
+                    if let Some(t) = v.get(k).and_then(|x| scalar_text(x)) {
+                        self.model
+                            .info
+                            .metadata
+                            .insert(format!("distributedInfo.{k}"), t);
+                    }
+                }
+            }
+            "deviceProperties" => {
+                self.saw_kineto_keys = true;
+                if let JVal::Arr(items, _) = v {
+                    self.model
+                        .info
+                        .metadata
+                        .insert("deviceProperties.count".into(), items.len().to_string());
+                    for d in items {
+                        let id = d.get("id").and_then(JVal::as_i64).unwrap_or(-1);
+                        for k in [
+                            "name",
+                            "totalGlobalMem",
+                            "computeMajor",
+                            "computeMinor",
+                            "numSms",
+                        ] {
+                            if let Some(t) = d.get(k).and_then(|x| scalar_text(x)) {
+                                self.model
+                                    .info
+                                    .metadata
+                                    .insert(format!("device.{id}.{k}"), t);
+                            }
+                        }
+                    }
+                }
+            }
+            "baseTimeNanoseconds" => {
+                self.saw_kineto_keys = true;
+                self.base_time_ns = v.as_i64();
+                if let Some(t) = scalar_text(v) {
+                    self.model.info.metadata.insert(key_s, t);
+                }
+            }
+            "host_name" | "hostname" => {
+                if let Some(b) = v.as_bytes() {
+                    self.model.info.hostname = Some(String::from_utf8_lossy(b).into_owned());
+                }
+            }
+            "metadata" | "otherData" => {
+                if let JVal::Obj(members, _) = v {
+                    for (k, x) in members {
+                        if let Some(t) = scalar_text(x) {
+                            let k = String::from_utf8_lossy(k);
+                            if k == "hostname" || k == "host_name" {
+                                self.model.info.hostname = Some(t.clone());
+                            }
+                            self.model.info.metadata.insert(format!("{key_s}.{k}"), t);
+                        }
+                    }
+                }
+            }
+            "systemTraceEvents" | "stackFrames" | "samples" => {
+                self.diag("json_section_not_modelled", Severity::Info, None, || {
+                    format!("the top-level \"{key_s}\" section is not imported")
+                });
+            }
+            _ => {
+                if matches!(
+                    key_s.as_str(),
+                    "schemaVersion" | "traceName" | "profile_memory"
+                ) {
+                    self.saw_kineto_keys = true;
+                }
+                if let Some(t) = scalar_text(v) {
+                    self.model.info.metadata.insert(key_s, t);
+                }
+            }
+        }
+    }
+
+    // ----- events -----------------------------------------------------------------------
+
+    fn event(&mut self, v: &JVal<'a>, offset: usize) {
+        let JVal::Obj(members, _) = v else {
+            self.diag(
+                "event_not_an_object",
+                Severity::Warning,
+                Some(offset),
+                || "an element of the event array is not an object; skipped".to_string(),
+            );
+            return;
+        };
+        if members.is_empty() {
+            // JAX/TSL end their array with `{}`; Perfetto skips these silently.
+            return;
+        }
+        self.events += 1;
+        self.model.stats.events += 1;
+        let mut e = Ev::default();
+        for (k, val) in members {
+            match &k[..] {
+                b"ph" => e.ph = val.as_bytes().and_then(|b| b.first().copied()),
+                b"name" => e.name = val.as_bytes(),
+                b"cat" => e.cat = val.as_bytes(),
+                b"ts" => e.ts = Some(val),
+                b"dur" => e.dur = Some(val),
+                b"pid" => e.pid = Some(val),
+                b"tid" => e.tid = Some(val),
+                b"args" => e.args = Some(val),
+                b"id" => e.id = Some(val),
+                b"id2" => e.id2 = Some(val),
+                b"scope" => e.scope = val.as_bytes(),
+                b"s" => e.s = val.as_bytes(),
+                _ => {}
+            }
+        }
+        let Some(ph) = e.ph else {
+            self.diag(
+                "event_without_phase",
+                Severity::Warning,
+                Some(offset),
+                || "an event without \"ph\" was skipped".to_string(),
+            );
+            return;
+        };
+        match ph {
+            b'M' => self.metadata_event(&e, offset),
+            b'B' | b'E' | b'X' | b'i' | b'I' | b'R' | b'b' | b'e' | b'n' | b'S' | b'F' | b'C' => {
+                self.timed_event(ph, &e, offset)
+            }
+            b's' | b't' | b'f' => {
+                self.diag(
+                    "flow_event_not_modelled",
+                    Severity::Info,
+                    Some(offset),
+                    || "flow events (ph s/t/f) are counted but not modelled".to_string(),
+                );
+            }
+            _ => {
+                let kind = format!("phase_{}_not_modelled", ph as char);
+                self.diag(&kind, Severity::Info, Some(offset), || {
+                    format!(
+                        "events with ph '{}' are counted but not modelled",
+                        ph as char
+                    )
+                });
+            }
+        }
+    }
+
+    fn pid_of(&mut self, v: Option<&JVal<'a>>) -> Option<i64> {
+        match v? {
+            JVal::Str(s) => Some(self.string_id(s, true)),
+            other => other.as_i64(),
+        }
+    }
+
+    fn string_id(&mut self, s: &[u8], pid: bool) -> i64 {
+        let map = if pid {
+            &mut self.string_pids
+        } else {
+            &mut self.string_tids
+        };
+        if let Some(&id) = map.get(s) {
+            return id;
+        }
+        self.next_string_id -= 1;
+        let id = self.next_string_id;
+        map.insert(s.to_vec(), id);
+        id
+    }
+
+    /// (pid, tid) of an event with Perfetto's defaults.
+    fn pid_tid(&mut self, e: &Ev<'_, 'a>) -> (i64, i64) {
+        let pid = self.pid_of(e.pid).unwrap_or(0);
+        let tid = match e.tid {
+            Some(JVal::Str(s)) => self.string_id(s, false),
+            Some(t) => t.as_i64().unwrap_or(0),
+            None => 0,
+        };
+        let tid = if tid == 0 && pid != 0 { pid } else { tid };
+        (pid, tid)
+    }
+
+    fn ensure_process(&mut self, pid: i64) {
+        if self.model.processes.contains_key(&pid) {
+            return;
+        }
+        let mut info = ProcessInfo::default();
+        if let Some((s, _)) = self.string_pids.iter().find(|(_, &v)| v == pid) {
+            let s = s.clone();
+            info.name = self.intern(&s, 0);
+        }
+        self.model.processes.insert(pid, info);
+    }
+
+    fn thread_track(&mut self, pid: i64, tid: i64) -> TrackId {
+        if let Some(&t) = self.thread_tracks.get(&(pid, tid)) {
+            return t;
+        }
+        self.ensure_process(pid);
+        let t = self.model.add_track(Track {
+            name: StrId(0),
+            kind: TrackKind::Thread,
+            pid: Some(pid),
+            tid: Some(tid),
+            parent: None,
+            overflow_of: None,
+        });
+        self.thread_tracks.insert((pid, tid), t);
+        t
+    }
+
+    fn process_track(&mut self, pid: i64) -> TrackId {
+        if let Some(&t) = self.process_tracks.get(&pid) {
+            return t;
+        }
+        self.ensure_process(pid);
+        let t = self.model.add_track(Track {
+            name: StrId(0),
+            kind: TrackKind::Process,
+            pid: Some(pid),
+            tid: None,
+            parent: None,
+            overflow_of: None,
+        });
+        self.process_tracks.insert(pid, t);
+        t
+    }
+
+    fn global_track(&mut self) -> TrackId {
+        if let Some(t) = self.global_track {
+            return t;
+        }
+        let name = self.model.strings.intern("Global");
+        let t = self.model.add_track(Track {
+            name,
+            kind: TrackKind::Global,
+            pid: None,
+            tid: None,
+            parent: None,
+            overflow_of: None,
+        });
+        self.global_track = Some(t);
+        t
+    }
+
+    fn frame_for(&mut self, name: StrId, cat: StrId) -> FrameId {
+        let fcat = match self.frame_cat.get(&cat) {
+            Some(&c) => c,
+            None => {
+                let raw = self.model.str(cat);
+                let mut parts: Vec<&str> = raw
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                parts.sort_unstable();
+                parts.dedup();
+                let joined = parts.join(",");
+                let id = self.model.strings.intern(&joined);
+                self.frame_cat.insert(cat, id);
+                id
+            }
+        };
+        let mut key = FrameKey::named(Provider::ChromeJson, name, fcat);
+        let nm = self.model.str(name);
+        if cat == self.python_cat || nm.starts_with('$') {
+            if let Some((file, line, func)) = parse_python_frame(nm) {
+                let file = normalize_path(file);
+                let func = func.to_string();
+                key.file = Some(self.model.strings.intern(&file));
+                key.line = Some(line);
+                key.function = Some(self.model.strings.intern(&func));
+            }
+        }
+        self.model.frames.intern(key, &self.model.strings)
+    }
+
+    fn flags_for(&mut self, name: StrId, cat: StrId, args: &[(StrId, ArgValue)]) -> u8 {
+        let mut flags = 0;
+        let coll = match self.collective_name.get(&name) {
+            Some(&c) => c,
+            None => {
+                let c = has_collective_token(self.model.str(name));
+                self.collective_name.insert(name, c);
+                c
+            }
+        };
+        let coll_cat = match self.collective_name.get(&StrId(cat.0 | 0x8000_0000)) {
+            Some(&c) => c,
+            None => {
+                let c = has_collective_token(self.model.str(cat));
+                self.collective_name.insert(StrId(cat.0 | 0x8000_0000), c);
+                c
+            }
+        };
+        let coll_arg = args.iter().any(|(k, v)| {
+            self.model.str(*k) == "Collective name"
+                || matches!(v, ArgValue::Str(s) if self.model.str(*k) == "Process Group Name" && !self.model.str(*s).is_empty())
+        });
+        if coll || coll_cat || coll_arg {
+            flags |= slice_flags::COLLECTIVE;
+        }
+        let comp = match self.compile_name.get(&(name, cat)) {
+            Some(&c) => c,
+            None => {
+                let c = is_compile_slice(self.model.str(name), self.model.str(cat));
+                self.compile_name.insert((name, cat), c);
+                c
+            }
+        };
+        if comp {
+            flags |= slice_flags::COMPILE;
+        }
+        flags
+    }
+
+    fn args_of(&mut self, v: Option<&JVal<'a>>, offset: usize) -> Vec<(StrId, ArgValue)> {
+        let Some(JVal::Obj(members, _)) = v else {
+            return Vec::new();
+        };
+        let mut out = Vec::with_capacity(members.len());
+        for (k, x) in members {
+            let key = self.intern(k, offset);
+            let val = match x {
+                JVal::Null => continue,
+                JVal::Bool(b) => ArgValue::Bool(*b),
+                JVal::Num(t) => num_arg(t),
+                JVal::Str(s) => ArgValue::Str(self.intern(s, offset)),
+                JVal::Arr(_, (a, b)) | JVal::Obj(_, (a, b)) => {
+                    ArgValue::Text(String::from_utf8_lossy(&self.data[*a..*b]).into_owned())
+                }
+            };
+            out.push((key, val));
+        }
+        out
+    }
+
+    fn ts_of(&mut self, e: &Ev<'_, 'a>, offset: usize) -> Option<i64> {
+        let ts = e.ts.and_then(time_ns);
+        if ts.is_none() {
+            self.diag(
+                "event_invalid_timestamp",
+                Severity::Warning,
+                Some(offset),
+                || "an event with a missing or non-numeric \"ts\" was dropped".to_string(),
+            );
+        }
+        ts
+    }
+
+    fn timed_event(&mut self, ph: u8, e: &Ev<'_, 'a>, offset: usize) {
+        let Some(ts) = self.ts_of(e, offset) else {
+            return;
+        };
+        if ph == b'C' {
+            self.counter_event(e, ts, offset);
+            return;
+        }
+        let name = match e.name {
+            Some(n) => self.intern(n, offset),
+            None => StrId(0),
+        };
+        let cat = match e.cat {
+            Some(c) => self.intern(c, offset),
+            None => StrId(0),
+        };
+        if name == self.memory_name && matches!(ph, b'i' | b'I') {
+            self.memory_event(e, ts, offset);
+            return;
+        }
+        let (pid, tid) = self.pid_tid(e);
+        let args_v = self.args_of(e.args, offset);
+        let flags = self.flags_for(name, cat, &args_v);
+        let args = self.model.args.add(args_v);
+        match ph {
+            b'X' => {
+                let Some(dur) = e.dur.and_then(time_ns) else {
+                    self.diag(
+                        "complete_event_invalid_duration",
+                        Severity::Warning,
+                        Some(offset),
+                        || {
+                            "a complete (X) event with a missing or non-numeric \"dur\" was dropped"
+                                .to_string()
+                        },
+                    );
+                    return;
+                };
+                if dur < 0 {
+                    self.diag(
+                        "slice_negative_duration",
+                        Severity::Warning,
+                        Some(offset),
+                        || {
+                            format!(
+                                "a complete event with negative duration ({dur} ns) was dropped"
+                            )
+                        },
+                    );
+                    return;
+                }
+                if dur > MAX_PLAUSIBLE_DUR_NS || ts.checked_add(dur).is_none() {
+                    self.diag("slice_absurd_duration", Severity::Warning, Some(offset), || {
+                        format!("a complete event with an implausible duration ({dur} ns) was dropped")
+                    });
+                    return;
+                }
+                let track = self.thread_track(pid, tid);
+                let frame = self.frame_for(name, cat);
+                self.builder
+                    .complete(track, ts, dur, name, cat, frame, args, flags);
+            }
+            b'B' => {
+                let track = self.thread_track(pid, tid);
+                let frame = self.frame_for(name, cat);
+                self.builder.begin(track, ts, name, cat, frame, args, flags);
+            }
+            b'E' => {
+                let track = self.thread_track(pid, tid);
+                let n = (name.0 != 0).then_some(name);
+                self.builder.end(track, ts, n, args);
+            }
+            b'i' | b'I' | b'R' => {
+                let scope = e.s.and_then(|s| s.first().copied()).unwrap_or(b't');
+                let track = match scope {
+                    b'g' => self.global_track(),
+                    b'p' => self.process_track(pid),
+                    _ => self.thread_track(pid, tid),
+                };
+                let frame = self.frame_for(name, cat);
+                self.builder
+                    .instant(track, ts, name, cat, frame, args, flags);
+            }
+            _ => {
+                // b / e / n and legacy S / F: async tracks.
+                let Some((scope, id)) = self.async_id(e, pid) else {
+                    self.diag(
+                        "async_event_without_id",
+                        Severity::Warning,
+                        Some(offset),
+                        || "an async event without \"id\" or \"id2\" was dropped".to_string(),
+                    );
+                    return;
+                };
+                let scope_name = match e.scope {
+                    Some(s) => self.intern(s, offset),
+                    None => StrId(0),
+                };
+                let key = (scope, cat, id, scope_name);
+                let track = match self.async_tracks.get(&key) {
+                    Some(&t) => t,
+                    None => {
+                        let t = self.model.add_track(Track {
+                            name,
+                            kind: TrackKind::Async,
+                            pid: match scope {
+                                AsyncScope::Process(p) => Some(p),
+                                AsyncScope::Global => None,
+                            },
+                            tid: None,
+                            parent: None,
+                            overflow_of: None,
+                        });
+                        if let AsyncScope::Process(p) = scope {
+                            self.ensure_process(p);
+                        }
+                        self.async_tracks.insert(key, t);
+                        t
+                    }
+                };
+                match ph {
+                    b'b' | b'S' => {
+                        let frame = self.frame_for(name, cat);
+                        self.builder.begin(track, ts, name, cat, frame, args, flags);
+                    }
+                    b'e' | b'F' => {
+                        let n = (name.0 != 0).then_some(name);
+                        self.builder.end(track, ts, n, args);
+                    }
+                    _ => {
+                        let frame = self.frame_for(name, cat);
+                        self.builder
+                            .instant(track, ts, name, cat, frame, args, flags);
+                    }
+                }
+            }
+        }
+    }
+
+    fn async_id(&mut self, e: &Ev<'_, 'a>, pid: i64) -> Option<(AsyncScope, Vec<u8>)> {
+        if let Some(JVal::Obj(m, _)) = e.id2 {
+            for (k, v) in m {
+                let text = id_text(v)?;
+                let global = &k[..] != b"local";
+                let mut key = if global {
+                    b"g:".to_vec()
+                } else {
+                    b"l:".to_vec()
+                };
+                key.extend_from_slice(&text);
+                let scope = if global {
+                    AsyncScope::Global
+                } else {
+                    AsyncScope::Process(pid)
+                };
+                return Some((scope, key));
+            }
+            return None;
+        }
+        let text = id_text(e.id?)?;
+        let mut key = b"i:".to_vec();
+        key.extend_from_slice(&text);
+        Some((AsyncScope::Process(pid), key))
+    }
+
+    fn counter_event(&mut self, e: &Ev<'_, 'a>, ts: i64, offset: usize) {
+        let pid = self.pid_of(e.pid).unwrap_or(0);
+        let base = String::from_utf8_lossy(e.name.unwrap_or(b"")).into_owned();
+        let id = e.id.and_then(id_text);
+        let Some(JVal::Obj(members, _)) = e.args else {
+            self.diag(
+                "counter_without_values",
+                Severity::Info,
+                Some(offset),
+                || "a counter event without args was skipped".to_string(),
+            );
+            return;
+        };
+        for (k, v) in members {
+            let Some(value) = number_of(v) else {
+                self.diag(
+                    "counter_value_not_numeric",
+                    Severity::Info,
+                    Some(offset),
+                    || {
+                        format!(
+                            "counter {base:?} arg {:?} is not a number; skipped",
+                            String::from_utf8_lossy(k)
+                        )
+                    },
+                );
+                continue;
+            };
+            let key = String::from_utf8_lossy(k);
+            let series = match &id {
+                Some(id) => {
+                    let id = String::from_utf8_lossy(id);
+                    if key == "value" {
+                        format!("{base}[{id}]")
+                    } else {
+                        format!("{base}[{id}] {key}")
+                    }
+                }
+                None => format!("{base} {key}"),
+            };
+            let sid = self.intern(series.as_bytes(), offset);
+            self.push_counter(pid, sid, ts, value);
+        }
+    }
+
+    fn push_counter(&mut self, pid: i64, name: StrId, ts: i64, value: f64) {
+        if !self.counters.contains_key(&(pid, name)) {
+            self.ensure_process(pid);
+            let track = self.model.add_track(Track {
+                name,
+                kind: TrackKind::Counter,
+                pid: Some(pid),
+                tid: None,
+                parent: None,
+                overflow_of: None,
+            });
+            self.counters.insert(
+                (pid, name),
+                CounterAcc {
+                    track,
+                    samples: Vec::new(),
+                },
+            );
+        }
+        if let Some(acc) = self.counters.get_mut(&(pid, name)) {
+            acc.samples.push((ts, value));
+        }
+    }
+
+    fn memory_event(&mut self, e: &Ev<'_, 'a>, ts: i64, offset: usize) {
+        let pid = self.pid_of(e.pid);
+        let args = e.args;
+        let num = |k: &str| args.and_then(|a| a.get(k)).and_then(number_of);
+        let dev_type = num("Device Type").map(|v| v as i64);
+        let dev_id = num("Device Id").map(|v| v as i64).unwrap_or(-1);
+        let device = match dev_type {
+            Some(0) | None if dev_id < 0 => "cpu".to_string(),
+            Some(0) => "cpu".to_string(),
+            Some(1) => format!("cuda:{}", dev_id.max(0)),
+            Some(t) => format!("device{t}:{dev_id}"),
+            None => format!("cuda:{dev_id}"),
+        };
+        let acc = self.memory.entry(device).or_default();
+        if acc.pid.is_none() {
+            acc.pid = pid;
+        }
+        let alloc = num("Total Allocated");
+        if let Some(a) = alloc {
+            acc.allocated.push((ts, a));
+            if let Some(r) = num("Total Reserved") {
+                acc.reserved.push((ts, r));
+            }
+        } else if let Some(b) = num("Bytes") {
+            acc.deltas.push((ts, b));
+        } else {
+            self.diag(
+                "memory_event_without_sizes",
+                Severity::Info,
+                Some(offset),
+                || "a [memory] event without Total Allocated or Bytes was skipped".to_string(),
+            );
+        }
+    }
+
+    fn metadata_event(&mut self, e: &Ev<'_, 'a>, offset: usize) {
+        let (pid, tid) = self.pid_tid(e);
+        let name = e.name.unwrap_or(b"");
+        let arg = |k: &str| e.args.and_then(|a| a.get(k));
+        match name {
+            b"process_name" => {
+                self.ensure_process(pid);
+                if let Some(n) = arg("name").and_then(JVal::as_bytes) {
+                    let id = self.intern(n, offset);
+                    if let Some(p) = self.model.processes.get_mut(&pid) {
+                        p.name = id;
+                    }
+                }
+            }
+            b"process_labels" => {
+                self.ensure_process(pid);
+                if let Some(n) = arg("labels").and_then(JVal::as_bytes) {
+                    let labels: Vec<StrId> = String::from_utf8_lossy(n)
+                        .split(',')
+                        .map(|s| s.trim().to_string())
+                        .filter(|s| !s.is_empty())
+                        .map(|s| self.model.strings.intern(&s))
+                        .collect();
+                    if let Some(p) = self.model.processes.get_mut(&pid) {
+                        p.labels = labels;
+                    }
+                }
+            }
+            b"process_sort_index" => {
+                self.ensure_process(pid);
+                let v = arg("sort_index").and_then(JVal::as_i64);
+                if let Some(p) = self.model.processes.get_mut(&pid) {
+                    p.sort_index = v;
+                }
+            }
+            b"thread_name" => {
+                if let Some(n) = arg("name").and_then(JVal::as_bytes) {
+                    let id = self.intern(n, offset);
+                    self.thread_track(pid, tid);
+                    let entry = self
+                        .thread_names
+                        .entry((pid, tid))
+                        .or_insert((StrId(0), None));
+                    entry.0 = id;
+                }
+            }
+            b"thread_sort_index" => {
+                let v = arg("sort_index").and_then(JVal::as_i64);
+                let entry = self
+                    .thread_names
+                    .entry((pid, tid))
+                    .or_insert((StrId(0), None));
+                entry.1 = v;
+            }
+            b"num_cpus" => {
+                if let Some(t) = arg("number").and_then(scalar_text) {
+                    self.model.info.metadata.insert("num_cpus".into(), t);
+                }
+            }
+            _ => {
+                self.diag(
+                    "metadata_event_not_modelled",
+                    Severity::Info,
+                    Some(offset),
+                    || {
+                        format!(
+                            "metadata event {:?} is not modelled",
+                            String::from_utf8_lossy(name)
+                        )
+                    },
+                );
+            }
+        }
+    }
+
+    fn flush_lexer_issues(&mut self, lx: &Lexer<'a>) {
+        let i = &lx.issues;
+        let items = [
+            (
+                "json_control_char_in_string",
+                i.control_chars,
+                "raw control characters (e.g. newlines) inside strings were kept as written",
+            ),
+            (
+                "json_invalid_escape",
+                i.invalid_escapes,
+                "invalid backslash escapes (e.g. unescaped Windows paths) were kept literally",
+            ),
+            (
+                "json_extra_comma",
+                i.extra_commas,
+                "trailing or doubled commas were skipped",
+            ),
+            (
+                "json_non_finite_number",
+                i.non_finite_tokens,
+                "NaN/Infinity tokens were read as null",
+            ),
+        ];
+        for (kind, (n, first), msg) in items {
+            if n > 0 {
+                let line = first.map(|p| line_of(self.data, p));
+                self.model.diagnostics.add_n(
+                    kind,
+                    Severity::Warning,
+                    n,
+                    first.map(|p| p as u64),
+                    None,
+                    || match line {
+                        Some(l) => format!("{msg} (first at line {l})"),
+                        None => msg.to_string(),
+                    },
+                );
+            }
+        }
+    }
+
+    // ----- finishing --------------------------------------------------------------------
+
+    fn finish(mut self) {
+        let builder = std::mem::take(&mut self.builder);
+        builder.finish(self.model);
+        // Counters.
+        let counters = std::mem::take(&mut self.counters);
+        for ((pid, name), acc) in counters {
+            self.push_series(acc.track, name, StrId(0), Some(pid), acc.samples);
+        }
+        let memory = std::mem::take(&mut self.memory);
+        let bytes = self.model.strings.intern("bytes");
+        let mut reconstructed = 0u64;
+        for (device, mut acc) in memory {
+            if !acc.deltas.is_empty() {
+                reconstructed += acc.deltas.len() as u64;
+                acc.deltas.sort_by_key(|s| s.0);
+                let mut sum = 0.0;
+                // Allocations recorded with totals come first in the same series; 2021-schema
+                // deltas are only used when no totals exist for the device.
+                if acc.allocated.is_empty() {
+                    for (ts, b) in acc.deltas {
+                        sum += b;
+                        acc.allocated.push((ts, sum));
+                    }
+                }
+            }
+            for (suffix, samples) in [("allocated", acc.allocated), ("reserved", acc.reserved)] {
+                if samples.is_empty() {
+                    continue;
+                }
+                let name = self.model.strings.intern(&format!("{device} {suffix}"));
+                let track = self.model.add_track(Track {
+                    name,
+                    kind: TrackKind::Counter,
+                    pid: acc.pid,
+                    tid: None,
+                    parent: None,
+                    overflow_of: None,
+                });
+                self.push_series(track, name, bytes, acc.pid, samples);
+            }
+        }
+        if reconstructed > 0 {
+            self.model.diagnostics.add_n(
+                "memory_total_reconstructed",
+                Severity::Warning,
+                reconstructed,
+                None,
+                None,
+                || "[memory] events without Total Allocated (2021 schema): allocated bytes were reconstructed as the running sum of Bytes".to_string(),
+            );
+        }
+        // Kineto base time: everything onto the Unix-epoch ns timeline.
+        if let Some(base) = self.base_time_ns {
+            for t in &mut self.model.slices.ts_ns {
+                *t = t.saturating_add(base);
+            }
+            for c in &mut self.model.counters {
+                for t in &mut c.ts_ns {
+                    *t = t.saturating_add(base);
+                }
+            }
+        }
+        // Threads: names onto tracks; the threads table keyed by tid (first pid wins).
+        let mut tid_owner: BTreeMap<i64, i64> = BTreeMap::new();
+        let mut keys: Vec<(i64, i64)> = self.thread_tracks.keys().copied().collect();
+        keys.sort_unstable();
+        for &(pid, tid) in &keys {
+            tid_owner.entry(tid).or_insert(pid);
+        }
+        for &(pid, tid) in &keys {
+            let (mut name, sort) = self
+                .thread_names
+                .get(&(pid, tid))
+                .copied()
+                .unwrap_or((StrId(0), None));
+            if name.0 == 0 {
+                if let Some((s, _)) = self.string_tids.iter().find(|(_, &v)| v == tid) {
+                    let s = s.clone();
+                    name = self.intern(&s, 0);
+                }
+            }
+            let owner = tid_owner.get(&tid).copied() == Some(pid);
+            if let Some(&track) = self.thread_tracks.get(&(pid, tid)) {
+                let label = if name.0 != 0 {
+                    name
+                } else if !owner {
+                    self.model.strings.intern(&format!("thread {tid}"))
+                } else {
+                    StrId(0)
+                };
+                self.model.tracks[track.0 as usize].name = label;
+                let overflow: Vec<usize> = self
+                    .model
+                    .tracks
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| t.overflow_of == Some(track))
+                    .map(|(i, _)| i)
+                    .collect();
+                for i in overflow {
+                    self.model.tracks[i].name = label;
+                }
+            }
+            if owner {
+                self.model.threads.insert(
+                    tid,
+                    ThreadInfo {
+                        pid: Some(pid),
+                        name,
+                        sort_index: sort,
+                    },
+                );
+            }
+        }
+        // Host and rank from the file name when the trace does not say.
+        let jax_like = self.model.processes.values().any(|p| {
+            let n = self.model.str(p.name);
+            n.starts_with("/host:") || n.starts_with("/device:")
+        });
+        if self.model.info.hostname.is_none() && jax_like {
+            self.model.info.hostname = hostname_from_file_name(self.file_name);
+        }
+        if self.model.info.rank.is_none() && self.saw_kineto_keys {
+            match rank_from_file_name(self.file_name) {
+                Some(r) => {
+                    self.model.info.rank = Some(r);
+                    self.model.diagnostics.add("rank_from_file_name", Severity::Info, None, None, || {
+                        format!("no distributedInfo in the trace; rank {r} taken from the file name")
+                    });
+                }
+                None => {
+                    self.model.diagnostics.add("rank_unknown", Severity::Warning, None, None, || {
+                        "a PyTorch profiler trace without distributedInfo and no rank in the file name: the rank is unknown".to_string()
+                    });
+                }
+            }
+        }
+    }
+
+    fn push_series(
+        &mut self,
+        track: TrackId,
+        name: StrId,
+        unit: StrId,
+        pid: Option<i64>,
+        mut samples: Vec<(i64, f64)>,
+    ) {
+        samples.sort_by_key(|s| s.0);
+        self.model.counters.push(CounterSeries {
+            track,
+            name,
+            unit,
+            pid,
+            ts_ns: samples.iter().map(|s| s.0).collect(),
+            value: samples.iter().map(|s| s.1).collect(),
+        });
+    }
+}
+
+/// `ts`/`dur` value → ns (numbers and numeric strings; see [`us_text_to_ns`]).
+fn time_ns(v: &JVal<'_>) -> Option<i64> {
+    match v {
+        JVal::Num(t) => us_text_to_ns(t),
+        JVal::Str(s) => us_text_to_ns(s),
+        _ => None,
+    }
+}
+
+fn id_text(v: &JVal<'_>) -> Option<Vec<u8>> {
+    match v {
+        JVal::Num(t) => Some(t.to_vec()),
+        JVal::Str(s) => Some(s.to_vec()),
+        JVal::Bool(b) => Some(if *b {
+            b"true".to_vec()
+        } else {
+            b"false".to_vec()
+        }),
+        _ => None,
+    }
+}
+
+/// Text of a scalar (strings as written, numbers as written, booleans), at most 256 bytes.
+fn scalar_text(v: &JVal<'_>) -> Option<String> {
+    let t: Cow<'_, [u8]> = match v {
+        JVal::Num(t) => Cow::Borrowed(t),
+        JVal::Str(s) => Cow::Borrowed(&s[..]),
+        JVal::Bool(b) => Cow::Borrowed(if *b { b"true" } else { b"false" }),
+        _ => return None,
+    };
+    let s = String::from_utf8_lossy(&t[..t.len().min(256)]).into_owned();
+    Some(s)
+}
+
+/// A numeric `args` value: i64, else u64, else f64; integers beyond 64 bits and unparsable
+/// number text are kept verbatim as [`ArgValue::Text`].
+fn num_arg(t: &[u8]) -> ArgValue {
+    let s = String::from_utf8_lossy(t);
+    let integral = !t.iter().any(|&c| matches!(c, b'.' | b'e' | b'E'));
+    if integral {
+        if let Ok(v) = s.parse::<i64>() {
+            return ArgValue::Int(v);
+        }
+        if let Ok(v) = s.parse::<u64>() {
+            return ArgValue::UInt(v);
+        }
+        return ArgValue::Text(s.into_owned());
+    }
+    match s.parse::<f64>() {
+        Ok(f) if f.is_finite() => ArgValue::Double(f),
+        _ => ArgValue::Text(s.into_owned()),
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// After a broken event: the next `{` that starts an event — preceded (ignoring white space) by
+/// `[`, or by `,` which itself follows `}`. Returns the data length when there is none.
+fn resync(data: &[u8], from: usize) -> usize {
+    let mut i = from;
+    while i < data.len() {
+        if data[i] == b'{' {
+            let mut j = i;
+            while j > 0 && data[j - 1].is_ascii_whitespace() {
+                j -= 1;
+            }
+            if j > 0 && data[j - 1] == b'[' {
+                return i;
+            }
+            if j > 0 && data[j - 1] == b',' {
+                let mut k = j - 1;
+                while k > 0 && data[k - 1].is_ascii_whitespace() {
+                    k -= 1;
+                }
+                if k > 0 && data[k - 1] == b'}' {
+                    return i;
+                }
+            }
+        }
+        i += 1;
+    }
+    data.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(json: &str) -> Model {
+        let mut m = Model::default();
+        import(json.as_bytes(), "t.json", &mut m, &mut |_| {}).unwrap();
+        m
+    }
+
+    #[test]
+    fn exact_big_timestamps_and_string_pids() {
+        let m = run(
+            r#"[{"ph":"X","name":"a","pid":"CPU","tid":1,"ts":"1712195495519689.047","dur":1},
+                       {"ph":"X","name":"b","pid":"GPU","tid":1,"ts":1,"dur":1}]"#,
+        );
+        assert_eq!(m.slices.len(), 2);
+        assert!(m.slices.ts_ns.contains(&1_712_195_495_519_689_047));
+        let names: Vec<&str> = m.processes.values().map(|p| m.str(p.name)).collect();
+        assert!(names.contains(&"CPU") && names.contains(&"GPU"));
+    }
+
+    #[test]
+    fn resync_skips_a_broken_event() {
+        let m = run("[{\"ph\":\"X\",\"name\":\"a\", 12},\n{\"ph\":\"X\",\"name\":\"b\",\"ts\":1,\"dur\":1}]");
+        assert_eq!(m.slices.len(), 1);
+        assert_eq!(
+            m.diagnostics.count("json_syntax_error"),
+            1,
+            "{:?}",
+            m.diagnostics
+        );
+    }
 }
