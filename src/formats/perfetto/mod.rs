@@ -1,16 +1,1629 @@
-//! Perfetto protobuf importer (trace-formats.md §1–6). STUB: being written.
+//! Perfetto protobuf importer (trace-formats.md §1–5).
+//!
+//! Streaming over the `Trace` framing (`0x0A <varint len> <TracePacket>` records, other
+//! top-level fields skipped by wire type); each packet is decoded on its own with the trimmed
+//! prost messages of [`proto`]. Two passes:
+//! 1. a cheap field walk that collects every `clock_snapshot` (machine-wide clocks) and every
+//!    `track_descriptor`, so timestamps can be converted and tracks resolved even when a
+//!    descriptor or snapshot comes later in file order;
+//! 2. the full import, applying per-sequence incremental state (§5.1) in sequence order.
+//!
+//! Slices go through [`SliceBuilder`] (pairing per track in timestamp order), counters into
+//! [`Model::counters`]. Anomalies are counted in [`Model::diagnostics`] with Perfetto-stats style
+//! names (`packet_loss`, `truncated_packet`, `packet_decode_error`, `interned_id_unknown`,
+//! `track_uuid_unknown`, `counter_without_track`, `counter_without_value`,
+//! `invalid_utf8_repaired`, `incremental_state_invalid_packet_dropped`, …); import never fails.
 
-use crate::model::Model;
+pub mod clock;
+pub mod proto;
 
-/// Imports a decompressed Perfetto trace into `model`, packet by packet.
-pub fn import(_data: &[u8], _model: &mut Model, _progress: &mut dyn FnMut(f64)) {}
+use std::collections::HashMap;
 
-/// True when `data` starts like a Perfetto trace (first record is a plausible TracePacket).
-pub fn looks_like_trace(data: &[u8]) -> bool {
-    data.first() == Some(&0x0a)
+use prost::Message;
+
+use crate::model::{
+    normalize_path, ArgValue, ArgsId, CounterSeries, FrameId, FrameKey, Model, ProcessInfo,
+    Provider, Severity, SliceBuilder, StrId, ThreadInfo, Track, TrackId, TrackKind,
+};
+use clock::ClockGraph;
+use proto::*;
+
+/// Ceiling on the bytes one `compressed_packets` bundle may inflate to.
+const MAX_BUNDLE_BYTES: u64 = 256 << 20;
+/// Ceiling on the total bytes all bundles of one trace may inflate to.
+const MAX_TOTAL_BUNDLE_BYTES: u64 = 2 << 30;
+/// Nesting limit of `compressed_packets` inside `compressed_packets`.
+const MAX_BUNDLE_DEPTH: u32 = 4;
+/// Ceiling on per-sequence interning entries, so hostile input cannot grow memory unboundedly
+/// (far above real traces: Chromium's 59 MB trace has ~14k interned-data packets).
+const MAX_SEQUENCES: usize = 1 << 20;
+
+/// Imports a decompressed Perfetto trace into `model`, packet by packet. Never fails: broken
+/// records are counted in `model.diagnostics`; `model.stats.events` receives the number of
+/// packets (nested ones included). `progress` gets fractions in [0, 1] about every 1 MB.
+pub fn import(data: &[u8], model: &mut Model, progress: &mut dyn FnMut(f64)) {
+    let mut imp = Importer::new(model);
+    // Pass 1: clock snapshots and track descriptors.
+    let mut pre = PrePass::default();
+    pre.scan(data, 0, &mut imp.bundle_budget);
+    imp.clocks = std::mem::take(&mut pre.clocks);
+    imp.clocks.finish();
+    imp.descriptors = std::mem::take(&mut pre.descriptors);
+    imp.bundle_budget = MAX_TOTAL_BUNDLE_BYTES;
+    progress(0.15);
+    // Pass 2: everything, in file order (= per-sequence order).
+    let total = data.len().max(1) as f64;
+    {
+        let mut next_report = 1usize << 20;
+        let mut on_offset = |off: usize| {
+            if off >= next_report {
+                next_report = off + (1 << 20);
+                progress(0.15 + 0.75 * off as f64 / total);
+            }
+        };
+        imp.run_stream(data, 0, None, &mut on_offset);
+    }
+    imp.finish();
+    progress(1.0);
 }
 
-/// True when `data` looks like an XSpace (`.xplane.pb`) rather than a Perfetto trace.
-pub fn looks_like_xspace(_data: &[u8]) -> bool {
+/// True when `data` starts like a Perfetto trace: the first records are `Trace.packet` fields
+/// whose content walks as well-formed protobuf containing at least one known `TracePacket` tag.
+pub fn looks_like_trace(data: &[u8]) -> bool {
+    let mut pos = 0usize;
+    for _ in 0..4 {
+        let Some((tag, p)) = read_varint(data, pos) else {
+            return false;
+        };
+        if tag != 0x0a {
+            return false;
+        }
+        let Some((len, p)) = read_varint(data, p) else {
+            return false;
+        };
+        let end = p.saturating_add(len as usize).min(data.len());
+        let body = &data[p..end];
+        if body.is_empty() {
+            if end >= data.len() {
+                return false;
+            }
+            pos = end;
+            continue;
+        }
+        const KNOWN: &[u32] = &[
+            2, 3, 5, 6, 8, 10, 11, 12, 13, 33, 35, 36, 41, 42, 43, 44, 45, 50, 51, 54, 58, 59, 60,
+            66, 69, 79, 87, 89, 133,
+        ];
+        let mut known = false;
+        let mut ok = true;
+        let complete = (len as usize) <= data.len() - p;
+        for f in FieldIter::new(body) {
+            match f {
+                Some((num, _)) => known |= KNOWN.contains(&num),
+                None => ok = false,
+            }
+        }
+        // A cut-off first record (a truncated file) may end mid-field.
+        return known && (ok || !complete);
+    }
     false
 }
+
+/// True when `data` looks like an XSpace (`.xplane.pb`) rather than a Perfetto trace: the first
+/// record decodes as an `XPlane` named `/host:…`, `/device:…` or `Task Environment`.
+pub fn looks_like_xspace(data: &[u8]) -> bool {
+    let Some((tag, p)) = read_varint(data, 0) else {
+        return false;
+    };
+    if tag != 0x0a {
+        return false;
+    }
+    let Some((len, p)) = read_varint(data, p) else {
+        return false;
+    };
+    let end = p.saturating_add(len as usize).min(data.len());
+    // Only the leading fields matter; decode a prefix that holds id and name.
+    let mut name: Option<Vec<u8>> = None;
+    for f in FieldIter::new(&data[p..end]) {
+        match f {
+            Some((2, Field::Len(b))) => {
+                name = Some(b.to_vec());
+                break;
+            }
+            Some(_) => {}
+            None => break,
+        }
+    }
+    let _ = XPlane::default();
+    match name {
+        Some(n) => {
+            n.starts_with(b"/host:") || n.starts_with(b"/device:") || n == b"Task Environment"
+        }
+        None => false,
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Wire helpers
+// ------------------------------------------------------------------------------------------
+
+/// Reads a base-128 varint at `pos`; `None` when truncated or longer than 10 bytes.
+fn read_varint(data: &[u8], mut pos: usize) -> Option<(u64, usize)> {
+    let mut v: u64 = 0;
+    for shift in 0..10 {
+        let b = *data.get(pos)?;
+        pos += 1;
+        v |= u64::from(b & 0x7f) << (7 * shift);
+        if b & 0x80 == 0 {
+            return Some((v, pos));
+        }
+    }
+    None
+}
+
+/// One field of a message as seen by a wire walk.
+enum Field<'a> {
+    Varint,
+    Len(&'a [u8]),
+    Fixed,
+}
+
+/// Walks the fields of one message; yields `None` once on malformed input, then stops.
+struct FieldIter<'a> {
+    data: &'a [u8],
+    pos: usize,
+    done: bool,
+}
+
+impl<'a> FieldIter<'a> {
+    fn new(data: &'a [u8]) -> Self {
+        FieldIter {
+            data,
+            pos: 0,
+            done: false,
+        }
+    }
+}
+
+impl<'a> Iterator for FieldIter<'a> {
+    type Item = Option<(u32, Field<'a>)>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done || self.pos >= self.data.len() {
+            return None;
+        }
+        let r = (|| {
+            let (tag, p) = read_varint(self.data, self.pos)?;
+            let num = u32::try_from(tag >> 3).ok().filter(|&n| n != 0)?;
+            let (field, p) = match tag & 7 {
+                0 => {
+                    let (_, p) = read_varint(self.data, p)?;
+                    (Field::Varint, p)
+                }
+                1 => (Field::Fixed, p.checked_add(8)?),
+                2 => {
+                    let (len, p) = read_varint(self.data, p)?;
+                    let end = p.checked_add(usize::try_from(len).ok()?)?;
+                    (Field::Len(self.data.get(p..end)?), end)
+                }
+                5 => (Field::Fixed, p.checked_add(4)?),
+                _ => return None,
+            };
+            if p > self.data.len() {
+                return None;
+            }
+            self.pos = p;
+            Some((num, field))
+        })();
+        if r.is_none() {
+            self.done = true;
+        }
+        Some(r)
+    }
+}
+
+/// Inflates a `compressed_packets` payload (zlib, or gzip as TP also accepts).
+fn inflate(payload: &[u8], limit: u64) -> Result<Vec<u8>, crate::formats::ImportError> {
+    if payload.starts_with(&[0x1f, 0x8b]) {
+        crate::formats::read_limited(flate2::read::MultiGzDecoder::new(payload), limit, "gzip")
+    } else {
+        crate::formats::read_limited(flate2::read::ZlibDecoder::new(payload), limit, "zlib")
+    }
+}
+
+/// A `Trace` stream record: either a packet body or the reason the stream stopped.
+enum Record<'a> {
+    Packet { body: &'a [u8], offset: usize },
+    Truncated { offset: usize },
+    Garbage { offset: usize },
+}
+
+/// Iterates the `Trace.packet` records of a stream, skipping other top-level fields.
+struct Records<'a> {
+    data: &'a [u8],
+    pos: usize,
+    done: bool,
+}
+
+impl<'a> Records<'a> {
+    fn new(data: &'a [u8]) -> Self {
+        Records {
+            data,
+            pos: 0,
+            done: false,
+        }
+    }
+}
+
+impl<'a> Iterator for Records<'a> {
+    type Item = Record<'a>;
+    fn next(&mut self) -> Option<Record<'a>> {
+        while !self.done && self.pos < self.data.len() {
+            let offset = self.pos;
+            let Some((tag, p)) = read_varint(self.data, self.pos) else {
+                self.done = true;
+                return Some(Record::Truncated { offset });
+            };
+            let wt = tag & 7;
+            let num = tag >> 3;
+            if num == 0 || wt == 3 || wt == 4 || wt > 5 {
+                self.done = true;
+                return Some(Record::Garbage { offset });
+            }
+            let skip_to = match wt {
+                0 => read_varint(self.data, p).map(|(_, p)| p),
+                1 => p.checked_add(8),
+                5 => p.checked_add(4),
+                _ => match read_varint(self.data, p) {
+                    Some((len, q)) => usize::try_from(len).ok().and_then(|l| q.checked_add(l)),
+                    None => None,
+                },
+            };
+            let Some(end) = skip_to.filter(|&e| e <= self.data.len()) else {
+                self.done = true;
+                return Some(Record::Truncated { offset });
+            };
+            self.pos = end;
+            if num == 1 && wt == 2 {
+                let body_start = match read_varint(self.data, p) {
+                    Some((_, q)) => q,
+                    None => end,
+                };
+                return Some(Record::Packet {
+                    body: &self.data[body_start..end],
+                    offset,
+                });
+            }
+        }
+        None
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Pass 1
+// ------------------------------------------------------------------------------------------
+
+#[derive(Default)]
+struct PrePass {
+    clocks: ClockGraph,
+    descriptors: HashMap<u64, TrackDescriptor>,
+}
+
+impl PrePass {
+    fn scan(&mut self, data: &[u8], depth: u32, budget: &mut u64) {
+        for rec in Records::new(data) {
+            let Record::Packet { body, .. } = rec else {
+                break;
+            };
+            for f in FieldIter::new(body) {
+                match f {
+                    Some((6, Field::Len(b))) => {
+                        if let Ok(s) = ClockSnapshot::decode(b) {
+                            let readings: Vec<(u32, i64, i64)> = s
+                                .clocks
+                                .iter()
+                                .filter_map(|c| {
+                                    let id = c.clock_id?;
+                                    let mult = mult_of(c.unit_multiplier_ns);
+                                    Some((id, scale(c.timestamp.unwrap_or(0), mult), mult))
+                                })
+                                .collect();
+                            let primary = s.primary_trace_clock.and_then(|p| u32::try_from(p).ok());
+                            self.clocks.add_snapshot(&readings, primary);
+                        }
+                    }
+                    Some((60, Field::Len(b))) => {
+                        if let Ok(d) = TrackDescriptor::decode(b) {
+                            self.add_descriptor(d);
+                        }
+                    }
+                    Some((50, Field::Len(b))) if depth < MAX_BUNDLE_DEPTH => {
+                        let limit = (*budget).min(MAX_BUNDLE_BYTES);
+                        if let Ok(inner) = inflate(b, limit) {
+                            *budget = budget.saturating_sub(inner.len() as u64);
+                            self.scan(&inner, depth + 1, budget);
+                        }
+                    }
+                    None => break,
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    fn add_descriptor(&mut self, d: TrackDescriptor) {
+        let Some(uuid) = d.uuid else { return };
+        match self.descriptors.get_mut(&uuid) {
+            None => {
+                if self.descriptors.len() < MAX_SEQUENCES {
+                    self.descriptors.insert(uuid, d);
+                }
+            }
+            Some(old) => {
+                // TP: the first non-null name wins; fill in what the first copy lacked.
+                if desc_name(old).is_none() {
+                    old.name = d.name;
+                    old.static_name = d.static_name;
+                    old.atrace_name = d.atrace_name;
+                }
+                if old.parent_uuid.is_none() {
+                    old.parent_uuid = d.parent_uuid;
+                }
+                if old.process.is_none() {
+                    old.process = d.process;
+                }
+                if old.thread.is_none() {
+                    old.thread = d.thread;
+                }
+                if old.counter.is_none() {
+                    old.counter = d.counter;
+                }
+            }
+        }
+    }
+}
+
+fn desc_name(d: &TrackDescriptor) -> Option<&[u8]> {
+    d.name
+        .as_deref()
+        .or(d.static_name.as_deref())
+        .or(d.atrace_name.as_deref())
+        .filter(|n| !n.is_empty())
+}
+
+fn mult_of(m: Option<u64>) -> i64 {
+    m.filter(|&m| m > 0)
+        .and_then(|m| i64::try_from(m).ok())
+        .unwrap_or(1)
+}
+
+/// `v × mult` as i64, saturating.
+fn scale(v: u64, mult: i64) -> i64 {
+    let r = i128::from(v) * i128::from(mult);
+    r.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+}
+
+fn scale_i(v: i64, mult: i64) -> i64 {
+    let r = i128::from(v) * i128::from(mult);
+    r.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+}
+
+// ------------------------------------------------------------------------------------------
+// Pass 2
+// ------------------------------------------------------------------------------------------
+
+/// A resolved interned source location.
+#[derive(Clone, Copy)]
+struct SrcLoc {
+    file: StrId,
+    function: StrId,
+    line: Option<u32>,
+}
+
+/// A sequence-scoped clock (ids 64–127) of one sequence.
+#[derive(Clone, Copy)]
+struct SeqClock {
+    incremental: bool,
+    mult: i64,
+    /// Last value of this clock in ns (incremental accumulator).
+    last_ns: i64,
+    /// Value of this clock (ns) in its latest snapshot.
+    snap_ns: i64,
+    /// A machine-wide clock read at the same instant, and its value in ns.
+    reference: Option<(u32, i64)>,
+}
+
+/// Per-`trusted_packet_sequence_id` incremental state (trace-formats.md §5.1).
+#[derive(Default)]
+struct SeqState {
+    /// `None` until the first packet decides (lenient when the sequence sets no flag).
+    valid: Option<bool>,
+    default_clock: Option<u32>,
+    default_track: Option<u64>,
+    default_extra_counters: Vec<u64>,
+    default_extra_double_counters: Vec<u64>,
+    names: HashMap<u64, StrId>,
+    categories: HashMap<u64, StrId>,
+    annotation_names: HashMap<u64, StrId>,
+    annotation_strings: HashMap<u64, StrId>,
+    source_locations: HashMap<u64, SrcLoc>,
+    log_bodies: HashMap<u64, StrId>,
+    clocks: HashMap<u32, SeqClock>,
+    counter_values: HashMap<u64, f64>,
+    /// Legacy thread association (pid, tid).
+    thread: Option<(i64, i64)>,
+    /// Legacy µs running timestamp (MONOTONIC).
+    legacy_us: Option<i64>,
+    /// Last timestamp (trace clock ns) of a packet on this sequence.
+    last_ts: i64,
+}
+
+impl SeqState {
+    fn clear(&mut self) {
+        self.valid = Some(true);
+        self.default_clock = None;
+        self.default_track = None;
+        self.default_extra_counters.clear();
+        self.default_extra_double_counters.clear();
+        self.names.clear();
+        self.categories.clear();
+        self.annotation_names.clear();
+        self.annotation_strings.clear();
+        self.source_locations.clear();
+        self.log_bodies.clear();
+        self.clocks.clear();
+        self.counter_values.clear();
+    }
+}
+
+/// A counter track's conversion rules (CounterDescriptor).
+#[derive(Clone, Copy)]
+struct CounterInfo {
+    series: usize,
+    multiplier: f64,
+    incremental: bool,
+}
+
+struct Importer<'m> {
+    model: &'m mut Model,
+    builder: SliceBuilder,
+    clocks: ClockGraph,
+    descriptors: HashMap<u64, TrackDescriptor>,
+    seqs: HashMap<u32, SeqState>,
+    uuid_tracks: HashMap<u64, TrackId>,
+    counter_tracks: HashMap<u64, CounterInfo>,
+    thread_tracks: HashMap<(i64, i64), TrackId>,
+    process_tracks: HashMap<i64, TrackId>,
+    async_tracks: HashMap<(i64, u64, StrId), TrackId>,
+    global_track: Option<TrackId>,
+    packets: u64,
+    bundle_budget: u64,
+    /// Offset (top-level stream) and index of the packet being imported, for diagnostics.
+    cur_offset: u64,
+    cur_index: u64,
+}
+
+impl<'m> Importer<'m> {
+    fn new(model: &'m mut Model) -> Self {
+        Importer {
+            model,
+            builder: SliceBuilder::new(),
+            clocks: ClockGraph::default(),
+            descriptors: HashMap::new(),
+            seqs: HashMap::new(),
+            uuid_tracks: HashMap::new(),
+            counter_tracks: HashMap::new(),
+            thread_tracks: HashMap::new(),
+            process_tracks: HashMap::new(),
+            async_tracks: HashMap::new(),
+            global_track: None,
+            packets: 0,
+            bundle_budget: MAX_TOTAL_BUNDLE_BYTES,
+            cur_offset: 0,
+            cur_index: 0,
+        }
+    }
+
+    fn diag(&mut self, kind: &str, severity: Severity, message: impl FnOnce() -> String) {
+        let (o, i) = (self.cur_offset, self.cur_index);
+        self.model
+            .diagnostics
+            .add(kind, severity, Some(o), Some(i), message);
+    }
+
+    /// Interns bytes lossily, counting a repair.
+    fn text(&mut self, bytes: &[u8]) -> StrId {
+        let (id, repaired) = self.model.strings.intern_lossy(bytes);
+        if repaired {
+            self.diag("invalid_utf8_repaired", Severity::Warning, || {
+                "a string with invalid UTF-8 was repaired (invalid bytes replaced by U+FFFD)"
+                    .to_string()
+            });
+        }
+        id
+    }
+
+    fn run_stream(
+        &mut self,
+        data: &[u8],
+        depth: u32,
+        outer_offset: Option<usize>,
+        on_offset: &mut dyn FnMut(usize),
+    ) {
+        for rec in Records::new(data) {
+            match rec {
+                Record::Packet { body, offset } => {
+                    let top = outer_offset.unwrap_or(offset);
+                    if outer_offset.is_none() {
+                        on_offset(offset);
+                    }
+                    if body.is_empty() {
+                        continue;
+                    }
+                    self.packets += 1;
+                    self.cur_offset = top as u64;
+                    self.cur_index = self.packets - 1;
+                    match TracePacket::decode(body) {
+                        Ok(p) => self.packet(p, depth, top, on_offset),
+                        Err(e) => self.diag("packet_decode_error", Severity::DataLoss, || {
+                            format!("a packet could not be decoded and was skipped: {e}")
+                        }),
+                    }
+                }
+                Record::Truncated { offset } => {
+                    self.cur_offset = outer_offset.unwrap_or(offset) as u64;
+                    self.diag("truncated_packet", Severity::DataLoss, || {
+                        format!(
+                            "the trace ends inside a record at byte {offset} (file cut off?); \
+                             the partial record was dropped"
+                        )
+                    });
+                }
+                Record::Garbage { offset } => {
+                    self.cur_offset = outer_offset.unwrap_or(offset) as u64;
+                    self.diag("trace_framing_error", Severity::DataLoss, || {
+                        format!(
+                            "bytes at offset {offset} are not a protobuf record; the rest of \
+                             the stream was skipped"
+                        )
+                    });
+                }
+            }
+        }
+    }
+
+    fn packet(
+        &mut self,
+        p: TracePacket,
+        depth: u32,
+        top_offset: usize,
+        on_offset: &mut dyn FnMut(usize),
+    ) {
+        if let Some(bundle) = &p.compressed_packets {
+            if depth >= MAX_BUNDLE_DEPTH {
+                self.diag("compressed_packets_too_deep", Severity::DataLoss, || {
+                    "compressed_packets nested too deeply; skipped".to_string()
+                });
+                return;
+            }
+            let limit = self.bundle_budget.min(MAX_BUNDLE_BYTES);
+            match inflate(bundle, limit) {
+                Ok(inner) => {
+                    self.bundle_budget = self.bundle_budget.saturating_sub(inner.len() as u64);
+                    self.run_stream(&inner, depth + 1, Some(top_offset), on_offset);
+                }
+                Err(e) => self.diag("compressed_packets_corrupt", Severity::DataLoss, || {
+                    format!("a compressed_packets bundle could not be inflated: {e}")
+                }),
+            }
+            return;
+        }
+        if p.zstd_compressed_packets.is_some() {
+            self.diag(
+                "zstd_compressed_packets_unsupported",
+                Severity::DataLoss,
+                || {
+                    "zstd_compressed_packets are not supported; their packets were skipped"
+                        .to_string()
+                },
+            );
+            return;
+        }
+        let seq_id = p.trusted_packet_sequence_id.unwrap_or(0);
+        if !self.seqs.contains_key(&seq_id) && self.seqs.len() >= MAX_SEQUENCES {
+            self.diag("too_many_sequences", Severity::DataLoss, || {
+                "more packet sequences than supported; packets of new ones dropped".to_string()
+            });
+            return;
+        }
+        let flags = p.sequence_flags.unwrap_or(0);
+        let cleared =
+            flags & SEQ_INCREMENTAL_STATE_CLEARED != 0 || p.incremental_state_cleared == Some(true);
+        let needs = flags & SEQ_NEEDS_INCREMENTAL_STATE != 0;
+        let dropped = p.previous_packet_dropped.unwrap_or(0) != 0;
+        let mut seq = self.seqs.remove(&seq_id).unwrap_or_default();
+        let first_seen = seq.valid.is_none();
+        // §5.1 step 1–2.
+        if cleared {
+            seq.clear();
+        } else if dropped && !(first_seen && p.first_packet_on_sequence == Some(true)) {
+            if !first_seen || seq.valid.is_some() {
+                self.diag("packet_loss", Severity::DataLoss, || {
+                    format!(
+                        "packets were lost on sequence {seq_id} (previous_packet_dropped); its \
+                         incremental state is invalid until the next clear"
+                    )
+                });
+            } else {
+                self.diag("packet_loss", Severity::DataLoss, || {
+                    format!("sequence {seq_id} starts after lost packets")
+                });
+            }
+            seq.valid = Some(false);
+            seq.legacy_us = None;
+        } else if first_seen {
+            // Lenient: a sequence that sets no flag is valid from the start; one that needs
+            // incremental state without ever clearing it is not (TP semantics).
+            seq.valid = Some(!needs);
+        }
+        let valid = seq.valid == Some(true);
+        // Step 3: defaults.
+        if let Some(d) = &p.trace_packet_defaults {
+            seq.default_clock = d.timestamp_clock_id;
+            match &d.track_event_defaults {
+                Some(t) => {
+                    seq.default_track = t.track_uuid;
+                    seq.default_extra_counters = t.extra_counter_track_uuids.clone();
+                    seq.default_extra_double_counters = t.extra_double_counter_track_uuids.clone();
+                }
+                None => {
+                    seq.default_track = None;
+                    seq.default_extra_counters.clear();
+                    seq.default_extra_double_counters.clear();
+                }
+            }
+        }
+        // Step 4: interned data.
+        if let Some(interned) = &p.interned_data {
+            if valid {
+                self.intern(&mut seq, interned);
+            }
+        }
+        // Step 5: clock snapshot (sequence-scoped clocks only; machine-wide ones are in the
+        // graph from pass 1).
+        if let Some(snap) = &p.clock_snapshot {
+            self.sequence_clocks(&mut seq, snap);
+        }
+        // Step 6.
+        if needs && !valid {
+            self.diag(
+                "incremental_state_invalid_packet_dropped",
+                Severity::DataLoss,
+                || {
+                    format!(
+                        "packets of sequence {seq_id} that need interned data were dropped while \
+                     its incremental state was invalid (after data loss, or before the first \
+                     clear)"
+                    )
+                },
+            );
+            self.seqs.insert(seq_id, seq);
+            return;
+        }
+        // Step 7: payload.
+        let ts = self.packet_ts(&mut seq, p.timestamp, p.timestamp_clock_id);
+        if let Some(ts) = ts {
+            seq.last_ts = ts;
+        }
+        if let Some(pd) = &p.process_descriptor {
+            self.process_info(pd);
+            if let Some(pid) = pd.pid {
+                let tid = seq.thread.map(|t| t.1).unwrap_or(0);
+                seq.thread = Some((i64::from(pid), tid));
+            }
+        }
+        if let Some(td) = &p.thread_descriptor {
+            self.thread_info(td);
+            seq.thread = Some((i64::from(td.pid.unwrap_or(0)), td.tid.unwrap_or(0)));
+            seq.legacy_us = td.reference_timestamp_us;
+        }
+        if let Some(d) = &p.track_descriptor {
+            if let Some(pd) = &d.process {
+                self.process_info(pd);
+            }
+            if let Some(td) = &d.thread {
+                self.thread_info(td);
+                if valid {
+                    seq.thread = Some((i64::from(td.pid.unwrap_or(0)), td.tid.unwrap_or(0)));
+                    if td.reference_timestamp_us.is_some() {
+                        seq.legacy_us = td.reference_timestamp_us;
+                    }
+                }
+            }
+        }
+        if let Some(tree) = &p.process_tree {
+            for pr in &tree.processes {
+                if let Some(pid) = pr.pid {
+                    let cmd: Vec<StrId> = pr.cmdline.iter().map(|c| self.text(c)).collect();
+                    let e = self.model.processes.entry(i64::from(pid)).or_default();
+                    if e.cmdline.is_empty() {
+                        e.cmdline = cmd;
+                    }
+                }
+            }
+            for th in &tree.threads {
+                if let Some(tid) = th.tid {
+                    let name = th.name.as_deref().map(|n| self.text(n));
+                    let e = self.model.threads.entry(i64::from(tid)).or_default();
+                    if let Some(n) = name {
+                        e.name = n;
+                    }
+                    if let Some(pid) = th.tgid {
+                        e.pid = Some(i64::from(pid));
+                    }
+                }
+            }
+        }
+        if let Some(ev) = &p.track_event {
+            self.track_event(&mut seq, ev, ts);
+        }
+        self.seqs.insert(seq_id, seq);
+    }
+
+    fn intern(&mut self, seq: &mut SeqState, d: &InternedData) {
+        for (list, which) in [
+            (&d.event_names, 0),
+            (&d.event_categories, 1),
+            (&d.debug_annotation_names, 2),
+            (&d.debug_annotation_string_values, 3),
+            (&d.log_message_body, 4),
+        ] {
+            for e in list {
+                let Some(iid) = e.iid else { continue };
+                let s = self.text(e.name.as_deref().unwrap_or(b""));
+                let map = match which {
+                    0 => &mut seq.names,
+                    1 => &mut seq.categories,
+                    2 => &mut seq.annotation_names,
+                    3 => &mut seq.annotation_strings,
+                    _ => &mut seq.log_bodies,
+                };
+                map.insert(iid, s);
+            }
+        }
+        for loc in &d.source_locations {
+            let Some(iid) = loc.iid else { continue };
+            let l = self.src_loc(loc);
+            seq.source_locations.insert(iid, l);
+        }
+    }
+
+    fn src_loc(&mut self, loc: &SourceLocation) -> SrcLoc {
+        let file = match &loc.file_name {
+            Some(f) => {
+                let s = String::from_utf8_lossy(f);
+                if matches!(s, std::borrow::Cow::Owned(_)) {
+                    self.text(f); // counts the repair
+                }
+                self.model.strings.intern(&normalize_path(&s))
+            }
+            None => StrId(0),
+        };
+        let function = match &loc.function_name {
+            Some(f) => self.text(f),
+            None => StrId(0),
+        };
+        SrcLoc {
+            file,
+            function,
+            line: loc.line_number,
+        }
+    }
+
+    fn sequence_clocks(&mut self, seq: &mut SeqState, snap: &ClockSnapshot) {
+        let trace_clock = self.clocks.trace_clock();
+        let mut reference: Option<(u32, i64)> = None;
+        for c in &snap.clocks {
+            let Some(id) = c.clock_id else { continue };
+            if id == 0 || clock::is_sequence_scoped(id) {
+                continue;
+            }
+            let v = scale(c.timestamp.unwrap_or(0), mult_of(c.unit_multiplier_ns));
+            if reference.is_none() || Some(id) == trace_clock {
+                reference = Some((id, v));
+            }
+        }
+        for c in &snap.clocks {
+            let Some(id) = c.clock_id else { continue };
+            if !clock::is_sequence_scoped(id) {
+                continue;
+            }
+            let mult = mult_of(c.unit_multiplier_ns);
+            let v = scale(c.timestamp.unwrap_or(0), mult);
+            seq.clocks.insert(
+                id,
+                SeqClock {
+                    incremental: c.is_incremental == Some(true),
+                    mult,
+                    last_ns: v,
+                    snap_ns: v,
+                    reference,
+                },
+            );
+        }
+    }
+
+    /// Converts a packet timestamp to trace-clock ns (trace-formats.md §5.4–5.5).
+    fn packet_ts(
+        &mut self,
+        seq: &mut SeqState,
+        ts: Option<u64>,
+        clock_id: Option<u32>,
+    ) -> Option<i64> {
+        let ts = ts?;
+        let clock = clock_id.or(seq.default_clock).unwrap_or(0);
+        if clock == 0 {
+            return Some(i64::try_from(ts).unwrap_or(i64::MAX));
+        }
+        if clock::is_sequence_scoped(clock) {
+            let Some(c) = seq.clocks.get_mut(&clock) else {
+                self.diag("clock_unknown", Severity::DataLoss, || {
+                    format!("a packet uses sequence-scoped clock {clock} with no snapshot on its sequence; event dropped")
+                });
+                return None;
+            };
+            let v = if c.incremental {
+                c.last_ns = c.last_ns.saturating_add(scale(ts, c.mult));
+                c.last_ns
+            } else {
+                scale(ts, c.mult)
+            };
+            let c = *c;
+            let Some((g, g_ns)) = c.reference else {
+                self.diag("clock_sync_failure", Severity::DataLoss, || {
+                    format!("sequence-scoped clock {clock} has no machine-wide clock in its snapshot; event dropped")
+                });
+                return None;
+            };
+            return self.global_ts(g, g_ns.saturating_add(v.saturating_sub(c.snap_ns)));
+        }
+        let mult = self.clocks.multiplier(clock);
+        self.global_ts(clock, scale(ts, mult))
+    }
+
+    fn global_ts(&mut self, clock: u32, ns: i64) -> Option<i64> {
+        match self.clocks.to_trace(clock, ns) {
+            Some(v) => Some(v),
+            None => {
+                self.diag("clock_sync_failure", Severity::DataLoss, || {
+                    format!("no clock snapshot connects clock {clock} to the trace clock; event dropped")
+                });
+                None
+            }
+        }
+    }
+
+    fn process_info(&mut self, pd: &ProcessDescriptor) {
+        let Some(pid) = pd.pid else { return };
+        let name = pd.process_name.as_deref().map(|n| self.text(n));
+        let labels: Vec<StrId> = pd.process_labels.iter().map(|l| self.text(l)).collect();
+        let cmdline: Vec<StrId> = pd.cmdline.iter().map(|l| self.text(l)).collect();
+        let e: &mut ProcessInfo = self.model.processes.entry(i64::from(pid)).or_default();
+        if let Some(n) = name.filter(|n| n.0 != 0) {
+            e.name = n;
+        }
+        if !labels.is_empty() {
+            e.labels = labels;
+        }
+        if !cmdline.is_empty() {
+            e.cmdline = cmdline;
+        }
+        if let Some(s) = pd.legacy_sort_index {
+            e.sort_index = Some(i64::from(s));
+        }
+    }
+
+    fn thread_info(&mut self, td: &ThreadDescriptor) {
+        let Some(tid) = td.tid else { return };
+        let name = td.thread_name.as_deref().map(|n| self.text(n));
+        let e: &mut ThreadInfo = self.model.threads.entry(tid).or_default();
+        if let Some(n) = name.filter(|n| n.0 != 0) {
+            e.name = n;
+        }
+        if let Some(pid) = td.pid {
+            e.pid = Some(i64::from(pid));
+        }
+        if let Some(s) = td.legacy_sort_index {
+            e.sort_index = Some(i64::from(s));
+        }
+    }
+
+    fn thread_track(&mut self, pid: i64, tid: i64) -> TrackId {
+        if let Some(&t) = self.thread_tracks.get(&(pid, tid)) {
+            return t;
+        }
+        let parent = Some(self.process_track(pid));
+        let t = self.model.add_track(Track {
+            name: StrId(0),
+            kind: TrackKind::Thread,
+            pid: Some(pid),
+            tid: Some(tid),
+            parent,
+            overflow_of: None,
+        });
+        self.thread_tracks.insert((pid, tid), t);
+        t
+    }
+
+    fn process_track(&mut self, pid: i64) -> TrackId {
+        if let Some(&t) = self.process_tracks.get(&pid) {
+            return t;
+        }
+        let t = self.model.add_track(Track {
+            name: StrId(0),
+            kind: TrackKind::Process,
+            pid: Some(pid),
+            tid: None,
+            parent: None,
+            overflow_of: None,
+        });
+        self.process_tracks.insert(pid, t);
+        t
+    }
+
+    fn global(&mut self) -> TrackId {
+        if let Some(t) = self.global_track {
+            return t;
+        }
+        let t = self.model.add_track(Track {
+            name: StrId(0),
+            kind: TrackKind::Global,
+            pid: None,
+            tid: None,
+            parent: None,
+            overflow_of: None,
+        });
+        self.global_track = Some(t);
+        t
+    }
+
+    /// The model track of a described uuid (created on first use), or `None` when the uuid was
+    /// never described.
+    fn uuid_track(&mut self, uuid: u64, depth: u32) -> Option<TrackId> {
+        if let Some(&t) = self.uuid_tracks.get(&uuid) {
+            return Some(t);
+        }
+        if depth > 32 {
+            return None;
+        }
+        let d = self.descriptors.get(&uuid)?;
+        let name_bytes = desc_name(d).map(|n| n.to_vec());
+        let process = d.process.as_ref().and_then(|p| p.pid);
+        let thread = d
+            .thread
+            .as_ref()
+            .map(|t| (t.pid.unwrap_or(0), t.tid.unwrap_or(0)));
+        let counter = d.counter.clone();
+        let parent_uuid = d.parent_uuid.filter(|&p| p != 0 && p != uuid);
+        let name = match &name_bytes {
+            Some(n) => self.text(n),
+            None => StrId(0),
+        };
+        let track = if let Some((pid, tid)) = thread {
+            self.thread_track(i64::from(pid), tid)
+        } else if let (Some(pid), None) = (process, &counter) {
+            let t = self.process_track(i64::from(pid));
+            if name.0 != 0 && self.model.tracks[t.0 as usize].name.0 == 0 {
+                self.model.tracks[t.0 as usize].name = name;
+            }
+            t
+        } else {
+            let parent = parent_uuid.and_then(|p| self.uuid_track(p, depth + 1));
+            let (pid, tid) = match parent {
+                Some(pt) => {
+                    let t = self.model.track(pt);
+                    (t.pid, if counter.is_some() { t.tid } else { None })
+                }
+                None => (process.map(i64::from), None),
+            };
+            let kind = if counter.is_some() {
+                TrackKind::Counter
+            } else {
+                TrackKind::Async
+            };
+            let t = self.model.add_track(Track {
+                name,
+                kind,
+                pid,
+                tid,
+                parent,
+                overflow_of: None,
+            });
+            if let Some(c) = &counter {
+                let unit = match (c.unit.unwrap_or(0), c.r#type.unwrap_or(0)) {
+                    (1, _) | (_, 1) => self.model.strings.intern("ns"),
+                    (2, _) | (_, 2) => self.model.strings.intern("count"),
+                    (3, _) => self.model.strings.intern("bytes"),
+                    _ => match &c.unit_name {
+                        Some(u) => self.text(u),
+                        None => StrId(0),
+                    },
+                };
+                let series_name = if name.0 != 0 {
+                    name
+                } else {
+                    match c.r#type.unwrap_or(0) {
+                        1 => self.model.strings.intern("thread_time"),
+                        2 => self.model.strings.intern("thread_instruction_count"),
+                        _ => StrId(0),
+                    }
+                };
+                self.model.counters.push(CounterSeries {
+                    track: t,
+                    name: series_name,
+                    unit,
+                    pid,
+                    ts_ns: Vec::new(),
+                    value: Vec::new(),
+                });
+                let multiplier = match c.unit_multiplier {
+                    Some(m) if m != 0 => m as f64,
+                    _ => 1.0,
+                };
+                self.counter_tracks.insert(
+                    uuid,
+                    CounterInfo {
+                        series: self.model.counters.len() - 1,
+                        multiplier,
+                        incremental: c.is_incremental == Some(true),
+                    },
+                );
+            }
+            t
+        };
+        self.uuid_tracks.insert(uuid, track);
+        Some(track)
+    }
+
+    fn counter_sample(&mut self, seq: &mut SeqState, uuid: u64, ts: i64, raw: f64) {
+        if self.uuid_track(uuid, 0).is_none() {
+            self.diag("track_uuid_unknown", Severity::DataLoss, || {
+                format!("a counter value refers to track uuid {uuid}, which no descriptor defines; dropped")
+            });
+            return;
+        }
+        let Some(info) = self.counter_tracks.get(&uuid).copied() else {
+            self.diag("counter_without_track", Severity::DataLoss, || {
+                format!("a counter value targets track uuid {uuid}, which is not a counter track; dropped")
+            });
+            return;
+        };
+        let mut v = raw * info.multiplier;
+        if info.incremental {
+            let acc = seq.counter_values.entry(uuid).or_insert(0.0);
+            *acc += v;
+            v = *acc;
+        }
+        let s = &mut self.model.counters[info.series];
+        s.ts_ns.push(ts);
+        s.value.push(v);
+    }
+
+    fn resolve_name(&mut self, seq: &SeqState, iid: u64) -> StrId {
+        match seq.names.get(&iid) {
+            Some(&s) => s,
+            None => {
+                self.unknown_iid("event_names", iid);
+                StrId(0)
+            }
+        }
+    }
+
+    fn unknown_iid(&mut self, table: &'static str, iid: u64) {
+        self.diag("interned_id_unknown", Severity::Warning, || {
+            format!("interned id {iid} not found in {table} of its sequence; left unnamed")
+        });
+    }
+
+    fn track_event(&mut self, seq: &mut SeqState, ev: &TrackEvent, packet_ts: Option<i64>) {
+        // Timestamp: legacy µs fields first, else the packet timestamp.
+        let ts = if let Some(abs) = ev.timestamp_absolute_us {
+            self.global_ts(clock::MONOTONIC, scale_i(abs, 1000))
+        } else if let Some(delta) = ev.timestamp_delta_us {
+            match seq.legacy_us {
+                Some(base) => {
+                    let now = base.saturating_add(delta);
+                    seq.legacy_us = Some(now);
+                    self.global_ts(clock::MONOTONIC, scale_i(now, 1000))
+                }
+                None => {
+                    self.diag("legacy_timestamp_without_reference", Severity::DataLoss, || {
+                        "a timestamp_delta_us event has no thread_descriptor reference time on its sequence; dropped".to_string()
+                    });
+                    None
+                }
+            }
+        } else {
+            packet_ts.or(Some(seq.last_ts))
+        };
+        let Some(ts) = ts else { return };
+        seq.last_ts = ts;
+
+        let ty = ev.r#type.unwrap_or(0);
+        let legacy = ev.legacy_event.as_ref();
+        let phase = legacy.and_then(|l| l.phase).unwrap_or(0);
+
+        // Extra counter values ride on any event type.
+        if !ev.extra_counter_values.is_empty() || !ev.extra_double_counter_values.is_empty() {
+            self.extra_counters(seq, ev, ts);
+        }
+
+        if ty == track_event_type::COUNTER {
+            let value = match (ev.counter_value, ev.double_counter_value) {
+                (Some(v), _) => v as f64,
+                (None, Some(v)) => v,
+                (None, None) => {
+                    self.diag("counter_without_value", Severity::Warning, || {
+                        "a TYPE_COUNTER event carries no value; dropped".to_string()
+                    });
+                    return;
+                }
+            };
+            let uuid = ev.track_uuid.or(seq.default_track).unwrap_or(0);
+            if uuid == 0 {
+                self.diag("counter_without_track", Severity::DataLoss, || {
+                    "a TYPE_COUNTER event has no counter track uuid; dropped".to_string()
+                });
+                return;
+            }
+            self.counter_sample(seq, uuid, ts, value);
+            return;
+        }
+
+        // Which kind of slice event?
+        enum Op {
+            Begin,
+            End,
+            Instant,
+            Complete(i64),
+        }
+        let op = match ty {
+            track_event_type::SLICE_BEGIN => Op::Begin,
+            track_event_type::SLICE_END => Op::End,
+            track_event_type::INSTANT => Op::Instant,
+            track_event_type::UNSPECIFIED => match u8::try_from(phase).unwrap_or(0) {
+                b'B' => Op::Begin,
+                b'E' => Op::End,
+                b'X' => {
+                    let d = legacy.and_then(|l| l.duration_us).unwrap_or(0);
+                    if d < 0 {
+                        self.diag("negative_duration", Severity::Warning, || {
+                            "a legacy 'X' event has a negative duration; dropped".to_string()
+                        });
+                        return;
+                    }
+                    Op::Complete(scale_i(d, 1000))
+                }
+                b'I' | b'i' | b'R' | b'n' => Op::Instant,
+                b'b' | b'S' => Op::Begin,
+                b'e' | b'F' => Op::End,
+                _ => {
+                    self.diag("legacy_phase_unsupported", Severity::Info, || {
+                        format!(
+                            "legacy event phase {:?} is not imported",
+                            char::from(u8::try_from(phase).unwrap_or(b'?'))
+                        )
+                    });
+                    return;
+                }
+            },
+            other => {
+                self.diag("track_event_type_unknown", Severity::Warning, || {
+                    format!("TrackEvent type {other} is not understood; dropped")
+                });
+                return;
+            }
+        };
+
+        // Track (§3.5).
+        let Some(track) = self.event_track(seq, ev, ty, phase) else {
+            return;
+        };
+
+        if let Op::End = op {
+            let args = self.args(seq, &ev.debug_annotations);
+            self.builder.end(track, ts, None, args);
+            return;
+        }
+
+        // Name.
+        let name = if let Some(iid) = ev.name_iid {
+            self.resolve_name(seq, iid)
+        } else if let Some(n) = &ev.name {
+            self.text(n)
+        } else if let Some(iid) = legacy.and_then(|l| l.name_iid) {
+            self.resolve_name(seq, iid)
+        } else {
+            StrId(0)
+        };
+        let category = self.categories(seq, ev);
+        let args = self.args(seq, &ev.debug_annotations);
+
+        let mut key = FrameKey::named(Provider::PerfettoTrackEvent, name, category);
+        let loc = if let Some(l) = &ev.source_location {
+            Some(self.src_loc(l))
+        } else if let Some(iid) = ev.source_location_iid {
+            match seq.source_locations.get(&iid) {
+                Some(&l) => Some(l),
+                None => {
+                    self.unknown_iid("source_locations", iid);
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        if let Some(l) = loc {
+            key.file = Some(l.file).filter(|f| f.0 != 0);
+            key.function = Some(l.function).filter(|f| f.0 != 0);
+            key.line = l.line;
+        }
+        if let Some(iid) = ev.task_execution.as_ref().and_then(|t| t.posted_from_iid) {
+            match seq.source_locations.get(&iid) {
+                Some(&l) => {
+                    key.posted_from_file = Some(l.file).filter(|f| f.0 != 0);
+                    key.posted_from_function = Some(l.function).filter(|f| f.0 != 0);
+                }
+                None => self.unknown_iid("source_locations", iid),
+            }
+        }
+        if let Some(lm) = &ev.log_message {
+            if let Some(iid) = lm.body_iid {
+                if !seq.log_bodies.contains_key(&iid) {
+                    self.unknown_iid("log_message_body", iid);
+                }
+            }
+        }
+        let frame: FrameId = self.model.frames.intern(key, &self.model.strings);
+        match op {
+            Op::Begin => self
+                .builder
+                .begin(track, ts, name, category, frame, args, 0),
+            Op::Instant => self
+                .builder
+                .instant(track, ts, name, category, frame, args, 0),
+            Op::Complete(d) => self
+                .builder
+                .complete(track, ts, d, name, category, frame, args, 0),
+            Op::End => {}
+        }
+    }
+
+    fn event_track(
+        &mut self,
+        seq: &SeqState,
+        ev: &TrackEvent,
+        ty: i32,
+        phase: i32,
+    ) -> Option<TrackId> {
+        let legacy = ev.legacy_event.as_ref();
+        if let Some(l) = legacy {
+            if l.pid_override.is_some() || l.tid_override.is_some() {
+                let pid = l
+                    .pid_override
+                    .map(i64::from)
+                    .or(seq.thread.map(|t| t.0))
+                    .unwrap_or(0);
+                let tid = l
+                    .tid_override
+                    .map(i64::from)
+                    .or(seq.thread.map(|t| t.1))
+                    .unwrap_or(0);
+                return Some(self.thread_track(pid, tid));
+            }
+            let ph = u8::try_from(phase).unwrap_or(0);
+            if matches!(ph, b'b' | b'e' | b'n' | b'S' | b'F') {
+                let (scope_pid, id) = match (l.unscoped_id, l.local_id, l.global_id) {
+                    (Some(id), _, _) => (seq.thread.map(|t| t.0).unwrap_or(0), id),
+                    (None, Some(id), _) => (seq.thread.map(|t| t.0).unwrap_or(0), id),
+                    (None, None, Some(id)) => (-1, id),
+                    _ => (seq.thread.map(|t| t.0).unwrap_or(0), 0),
+                };
+                let scope = match &l.id_scope {
+                    Some(s) => self.text(s),
+                    None => StrId(0),
+                };
+                if let Some(&t) = self.async_tracks.get(&(scope_pid, id, scope)) {
+                    return Some(t);
+                }
+                let t = self.model.add_track(Track {
+                    name: scope,
+                    kind: TrackKind::Async,
+                    pid: (scope_pid >= 0).then_some(scope_pid),
+                    tid: None,
+                    parent: None,
+                    overflow_of: None,
+                });
+                self.async_tracks.insert((scope_pid, id, scope), t);
+                return Some(t);
+            }
+            if matches!(ph, b'I' | b'i' | b'R') && ev.track_uuid.is_none() {
+                match l.instant_event_scope.unwrap_or(0) {
+                    1 => return Some(self.global()),
+                    2 => {
+                        if let Some((pid, _)) = seq.thread {
+                            return Some(self.process_track(pid));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let uuid = ev.track_uuid.or(seq.default_track).unwrap_or(0);
+        if uuid != 0 {
+            let t = self.uuid_track(uuid, 0);
+            if t.is_none() {
+                self.diag("track_uuid_unknown", Severity::DataLoss, || {
+                    format!(
+                        "an event refers to track uuid {uuid}, which no descriptor defines; dropped"
+                    )
+                });
+            }
+            return t;
+        }
+        if let Some((pid, tid)) = seq.thread {
+            if ev.track_uuid.is_none() || ty == track_event_type::UNSPECIFIED {
+                return Some(self.thread_track(pid, tid));
+            }
+        }
+        Some(self.global())
+    }
+
+    fn categories(&mut self, seq: &SeqState, ev: &TrackEvent) -> StrId {
+        let n = ev.category_iids.len() + ev.categories.len();
+        if n == 0 {
+            return StrId(0);
+        }
+        if n == 1 {
+            if let Some(&iid) = ev.category_iids.first() {
+                return match seq.categories.get(&iid) {
+                    Some(&s) => s,
+                    None => {
+                        self.unknown_iid("event_categories", iid);
+                        StrId(0)
+                    }
+                };
+            }
+            return self.text(&ev.categories[0]);
+        }
+        let mut parts: Vec<String> = Vec::with_capacity(n);
+        for &iid in &ev.category_iids {
+            match seq.categories.get(&iid) {
+                Some(&s) => parts.push(self.model.str(s).to_string()),
+                None => self.unknown_iid("event_categories", iid),
+            }
+        }
+        for c in &ev.categories {
+            let s = self.text(c);
+            parts.push(self.model.str(s).to_string());
+        }
+        // A category string may itself be a comma list; split so the join is canonical.
+        let mut all: Vec<&str> = parts
+            .iter()
+            .flat_map(|p| p.split(','))
+            .filter(|s| !s.is_empty())
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        let joined = all.join(",");
+        self.model.strings.intern(&joined)
+    }
+
+    fn extra_counters(&mut self, seq: &mut SeqState, ev: &TrackEvent, ts: i64) {
+        let ints: Vec<(Option<u64>, f64)> = ev
+            .extra_counter_values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                let uuid = if ev.extra_counter_track_uuids.is_empty() {
+                    seq.default_extra_counters.get(i).copied()
+                } else {
+                    ev.extra_counter_track_uuids.get(i).copied()
+                };
+                (uuid, v as f64)
+            })
+            .collect();
+        let doubles: Vec<(Option<u64>, f64)> = ev
+            .extra_double_counter_values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                let uuid = if ev.extra_double_counter_track_uuids.is_empty() {
+                    seq.default_extra_double_counters.get(i).copied()
+                } else {
+                    ev.extra_double_counter_track_uuids.get(i).copied()
+                };
+                (uuid, v)
+            })
+            .collect();
+        for (uuid, v) in ints.into_iter().chain(doubles) {
+            match uuid {
+                Some(u) => self.counter_sample(seq, u, ts, v),
+                None => self.diag("counter_without_track", Severity::DataLoss, || {
+                    "an extra counter value has no track uuid (more values than uuids); dropped"
+                        .to_string()
+                }),
+            }
+        }
+    }
+
+    fn args(&mut self, seq: &SeqState, anns: &[DebugAnnotation]) -> ArgsId {
+        if anns.is_empty() {
+            return ArgsId(0);
+        }
+        let mut out = Vec::with_capacity(anns.len());
+        for a in anns {
+            let key = self.annotation_name(seq, a);
+            let value = self.annotation_value(seq, a, 0);
+            out.push((key, value));
+        }
+        self.model.args.add(out)
+    }
+
+    fn annotation_name(&mut self, seq: &SeqState, a: &DebugAnnotation) -> StrId {
+        if let Some(iid) = a.name_iid {
+            match seq.annotation_names.get(&iid) {
+                Some(&s) => s,
+                None => {
+                    self.unknown_iid("debug_annotation_names", iid);
+                    StrId(0)
+                }
+            }
+        } else if let Some(n) = &a.name {
+            self.text(n)
+        } else {
+            StrId(0)
+        }
+    }
+
+    fn annotation_value(&mut self, seq: &SeqState, a: &DebugAnnotation, depth: u32) -> ArgValue {
+        if let Some(v) = a.bool_value {
+            return ArgValue::Bool(v);
+        }
+        if let Some(v) = a.uint_value {
+            return ArgValue::UInt(v);
+        }
+        if let Some(v) = a.int_value {
+            return ArgValue::Int(v);
+        }
+        if let Some(v) = a.double_value {
+            return ArgValue::Double(v);
+        }
+        if let Some(v) = &a.string_value {
+            return ArgValue::Str(self.text(v));
+        }
+        if let Some(iid) = a.string_value_iid {
+            return match seq.annotation_strings.get(&iid) {
+                Some(&s) => ArgValue::Str(s),
+                None => {
+                    self.unknown_iid("debug_annotation_string_values", iid);
+                    ArgValue::Str(StrId(0))
+                }
+            };
+        }
+        if let Some(v) = a.pointer_value {
+            return ArgValue::Text(format!("0x{v:x}"));
+        }
+        if let Some(v) = &a.legacy_json_value {
+            return ArgValue::Text(String::from_utf8_lossy(v).into_owned());
+        }
+        if a.nested_value.is_some() || !a.dict_entries.is_empty() || !a.array_values.is_empty() {
+            let j = self.annotation_json(seq, a, depth);
+            return ArgValue::Text(j.to_string());
+        }
+        ArgValue::Text(String::new())
+    }
+
+    fn annotation_json(
+        &mut self,
+        seq: &SeqState,
+        a: &DebugAnnotation,
+        depth: u32,
+    ) -> serde_json::Value {
+        use serde_json::Value;
+        if depth > 32 {
+            return Value::Null;
+        }
+        if !a.dict_entries.is_empty() {
+            let mut m = serde_json::Map::new();
+            for e in &a.dict_entries {
+                let k = self.annotation_name(seq, e);
+                let k = self.model.str(k).to_string();
+                m.insert(k, self.annotation_json(seq, e, depth + 1));
+            }
+            return Value::Object(m);
+        }
+        if !a.array_values.is_empty() {
+            return Value::Array(
+                a.array_values
+                    .iter()
+                    .map(|e| self.annotation_json(seq, e, depth + 1))
+                    .collect(),
+            );
+        }
+        if let Some(n) = &a.nested_value {
+            return nested_json(n, 0);
+        }
+        match self.annotation_value(seq, a, depth + 1) {
+            ArgValue::Int(v) => v.into(),
+            ArgValue::UInt(v) => v.into(),
+            ArgValue::Double(v) => serde_json::Number::from_f64(v)
+                .map(Value::Number)
+                .unwrap_or(Value::Null),
+            ArgValue::Bool(v) => v.into(),
+            ArgValue::Str(s) => self.model.str(s).into(),
+            ArgValue::Text(t) => t.into(),
+        }
+    }
+
+    fn finish(self) {
+        let Importer {
+            model,
+            builder,
+            packets,
+            ..
+        } = self;
+        model.stats.events = packets;
+        builder.finish(model);
+        for s in &mut model.counters {
+            if s.ts_ns.windows(2).any(|w| w[0] > w[1]) {
+                let mut idx: Vec<usize> = (0..s.ts_ns.len()).collect();
+                idx.sort_by_key(|&i| s.ts_ns[i]);
+                s.ts_ns = idx.iter().map(|&i| s.ts_ns[i]).collect();
+                s.value = idx.iter().map(|&i| s.value[i]).collect();
+            }
+        }
+    }
+}
+
+fn nested_json(n: &NestedValue, depth: u32) -> serde_json::Value {
+    use serde_json::Value;
+    if depth > 32 {
+        return Value::Null;
+    }
+    match n.nested_type.unwrap_or(0) {
+        1 => {
+            let mut m = serde_json::Map::new();
+            for (k, v) in n.dict_keys.iter().zip(&n.dict_values) {
+                m.insert(
+                    String::from_utf8_lossy(k).into_owned(),
+                    nested_json(v, depth + 1),
+                );
+            }
+            Value::Object(m)
+        }
+        2 => Value::Array(
+            n.array_values
+                .iter()
+                .map(|v| nested_json(v, depth + 1))
+                .collect(),
+        ),
+        _ => {
+            if let Some(v) = n.int_value {
+                v.into()
+            } else if let Some(v) = n.double_value {
+                serde_json::Number::from_f64(v)
+                    .map(Value::Number)
+                    .unwrap_or(Value::Null)
+            } else if let Some(v) = n.bool_value {
+                v.into()
+            } else if let Some(v) = &n.string_value {
+                String::from_utf8_lossy(v).into_owned().into()
+            } else {
+                Value::Null
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
