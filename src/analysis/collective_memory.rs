@@ -340,12 +340,28 @@ pub fn rank_from_file_name(name: &str) -> Option<u32> {
     None
 }
 
-fn is_phase_name(folded: &str) -> bool {
-    folded.starts_with("profilerstep")
-        || folded.contains("step")
-        || folded.contains("forward")
-        || folded.contains("backward")
-        || folded.contains("optimizer")
+/// True for a step/phase annotation: a name containing `step`, `forward`, `backward` or
+/// `optimizer` (after [`fold`]; `ProfilerStep#N`, `train_step`, `DistributedDataParallel.forward`,
+/// `Optimizer.step#SGD.step`) that is not a Python stack frame (`file.py(line): fn`,
+/// `<built-in …>`), an operator (`aten::`, `autograd::`) or an autograd node (`…Backward0`).
+pub fn is_phase_name(name: &str) -> bool {
+    if name.contains(".py(")
+        || name.starts_with('<')
+        || name.contains("aten::")
+        || name.contains("autograd::")
+    {
+        return false;
+    }
+    let t = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    if t.len() < name.len() && t.ends_with("Backward") {
+        return false;
+    }
+    let f = fold(name);
+    f.starts_with("profilerstep")
+        || f.contains("step")
+        || f.contains("forward")
+        || f.contains("backward")
+        || f.contains("optimizer")
 }
 
 /// Reads one rank's memory series, collective markers and phases out of an imported model.
@@ -449,7 +465,7 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
             });
         } else if d > 0 {
             let name = model.str(sl.name[i]);
-            if is_phase_name(&fold(name)) {
+            if is_phase_name(name) {
                 out.phases.push(Phase {
                     start_ns: ts,
                     end_ns: end,
