@@ -111,20 +111,22 @@ pub fn looks_like_telemetry(data: &[u8]) -> bool {
     }
 }
 
+/// A marker record waiting to become a slice.
+struct PendingMarker {
+    ts: i64,
+    dur: Option<i64>,
+    event_type: String,
+    context: Option<String>,
+    metadata: Option<String>,
+    session: Option<String>,
+}
+
 #[derive(Default)]
 struct RankAcc {
     world_size: Option<u32>,
     session: Option<String>,
     series: [(Vec<i64>, Vec<f64>); 4],
-    /// (ts, dur or None, event_type, context, metadata JSON, session)
-    markers: Vec<(
-        i64,
-        Option<i64>,
-        String,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-    )>,
+    markers: Vec<PendingMarker>,
 }
 
 fn opt_str(m: &Map<String, Value>, k: &str) -> Result<Option<String>, String> {
@@ -217,8 +219,14 @@ fn read_record(
             }
         }
     } else {
-        acc.markers
-            .push((ts, dur, event_type, context, metadata, session));
+        acc.markers.push(PendingMarker {
+            ts,
+            dur,
+            event_type,
+            context,
+            metadata,
+            session,
+        });
     }
     Ok(())
 }
@@ -271,8 +279,16 @@ fn build_model(rank: Option<u32>, acc: RankAcc) -> Model {
         let k_metadata = model.strings.intern("metadata");
         let k_session = model.strings.intern("session_id");
         let mut b = SliceBuilder::new();
-        for (ts, dur, ty, context, metadata, session) in acc.markers {
-            let name = model.strings.intern(&ty);
+        for PendingMarker {
+            ts,
+            dur,
+            event_type,
+            context,
+            metadata,
+            session,
+        } in acc.markers
+        {
+            let name = model.strings.intern(&event_type);
             let mut args: Vec<(StrId, ArgValue)> = Vec::new();
             if let Some(c) = context {
                 args.push((k_context, ArgValue::Str(model.strings.intern(&c))));
