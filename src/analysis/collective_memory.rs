@@ -743,7 +743,7 @@ impl Params {
 }
 
 fn split_unit(v: &str) -> (&str, &str) {
-    let p = v.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(v.len());
+    let p = v.find(|c: char| c.is_alphabetic()).unwrap_or(v.len());
     (v[..p].trim(), v[p..].trim())
 }
 
@@ -1263,7 +1263,7 @@ pub fn run(inputs: &[RankInput], p: &Params) -> Report {
                 .phases
                 .iter()
                 .filter(|ph| ph.start_ns <= peak_t && peak_t <= ph.end_ns)
-                .min_by_key(|ph| (ph.end_ns - ph.start_ns, ph.start_ns))
+                .min_by_key(|ph| (ph.end_ns.saturating_sub(ph.start_ns), ph.start_ns))
                 .map(|ph| ph.name.clone());
             intervals.push(iv);
         }

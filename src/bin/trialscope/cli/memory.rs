@@ -248,8 +248,8 @@ fn print_text(r: &cm::Report, preset: &str) {
             println!(
                 "{:>5}  {:>14.3}  {:>14.3}  {:<22}  {:>5.2}  {:>12}  {:>2}/{:<2}  {:<16}  {}",
                 iv.rank,
-                (iv.start_ns - t0) as f64 / 1e6,
-                (iv.end_ns - t0) as f64 / 1e6,
+                iv.start_ns.saturating_sub(t0) as f64 / 1e6,
+                iv.end_ns.saturating_sub(t0) as f64 / 1e6,
                 class,
                 iv.confidence,
                 mib(iv.evidence.peak_gap_bytes),
