@@ -69,8 +69,7 @@ proptest! {
     ) {
         let inputs: Vec<cm::RankInput> = ranks
             .iter()
-            .enumerate()
-            .map(|(r, (gaps, markers, total))| {
+            .map(|(gaps, markers, total)| {
                 let ts: Vec<i64> = (0..gaps.len() as i64).map(|i| i * 50_000_000).collect();
                 let mib = |v: f64| v * 1048576.0;
                 RankSeries {

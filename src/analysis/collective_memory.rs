@@ -1110,7 +1110,12 @@ pub fn run(inputs: &[RankInput], p: &Params) -> Report {
     let aligned: Vec<RankSeries> = inputs
         .iter()
         .zip(&offsets)
-        .map(|(r, &o)| r.series.shifted(o))
+        .map(|(r, &o)| {
+            let mut s = r.series.shifted(o);
+            s.markers.sort_by_key(|m| (m.start_ns, m.end_ns));
+            s.phases.sort_by_key(|p| (p.start_ns, p.end_ns));
+            s
+        })
         .collect();
     let trace_start = aligned.iter().filter_map(|s| s.earliest_record()).min();
 
@@ -1180,13 +1185,32 @@ pub fn run(inputs: &[RankInput], p: &Params) -> Report {
         let Some(g) = &gaps[k] else { continue };
         let rank = inputs[i].rank;
         let s = &aligned[i];
+        // Longest marker and phase: bounds the binary searches of steps 5 and 11.
+        let max_marker = s
+            .markers
+            .iter()
+            .map(|m| m.end_ns.saturating_sub(m.start_ns))
+            .max()
+            .unwrap_or(0);
+        let max_phase = s
+            .phases
+            .iter()
+            .map(|m| m.end_ns.saturating_sub(m.start_ns))
+            .max()
+            .unwrap_or(0);
         let mut raw: Vec<(Interval, i64, f64)> = Vec::new();
         for sp in &g.spikes {
             // Step 5.
-            let attached: Vec<&Marker> = s
+            // Candidates start in [t − window − longest marker, t + window].
+            let from =
+                sp.t.saturating_sub(p.marker_window_ns)
+                    .saturating_sub(max_marker);
+            let a = s.markers.partition_point(|m| m.start_ns < from);
+            let b = s
                 .markers
+                .partition_point(|m| m.start_ns <= sp.t.saturating_add(p.marker_window_ns));
+            let attached: Vec<&Marker> = s.markers[a..b.max(a)]
                 .iter()
-                .take_while(|m| m.start_ns <= sp.t.saturating_add(p.marker_window_ns))
                 .filter(|m| marker_distance(sp.t, m) <= p.marker_window_ns)
                 .collect();
             // Step 6.
@@ -1259,8 +1283,11 @@ pub fn run(inputs: &[RankInput], p: &Params) -> Report {
         }
         for (mut iv, peak_t, _) in merge_intervals(raw) {
             // Step 11.
-            iv.phase = s
+            let a = s
                 .phases
+                .partition_point(|ph| ph.start_ns < peak_t.saturating_sub(max_phase));
+            let b = s.phases.partition_point(|ph| ph.start_ns <= peak_t);
+            iv.phase = s.phases[a..b.max(a)]
                 .iter()
                 .filter(|ph| ph.start_ns <= peak_t && peak_t <= ph.end_ns)
                 .min_by_key(|ph| (ph.end_ns.saturating_sub(ph.start_ns), ph.start_ns))
