@@ -73,9 +73,13 @@ impl SeriesKind {
 /// one kind, a non-`cpu` one wins, then the one with more samples, then the first.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Mapping {
+    /// Patterns for device-used memory.
     pub device_used: Vec<String>,
+    /// Patterns for allocator-reserved memory.
     pub allocator_reserved: Vec<String>,
+    /// Patterns for allocated (live tensor) memory.
     pub allocator_allocated: Vec<String>,
+    /// Patterns for the device capacity.
     pub device_total: Vec<String>,
 }
 
@@ -131,7 +135,9 @@ impl Mapping {
 pub struct Series {
     /// The counter name the series came from.
     pub name: String,
+    /// Sample times, ns, ascending.
     pub ts_ns: Vec<i64>,
+    /// Sample values, bytes.
     pub value: Vec<f64>,
 }
 
@@ -158,7 +164,9 @@ impl Series {
 /// A collective marker: `[start_ns, end_ns]` (a point marker has `start_ns == end_ns`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Marker {
+    /// Start, ns.
     pub start_ns: i64,
+    /// End, ns (≥ start).
     pub end_ns: i64,
     /// The event's name (or telemetry event type).
     pub name: String,
@@ -168,8 +176,11 @@ pub struct Marker {
 /// end_ns]`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Phase {
+    /// Start, ns.
     pub start_ns: i64,
+    /// End, ns (≥ start).
     pub end_ns: i64,
+    /// Name as the trace gives it.
     pub name: String,
 }
 
@@ -181,9 +192,13 @@ pub struct RankSeries {
     pub rank: Option<u32>,
     /// World size stated by the content.
     pub world_size: Option<u32>,
+    /// Device memory used as the driver sees it (NVML), bytes.
     pub device_used: Option<Series>,
+    /// Caching allocator's reserved memory, bytes.
     pub allocator_reserved: Option<Series>,
+    /// Live tensors, bytes.
     pub allocator_allocated: Option<Series>,
+    /// Device capacity, bytes.
     pub device_total: Option<Series>,
     /// Collective markers, sorted by start.
     pub markers: Vec<Marker>,
@@ -497,9 +512,11 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
 /// One rank handed to [`run`]: its resolved rank number, a label (file name) and its data.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RankInput {
+    /// Rank number.
     pub rank: u32,
     /// Where the rank came from (file name), for messages.
     pub label: String,
+    /// The rank's memory series, markers and phases.
     pub series: RankSeries,
 }
 
@@ -548,9 +565,12 @@ pub fn resolve_ranks(items: Vec<(String, RankSeries)>) -> (Vec<RankInput>, Vec<S
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Preset {
+    /// Fewest, surest attributions.
     Low,
+    /// The default.
     #[default]
     Medium,
+    /// Most sensitive.
     High,
 }
 
@@ -575,12 +595,20 @@ impl std::str::FromStr for Preset {
 pub enum Error {
     /// The knob does not exist.
     #[error("unknown knob `{knob}` (known: {known})")]
-    UnknownKnob { knob: String, known: String },
+    UnknownKnob {
+        /// The knob as given.
+        knob: String,
+        /// The knob names accepted.
+        known: String,
+    },
     /// The value does not parse or is out of range for the knob.
     #[error("invalid value `{value}` for `{knob}`: expected {expected}")]
     InvalidValue {
+        /// The knob.
         knob: String,
+        /// The value as given.
         value: String,
+        /// What the knob accepts.
         expected: &'static str,
     },
 }
@@ -590,13 +618,17 @@ pub enum Error {
 pub struct Params {
     /// A rank with fewer samples yields nothing (≥ 3).
     pub min_samples_per_rank: usize,
+    /// A gap this large (bytes) is significant.
     pub min_gap_bytes: u64,
     /// Fraction of device total (≥ 0).
     pub min_gap_ratio: f64,
     /// > 0.
     pub robust_zscore_threshold: f64,
+    /// Markers within ± this of a spike are attached to it, ns.
     pub marker_window_ns: i64,
+    /// Added on both sides of an interval, ns.
     pub interval_padding_ns: i64,
+    /// Spikes of other ranks within ± this are synchronized, ns.
     pub synchrony_window_ns: i64,
     /// 0..=1.
     pub min_synchrony_ratio: f64,
@@ -831,6 +863,7 @@ pub struct Evidence {
     pub marker_hits: usize,
     /// Ranks with a spike within ± synchrony_window, the rank itself included.
     pub synchronized_ranks: usize,
+    /// World size the synchrony ratio is computed against.
     pub expected_world_size: u32,
     /// (synchronized_ranks − 1)/(world − 1), 0 when world ≤ 1.
     pub synchrony_ratio: f64,
@@ -838,21 +871,26 @@ pub struct Evidence {
     pub peak_gap_bytes: f64,
     /// Peak gap / device total; `None` when the total is unknown.
     pub peak_gap_ratio: Option<f64>,
+    /// Robust z-score of the peak (step 3).
     pub robust_zscore: f64,
 }
 
 /// An attributed interval of one rank (steps 7–11).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Interval {
+    /// Rank number.
     pub rank: u32,
     /// On the aligned timeline (see [`ClockReport`]), ns.
     pub start_ns: i64,
+    /// End, ns (≥ start).
     pub end_ns: i64,
+    /// Step 8 class.
     pub classification: Classification,
     /// 0..=1.
     pub confidence: f64,
     /// Subset of [`REASON_CODES`], in that order.
     pub reason_codes: Vec<String>,
+    /// Step 10 evidence.
     pub evidence: Evidence,
     /// The innermost phase annotation containing the interval's peak spike, when any.
     pub phase: Option<String>,
@@ -861,12 +899,16 @@ pub struct Interval {
 /// What one rank contributed.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RankSummary {
+    /// Rank number.
+    /// Rank number.
     pub rank: u32,
+    /// File name (and rank, for telemetry).
     pub label: String,
     /// See [`RankSeries::samples`].
     pub samples: usize,
     /// Spec names of the series present.
     pub series: Vec<&'static str>,
+    /// Collective markers (count).
     pub markers: usize,
     /// Shift added to this rank's timestamps to align it, ns (0 on a shared clock).
     pub offset_ns: i64,
@@ -887,16 +929,19 @@ pub struct ClockReport {
 /// The result of [`run`].
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
+    /// The parameters used.
     pub params: Params,
     /// Ranks in rank order.
     pub ranks: Vec<RankSummary>,
     /// Largest `world_size` seen, else the number of distinct ranks.
     pub world_size: u32,
+    /// How the ranks were aligned.
     pub clock: ClockReport,
     /// Earliest record of the job on the aligned timeline, ns.
     pub trace_start_ns: Option<i64>,
     /// Merged intervals, sorted by (rank, start).
     pub intervals: Vec<Interval>,
+    /// Plain-language warnings (missing device-used memory, too few samples, clock skew, …).
     pub warnings: Vec<String>,
 }
 

@@ -60,14 +60,23 @@ pub enum TelemetryError {
         "{file}:{line}: unsupported telemetry schema version {version:?} (supported: {supported})"
     )]
     UnsupportedSchema {
+        /// The file.
         file: String,
+        /// 1-based line of the first such record.
         line: u64,
+        /// The version as written.
         version: String,
+        /// The versions this reader knows.
         supported: String,
     },
     /// Not one line is a telemetry record.
     #[error("{file}: no telemetry record found ({bad} malformed lines)")]
-    NoRecords { file: String, bad: u64 },
+    NoRecords {
+        /// The file.
+        file: String,
+        /// Malformed lines seen.
+        bad: u64,
+    },
 }
 
 /// One skipped line.
@@ -75,6 +84,7 @@ pub enum TelemetryError {
 pub struct BadLine {
     /// 1-based line number.
     pub line: u64,
+    /// What is wrong with it.
     pub message: String,
 }
 

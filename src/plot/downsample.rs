@@ -67,6 +67,18 @@ pub fn lttb(xs: &[f64], ys: &[f64], threshold: usize) -> Vec<usize> {
     out
 }
 
+/// [`lttb`] over a time series (`ts_ns` in ns, ascending; `values` in any unit), returning the
+/// kept samples themselves: at most `threshold` of them (all when `threshold` < 3 or there are
+/// no more than `threshold`).
+pub fn lttb_series(ts_ns: &[i64], values: &[f64], threshold: usize) -> (Vec<i64>, Vec<f64>) {
+    let xs: Vec<f64> = ts_ns.iter().map(|&t| t as f64).collect();
+    let idx = lttb(&xs, values, threshold);
+    (
+        idx.iter().map(|&i| ts_ns[i]).collect(),
+        idx.iter().map(|&i| values[i]).collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,6 +99,20 @@ mod tests {
         ys[4321] = 1.0;
         ys[777] = -500.0;
         assert!(lttb(&xs, &ys, 50).contains(&777));
+    }
+
+    #[test]
+    fn series_form_keeps_times_and_values() {
+        let ts: Vec<i64> = (0..1000)
+            .map(|i| 1_700_000_000_000_000_000 + i * 1_000_000)
+            .collect();
+        let mut v = vec![0.0; 1000];
+        v[500] = 7.0;
+        let (t, y) = lttb_series(&ts, &v, 20);
+        assert_eq!(t.len(), 20);
+        assert_eq!((t[0], t[19]), (ts[0], ts[999]));
+        let k = t.iter().position(|&x| x == ts[500]).expect("spike kept");
+        assert_eq!(y[k], 7.0);
     }
 
     #[test]
