@@ -1097,9 +1097,10 @@ fn rank_gaps(s: &RankSeries, p: &Params) -> Option<RankGaps> {
 /// Runs the attribution (collective-memory.md, steps 1–11) over ranks.
 ///
 /// Alignment: when every rank is on a shared clock ([`RankSeries::shared_clock`]) timestamps
-/// are kept; otherwise each rank is shifted so that its first sample lands on the earliest
-/// first sample among the ranks, and the spread is reported as skew (a warning when it is over
-/// 1 s). Ranks with no device-used series get a warning and no gap; a rank with fewer than
+/// are kept; otherwise each rank is shifted so that its first sample (its earliest record when
+/// it has no memory sample) lands on the earliest such time among the ranks, and the spread is
+/// reported as skew (a warning when it is over 1 s on a shared clock; always a warning when
+/// aligned). Ranks with no device-used series get a warning and no gap; a rank with fewer than
 /// `min_samples_per_rank` device-used samples yields nothing. Ranks appearing twice are
 /// analysed separately under the same number, with a warning.
 pub fn run(inputs: &[RankInput], p: &Params) -> Report {
@@ -1127,7 +1128,11 @@ pub fn run(inputs: &[RankInput], p: &Params) -> Report {
 
     // Clock alignment.
     let shared = !inputs.is_empty() && inputs.iter().all(|r| r.series.shared_clock);
-    let firsts: Vec<Option<i64>> = inputs.iter().map(|r| r.series.first_ts()).collect();
+    // A rank without memory samples is aligned on its earliest record (marker or phase).
+    let firsts: Vec<Option<i64>> = inputs
+        .iter()
+        .map(|r| r.series.first_ts().or_else(|| r.series.earliest_record()))
+        .collect();
     let min_first = firsts.iter().flatten().min().copied();
     let max_first = firsts.iter().flatten().max().copied();
     let skew_ns = match (min_first, max_first) {
