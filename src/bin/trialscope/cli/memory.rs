@@ -213,19 +213,27 @@ fn print_text(r: &cm::Report, preset: &str) {
     );
     println!();
     println!(
-        "{:>5}  {:>8}  {:>7}  {:<70}  file",
+        "{:>5}  {:>8}  {:>7}  {:<34}  file",
         "rank", "samples", "markers", "series"
     );
     for k in &r.ranks {
         println!(
-            "{:>5}  {:>8}  {:>7}  {:<70}  {}",
+            "{:>5}  {:>8}  {:>7}  {:<34}  {}",
             k.rank,
             k.samples,
             k.markers,
             if k.series.is_empty() {
                 "-".to_string()
             } else {
-                k.series.join(", ")
+                k.series
+                    .iter()
+                    .map(|s| {
+                        s.trim_start_matches("device_")
+                            .trim_start_matches("allocator_")
+                            .trim_end_matches("_bytes")
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
             },
             k.label
         );
