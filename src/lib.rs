@@ -16,6 +16,7 @@
 //!   semantic identity, diagnostics. Depends on nothing else in the crate.
 //! * [`analysis`] — scaling (and later compile triage, collective memory): pure functions.
 //! * [`plot`] — scales, ticks, downsampling, SVG geometry; knows no analysis.
+//! * [`session`] — the worker's state machine and the app⇄worker messages (native-testable).
 //! * `ui` — Leptos components and the worker protocol; compiled only for wasm32.
 //!
 //! Architecture Invariants:
@@ -30,5 +31,6 @@ pub mod analysis;
 pub mod formats;
 pub mod model;
 pub mod plot;
+pub mod session;
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

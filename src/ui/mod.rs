@@ -1,6 +1,455 @@
-//! The Leptos web app and the Web Worker protocol (wasm32 only). STUB: being written.
+//! The Leptos web app (wasm32 only): page state, the bridge to the Web Worker, and a view
+//! switcher. Views live in their own files: [`scaling`] (trial table, hotspots, scatter plot);
+//! later views (compile triage in `triage.rs`, memory in `memory.rs`) are added as another
+//! [`Tab`] variant, a button in [`App`]'s nav and an arm in its `match`.
+//!
+//! Architecture Invariants: all decoding and analysis happen in the worker
+//! ([`worker::start_worker`]); the page only reads files into `ArrayBuffer`s and transfers
+//! them. Text from traces is only ever rendered as text nodes or attribute values.
 
+pub mod files;
+pub mod scaling;
+pub mod scatter;
 pub mod worker;
 
-/// Mounts the app into the page body.
-pub fn start_app() {}
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{MessageEvent, Worker};
+
+use crate::analysis::scaling::{Metric, Report, DEFAULT_INPUT_PATTERN};
+use crate::session::{AnalyseRequest, FileId, FromWorker, ImportSummary, ToWorker, TrialSettings};
+
+/// Import state of one dropped file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Status {
+    /// Being read into memory by the page.
+    Reading,
+    /// In the worker; fraction in [0, 1].
+    Importing(f64),
+    Imported(Arc<ImportSummary>),
+    /// The file could not be read; the message names the file and the problem.
+    Failed(String),
+}
+
+/// One row of the trial table. The per-row settings are signals of their own so editing one
+/// cell does not re-render the table.
+#[derive(Clone)]
+pub struct FileRow {
+    pub id: FileId,
+    pub name: String,
+    /// Size as dropped, bytes.
+    pub size: f64,
+    pub status: RwSignal<Status>,
+    /// The user's input text; `None` = from the file name with the pattern.
+    pub input_edit: RwSignal<Option<String>>,
+    pub variant: RwSignal<String>,
+    pub excluded: RwSignal<bool>,
+}
+
+/// Import throughput and end-to-end timing of the latest batch of files (for the benchmark).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timing {
+    /// `performance.now()` when the batch was handed to the page (ms).
+    pub batch_start: Option<f64>,
+    /// Milliseconds from `batch_start` to the first report after every file of the batch
+    /// finished.
+    pub end_to_end_ms: Option<f64>,
+    /// Sums over imported files: decompressed bytes and worker import time (ms).
+    pub decompressed_bytes: f64,
+    pub import_ms: f64,
+    pub files: usize,
+}
+
+/// The views of the app.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tab {
+    Scaling,
+}
+
+/// Page state shared by the components (all signals, so it is `Copy`).
+#[derive(Clone, Copy)]
+pub struct AppState {
+    pub files: RwSignal<Vec<FileRow>>,
+    pub pattern: RwSignal<String>,
+    pub metric: RwSignal<Metric>,
+    pub report: RwSignal<Option<Arc<Report>>>,
+    /// Effective input per file, from the latest report.
+    pub inputs: RwSignal<BTreeMap<FileId, Option<f64>>>,
+    pub analysis_error: RwSignal<Option<String>>,
+    pub analysing: RwSignal<bool>,
+    /// Selected hotspot: (variant, semantic frame id).
+    pub selected: RwSignal<Option<(String, String)>>,
+    pub timing: RwSignal<Timing>,
+    pub demo_status: RwSignal<Option<String>>,
+    pub tab: RwSignal<Tab>,
+}
+
+impl AppState {
+    fn new() -> Self {
+        AppState {
+            files: RwSignal::new(Vec::new()),
+            pattern: RwSignal::new(DEFAULT_INPUT_PATTERN.to_string()),
+            metric: RwSignal::new(Metric::Inclusive),
+            report: RwSignal::new(None),
+            inputs: RwSignal::new(BTreeMap::new()),
+            analysis_error: RwSignal::new(None),
+            analysing: RwSignal::new(false),
+            selected: RwSignal::new(None),
+            timing: RwSignal::new(Timing::default()),
+            demo_status: RwSignal::new(None),
+            tab: RwSignal::new(Tab::Scaling),
+        }
+    }
+
+    /// True while some file is still being read or imported.
+    pub fn busy(&self) -> bool {
+        self.files.with_untracked(|f| {
+            f.iter().any(|r| {
+                matches!(
+                    r.status.get_untracked(),
+                    Status::Reading | Status::Importing(_)
+                )
+            })
+        })
+    }
+}
+
+/// The page-side end of the worker connection.
+#[derive(Default)]
+struct Bridge {
+    worker: Option<Worker>,
+    ready: bool,
+    /// Messages (and an `ArrayBuffer` to transfer) waiting for the worker's `ready`.
+    queue: Vec<(JsValue, Option<js_sys::ArrayBuffer>)>,
+    in_flight: Option<u64>,
+    dirty: bool,
+    seq: u64,
+}
+
+thread_local! {
+    static BRIDGE: RefCell<Bridge> = RefCell::new(Bridge::default());
+    static NEXT_ID: Cell<FileId> = const { Cell::new(1) };
+}
+
+/// `performance.now()` in ms (0 when unavailable).
+pub fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+fn post_raw(msg: JsValue, buffer: Option<js_sys::ArrayBuffer>) {
+    BRIDGE.with(|b| {
+        let mut b = b.borrow_mut();
+        if !b.ready {
+            b.queue.push((msg, buffer));
+            return;
+        }
+        let Some(w) = b.worker.as_ref() else { return };
+        let res = match &buffer {
+            Some(buf) => w.post_message_with_transfer(&msg, &js_sys::Array::of1(buf)),
+            None => w.post_message(&msg),
+        };
+        if let Err(e) = res {
+            web_sys::console::error_1(&e);
+        }
+    });
+}
+
+fn to_js(msg: &ToWorker) -> Option<JsValue> {
+    serde_wasm_bindgen::to_value(msg).ok()
+}
+
+/// Adds a row for a file about to be read and returns it (status [`Status::Reading`]).
+pub fn add_file_row(state: AppState, name: String, size: f64) -> FileRow {
+    if !state.busy() {
+        state.timing.update(|t| {
+            *t = Timing {
+                batch_start: Some(now_ms()),
+                ..Timing::default()
+            }
+        });
+    }
+    let id = NEXT_ID.with(|n| {
+        let id = n.get();
+        n.set(id + 1);
+        id
+    });
+    let row = FileRow {
+        id,
+        name,
+        size,
+        status: RwSignal::new(Status::Reading),
+        input_edit: RwSignal::new(None),
+        variant: RwSignal::new(String::new()),
+        excluded: RwSignal::new(false),
+    };
+    state.files.update(|f| f.push(row.clone()));
+    row
+}
+
+/// Hands a file's bytes to the worker (the buffer is transferred, not copied).
+pub fn send_file(row: &FileRow, buffer: js_sys::ArrayBuffer) {
+    row.status.set(Status::Importing(0.0));
+    let Some(msg) = to_js(&ToWorker::Import {
+        id: row.id,
+        name: row.name.clone(),
+    }) else {
+        return;
+    };
+    if js_sys::Reflect::set(&msg, &JsValue::from_str("buffer"), &buffer).is_err() {
+        return;
+    }
+    post_raw(msg, Some(buffer));
+}
+
+/// Marks a row failed on the page side (e.g. the browser could not read the file).
+pub fn fail_row(state: AppState, row: &FileRow, message: String) {
+    row.status.set(Status::Failed(message));
+    request_analysis(state);
+}
+
+/// Removes one file from the page and the worker.
+pub fn remove_file(state: AppState, id: FileId) {
+    state.files.update(|f| f.retain(|r| r.id != id));
+    if let Some(m) = to_js(&ToWorker::Remove { id }) {
+        post_raw(m, None);
+    }
+    request_analysis(state);
+}
+
+/// Removes every file.
+pub fn clear_files(state: AppState) {
+    state.files.set(Vec::new());
+    state.report.set(None);
+    state.inputs.set(BTreeMap::new());
+    state.selected.set(None);
+    state.analysis_error.set(None);
+    if let Some(m) = to_js(&ToWorker::Clear) {
+        post_raw(m, None);
+    }
+}
+
+/// Asks the worker for a new report from the current settings. Waits while files are still
+/// importing; keeps at most one request in flight (a newer one is sent when it answers).
+pub fn request_analysis(state: AppState) {
+    if state.busy() {
+        return;
+    }
+    let imported = state.files.with_untracked(|f| {
+        f.iter()
+            .filter(|r| matches!(r.status.get_untracked(), Status::Imported(_)))
+            .count()
+    });
+    if imported == 0 {
+        state.report.set(None);
+        return;
+    }
+    let seq = BRIDGE.with(|b| {
+        let mut b = b.borrow_mut();
+        if b.in_flight.is_some() {
+            b.dirty = true;
+            return None;
+        }
+        b.seq += 1;
+        b.in_flight = Some(b.seq);
+        b.dirty = false;
+        Some(b.seq)
+    });
+    let Some(seq) = seq else { return };
+    let settings = state.files.with_untracked(|f| {
+        f.iter()
+            .map(|r| TrialSettings {
+                id: r.id,
+                input_override: r
+                    .input_edit
+                    .get_untracked()
+                    .and_then(|t| t.trim().parse::<f64>().ok())
+                    .filter(|v| v.is_finite()),
+                variant: r.variant.get_untracked(),
+                excluded: r.excluded.get_untracked(),
+            })
+            .collect()
+    });
+    let req = AnalyseRequest {
+        seq,
+        settings,
+        metric: state.metric.get_untracked(),
+        pattern: state.pattern.get_untracked(),
+    };
+    state.analysing.set(true);
+    if let Some(m) = to_js(&ToWorker::Analyse(req)) {
+        post_raw(m, None);
+    }
+}
+
+fn on_message(state: AppState, data: JsValue) {
+    let msg: FromWorker = match serde_wasm_bindgen::from_value(data) {
+        Ok(m) => m,
+        Err(e) => {
+            web_sys::console::error_1(&JsValue::from_str(&format!(
+                "app: unreadable worker message: {e}"
+            )));
+            return;
+        }
+    };
+    let row_of = |id: FileId| {
+        state
+            .files
+            .with_untracked(|f| f.iter().find(|r| r.id == id).cloned())
+    };
+    match msg {
+        FromWorker::Ready => {
+            let queued = BRIDGE.with(|b| {
+                let mut b = b.borrow_mut();
+                b.ready = true;
+                std::mem::take(&mut b.queue)
+            });
+            for (m, buf) in queued {
+                post_raw(m, buf);
+            }
+        }
+        FromWorker::Progress { id, fraction } => {
+            if let Some(r) = row_of(id) {
+                r.status.set(Status::Importing(fraction));
+            }
+        }
+        FromWorker::Imported { summary, import_ms } => {
+            state.timing.update(|t| {
+                t.decompressed_bytes += summary.decompressed_bytes as f64;
+                t.import_ms += import_ms;
+                t.files += 1;
+            });
+            if let Some(r) = row_of(summary.id) {
+                r.status.set(Status::Imported(Arc::new(summary)));
+            }
+            request_analysis(state);
+        }
+        FromWorker::ImportFailed { id, message, .. } => {
+            if let Some(r) = row_of(id) {
+                r.status.set(Status::Failed(message));
+            }
+            request_analysis(state);
+        }
+        FromWorker::Analysed {
+            seq,
+            inputs,
+            report,
+        } => {
+            finish_analysis(state, seq);
+            state.analysis_error.set(None);
+            state.inputs.set(inputs.into_iter().collect());
+            let keep = state.selected.with_untracked(|s| {
+                s.as_ref().is_some_and(|(v, id)| {
+                    report
+                        .hotspots
+                        .iter()
+                        .any(|h| &h.variant == v && &h.semantic_frame_id == id)
+                })
+            });
+            if !keep {
+                state.selected.set(
+                    report
+                        .hotspots
+                        .first()
+                        .map(|h| (h.variant.clone(), h.semantic_frame_id.clone())),
+                );
+            }
+            state.report.set(Some(Arc::from(report)));
+            if !state.busy() {
+                state.timing.update(|t| {
+                    if let (Some(s), None) = (t.batch_start, t.end_to_end_ms) {
+                        t.end_to_end_ms = Some(now_ms() - s);
+                    }
+                });
+            }
+        }
+        FromWorker::AnalyseFailed { seq, message } => {
+            finish_analysis(state, seq);
+            state.analysis_error.set(Some(message));
+        }
+    }
+}
+
+fn finish_analysis(state: AppState, seq: u64) {
+    let again = BRIDGE.with(|b| {
+        let mut b = b.borrow_mut();
+        if b.in_flight == Some(seq) {
+            b.in_flight = None;
+        }
+        b.dirty
+    });
+    state.analysing.set(false);
+    if again {
+        request_analysis(state);
+    }
+}
+
+fn start_worker_bridge(state: AppState) {
+    let worker = match Worker::new("./worker_loader.js") {
+        Ok(w) => w,
+        Err(e) => {
+            web_sys::console::error_1(&e);
+            state.analysis_error.set(Some(
+                "the background worker could not be started; this browser may block Web Workers"
+                    .into(),
+            ));
+            return;
+        }
+    };
+    let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
+        on_message(state, ev.data())
+    });
+    worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    handler.forget();
+    BRIDGE.with(|b| b.borrow_mut().worker = Some(worker));
+}
+
+/// Mounts the app into the page body (panic hook, worker, demo on first visit).
+pub fn start_app() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(App);
+}
+
+/// The page: header with the view switcher, then the selected view.
+#[component]
+pub fn App() -> impl IntoView {
+    let state = AppState::new();
+    provide_context(state);
+    start_worker_bridge(state);
+    if files::demo_wanted() {
+        files::load_demo(state);
+    }
+    let tab_button = move |tab: Tab, label: &'static str, testid: &'static str| {
+        view! {
+            <button
+                class="tab"
+                data-testid=testid
+                class:active=move || state.tab.get() == tab
+                on:click=move |_| state.tab.set(tab)
+            >
+                {label}
+            </button>
+        }
+    };
+    view! {
+        <header>
+            <h1>"trialscope"</h1>
+            <span class="tagline">
+                "Cross-trial trace analysis in your browser: nothing is uploaded."
+            </span>
+            <nav>{tab_button(Tab::Scaling, "Scaling", "tab-scaling")}</nav>
+        </header>
+        <main>
+            <files::DropZone />
+            {move || match state.tab.get() {
+                Tab::Scaling => view! { <scaling::ScalingView /> }.into_any(),
+            }}
+        </main>
+    }
+}

@@ -1,4 +1,93 @@
-//! The Web Worker side. STUB: being written.
+//! The Web Worker side: owns one [`Session`], decodes [`ToWorker`] messages (file bytes arrive
+//! as a transferred `ArrayBuffer` in the message's `buffer` field), and posts [`FromWorker`]
+//! messages back through `serde-wasm-bindgen`. Import, decompression, parsing and analysis all
+//! run here, off the page's thread.
 
-/// Installs the worker's message handler.
-pub fn start_worker() {}
+use std::cell::RefCell;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+use crate::session::{FromWorker, Session, ToWorker};
+
+thread_local! {
+    static SESSION: RefCell<Session> = RefCell::new(Session::new());
+}
+
+fn scope() -> DedicatedWorkerGlobalScope {
+    js_sys::global().unchecked_into()
+}
+
+fn post(msg: &FromWorker) {
+    match serde_wasm_bindgen::to_value(msg) {
+        Ok(v) => {
+            if let Err(e) = scope().post_message(&v) {
+                web_sys::console::error_1(&e);
+            }
+        }
+        Err(e) => web_sys::console::error_1(&JsValue::from_str(&format!(
+            "worker: cannot serialize a message: {e}"
+        ))),
+    }
+}
+
+/// Installs the worker's message handler and posts [`FromWorker::Ready`].
+pub fn start_worker() {
+    console_error_panic_hook::set_once();
+    let handler = Closure::<dyn FnMut(MessageEvent)>::new(|ev: MessageEvent| handle(ev.data()));
+    scope().set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    handler.forget();
+    post(&FromWorker::Ready);
+}
+
+fn handle(data: JsValue) {
+    let msg: ToWorker = match serde_wasm_bindgen::from_value(data.clone()) {
+        Ok(m) => m,
+        Err(e) => {
+            web_sys::console::error_1(&JsValue::from_str(&format!(
+                "worker: unreadable message: {e}"
+            )));
+            return;
+        }
+    };
+    match msg {
+        ToWorker::Import { id, name } => {
+            let buffer = js_sys::Reflect::get(&data, &JsValue::from_str("buffer"))
+                .ok()
+                .and_then(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok());
+            let Some(buffer) = buffer else {
+                post(&FromWorker::ImportFailed {
+                    id,
+                    message: format!("{name}: the file's bytes did not reach the worker"),
+                    name,
+                });
+                return;
+            };
+            // One copy into wasm memory; the ArrayBuffer is released with the message.
+            let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
+            drop(buffer);
+            let started = js_sys::Date::now();
+            let mut last = -1.0;
+            let mut progress = |f: f64| {
+                // At most ~20 progress messages per file.
+                if f - last >= 0.05 || f >= 1.0 {
+                    last = f;
+                    post(&FromWorker::Progress { id, fraction: f });
+                }
+            };
+            let mut out = SESSION.with(|s| s.borrow_mut().import(id, &name, &bytes, &mut progress));
+            drop(bytes);
+            if let FromWorker::Imported { import_ms, .. } = &mut out {
+                *import_ms = js_sys::Date::now() - started;
+            }
+            post(&out);
+        }
+        ToWorker::Analyse(req) => {
+            let out = SESSION.with(|s| s.borrow().analyse(&req));
+            post(&out);
+        }
+        ToWorker::Remove { id } => SESSION.with(|s| s.borrow_mut().remove(id)),
+        ToWorker::Clear => SESSION.with(|s| s.borrow_mut().clear()),
+    }
+}

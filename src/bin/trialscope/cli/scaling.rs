@@ -1,16 +1,203 @@
-//! `trialscope scaling`. STUB: being written.
+//! `trialscope scaling`: imports every file as one trial (input from the file name), runs
+//! [`trialscope::analysis::scaling::run`], and prints a table of hotspots or the report as JSON.
+//!
+//! Exit codes: 0 success; 1 when any file failed to import (the analysis of the others is
+//! still printed); 2 for a usage error (bad `--input-regex`, bad `--metric`).
 
 use std::path::PathBuf;
+use std::process::ExitCode;
+
+use trialscope::analysis::scaling::{
+    self, compile_input_regex, input_from_name, Metric, Params, Trial, DEFAULT_INPUT_PATTERN,
+};
+
+use super::load::{exit_code, file_name, load_all};
+
+/// Metric names accepted by `--metric`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum MetricArg {
+    /// Sum of slice durations (ns).
+    Inclusive,
+    /// Sum of self times (ns).
+    #[value(name = "self")]
+    SelfTime,
+    /// Number of slices.
+    Count,
+}
+
+impl From<MetricArg> for Metric {
+    fn from(m: MetricArg) -> Metric {
+        match m {
+            MetricArg::Inclusive => Metric::Inclusive,
+            MetricArg::SelfTime => Metric::SelfTime,
+            MetricArg::Count => Metric::Count,
+        }
+    }
+}
 
 /// Arguments of `trialscope scaling`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Trace files.
+    /// Regex with exactly one capture group that extracts each trial's numeric input from its
+    /// file name (default: `n1000`, `n=1000`, `x32`, `size-8`, … tokens).
+    #[arg(long, value_name = "REGEX")]
+    pub input_regex: Option<String>,
+    /// Which per-frame cost to correlate with the input.
+    #[arg(long, value_enum, default_value = "inclusive")]
+    pub metric: MetricArg,
+    /// Print the report as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Show only the first N hotspots (text: default 25; JSON: default all).
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Trace files, one per trial.
+    #[arg(required = true)]
     pub files: Vec<PathBuf>,
 }
 
 /// Runs the subcommand.
-pub fn run(_args: Args) -> std::process::ExitCode {
-    eprintln!("trialscope scaling: not implemented yet");
-    std::process::ExitCode::from(1)
+pub fn run(args: Args) -> ExitCode {
+    let pattern = args.input_regex.as_deref().unwrap_or(DEFAULT_INPUT_PATTERN);
+    let re = match compile_input_regex(pattern) {
+        Ok(re) => re,
+        Err(e) => {
+            eprintln!("error: --input-regex: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let loaded = load_all(&args.files);
+    let trials: Vec<Trial> = loaded
+        .artifacts
+        .iter()
+        .map(|a| {
+            let shown = file_name(std::path::Path::new(&a.name));
+            Trial {
+                input: input_from_name(&shown, &re),
+                path: a.name.clone(),
+                variant: "default".into(),
+                environment: String::new(),
+                excluded: false,
+                profile: scaling::profile(&a.artifact_id, &a.model),
+            }
+        })
+        .collect();
+    let params = Params {
+        metric: args.metric.into(),
+        ..Params::default()
+    };
+    let mut report = scaling::run(&trials, &params);
+    report.record_failed_imports(&loaded.failed);
+
+    if args.json {
+        if let Some(n) = args.top {
+            report.hotspots.truncate(n);
+        }
+        let mut value = match serde_json::to_value(&report) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("error: cannot serialize the report: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        if let Some(ts) = value.get_mut("trials").and_then(|t| t.as_array_mut()) {
+            for (t, a) in ts.iter_mut().zip(&loaded.artifacts) {
+                if let Some(obj) = t.as_object_mut() {
+                    obj.insert("format".into(), a.format.as_str().into());
+                    obj.insert(
+                        "diagnostics".into(),
+                        serde_json::to_value(&a.model.diagnostics)
+                            .unwrap_or(serde_json::Value::Null),
+                    );
+                }
+            }
+        }
+        println!("{value}");
+    } else {
+        print_text(&report, args.top.unwrap_or(25));
+    }
+    exit_code(&loaded.failed)
+}
+
+fn print_text(r: &scaling::Report, top: usize) {
+    println!(
+        "{} trial(s), metric {} ({}), {} hypotheses tested, {} significant (q < {}), evidence: {:?}",
+        r.trials.len(),
+        r.metric.as_str(),
+        r.unit,
+        r.tested_hypotheses,
+        r.significant,
+        scaling::SIGNIFICANCE_Q,
+        r.evidence_status
+    );
+    for reason in &r.evidence_reasons {
+        println!("  evidence: {reason}");
+    }
+    for t in r.trials.iter().filter(|t| t.excluded) {
+        println!(
+            "  excluded: {} ({})",
+            t.path,
+            t.exclusion_reason.as_deref().unwrap_or("")
+        );
+    }
+    for w in &r.warnings {
+        println!("  warning: {w}");
+    }
+    let c = &r.coverage;
+    println!(
+        "  coverage: {} matched frames ({} joined across trials), {} unmatched frame entries ({} ns)",
+        c.matched_frames, c.joined_frames, c.unmatched_frames, c.unmatched_ns
+    );
+    for u in &c.unmatched_reasons {
+        println!(
+            "    unmatched {}: {} entries, {} ns",
+            u.reason, u.frames, u.ns
+        );
+    }
+    println!("  {}", r.range_statement);
+    println!();
+    println!(
+        "{:>7} {:>10} {:>6} {:>17}  {:<14} {}",
+        "rho", "q", "trials", "range", "best fit", "name (file:line)"
+    );
+    for h in r.hotspots.iter().take(top) {
+        let loc = match (&h.file, h.line) {
+            (Some(f), Some(l)) => format!(" ({f}:{l})"),
+            (Some(f), None) => format!(" ({f})"),
+            _ => String::new(),
+        };
+        let cat = if h.category.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", h.category)
+        };
+        let fit = h.fit.as_ref().map_or("-", |f| f.best.as_str());
+        println!(
+            "{:>+7.3} {:>10.3e} {:>6} {:>17}  {:<14} {}{}{}{}",
+            h.spearman_rho,
+            h.q_value,
+            h.trials,
+            format!("{}..{}", h.supported_min, h.supported_max),
+            fit,
+            sanitize(&h.name),
+            sanitize(&cat),
+            sanitize(&loc),
+            if h.environment_confounded {
+                "  [environment differs across inputs]"
+            } else {
+                ""
+            }
+        );
+    }
+    if r.hotspots.len() > top {
+        println!("... {} more (use --top or --json)", r.hotspots.len() - top);
+    }
+}
+
+/// Trace text printed to a terminal: control characters replaced so a name cannot move the
+/// cursor or inject escape sequences.
+fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect()
 }

@@ -1,0 +1,637 @@
+//! The scaling view (`../shared/reference/scaling.md`): input pattern and metric controls, the
+//! trial table (editable input, variant, exclude), per-file errors, the hotspot table (sortable,
+//! filterable) with the selected hotspot's scatter plot, per-file diagnostics, and import
+//! timing.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use super::scatter::ScatterPlot;
+use super::{remove_file, request_analysis, AppState, FileRow, Status};
+use crate::analysis::scaling::{EvidenceStatus, Hotspot, Metric, Report};
+use crate::plot::format_value;
+
+/// The whole scaling tab.
+#[component]
+pub fn ScalingView() -> impl IntoView {
+    view! {
+        <Controls />
+        <FileErrors />
+        <TrialTable />
+        <Summary />
+        <div class="results">
+            <HotspotTable />
+            <SelectedPlot />
+        </div>
+        <DiagnosticsPanel />
+        <ImportStats />
+    }
+}
+
+#[component]
+fn Controls() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    view! {
+        <section class="controls">
+            <label>
+                "Input pattern (regex, one capture group): "
+                <input
+                    id="pattern"
+                    data-testid="pattern"
+                    class="pattern"
+                    type="text"
+                    spellcheck="false"
+                    prop:value=move || state.pattern.get()
+                    on:change=move |ev| {
+                        state.pattern.set(event_target_value(&ev));
+                        request_analysis(state);
+                    }
+                />
+            </label>
+            <label>
+                " Metric: "
+                <select
+                    data-testid="metric"
+                    on:change=move |ev| {
+                        let m = match event_target_value(&ev).as_str() {
+                            "self" => Metric::SelfTime,
+                            "count" => Metric::Count,
+                            _ => Metric::Inclusive,
+                        };
+                        state.metric.set(m);
+                        request_analysis(state);
+                    }
+                >
+                    <option value="inclusive" selected=move || state.metric.get() == Metric::Inclusive>
+                        "inclusive time"
+                    </option>
+                    <option value="self" selected=move || state.metric.get() == Metric::SelfTime>
+                        "self time"
+                    </option>
+                    <option value="count" selected=move || state.metric.get() == Metric::Count>
+                        "slice count"
+                    </option>
+                </select>
+            </label>
+            <span class="muted" data-testid="analysing">
+                {move || state.analysing.get().then_some(" analysing…")}
+            </span>
+            <span class="error" data-testid="analysis-error">
+                {move || state.analysis_error.get()}
+            </span>
+        </section>
+    }
+}
+
+#[component]
+fn FileErrors() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let errors = move || {
+        state.files.with(|f| {
+            f.iter()
+                .filter_map(|r| match r.status.get() {
+                    Status::Failed(m) => Some(m),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    view! {
+        <Show when=move || !errors().is_empty()>
+            <section class="file-errors" data-testid="file-errors">
+                <strong>"Files that could not be read (the others are analysed):"</strong>
+                <ul>
+                    {move || {
+                        errors()
+                            .into_iter()
+                            .map(|m| view! { <li data-testid="file-error">{m}</li> })
+                            .collect_view()
+                    }}
+                </ul>
+            </section>
+        </Show>
+    }
+}
+
+fn fmt_input(v: Option<f64>) -> String {
+    v.map_or(String::new(), |v| {
+        if v.fract() == 0.0 && v.abs() < 1e15 {
+            format!("{}", v as i64)
+        } else {
+            format!("{v}")
+        }
+    })
+}
+
+fn trial_row(state: AppState, row: FileRow) -> impl IntoView {
+    let id = row.id;
+    let status = row.status;
+    let summary = move || match status.get() {
+        Status::Imported(s) => Some(s),
+        _ => None,
+    };
+    let size = row.size;
+    let effective = move || state.inputs.with(|m| m.get(&id).copied().flatten());
+    let input_edit = row.input_edit;
+    let variant = row.variant;
+    let excluded = row.excluded;
+    view! {
+        <tr data-testid="trial-row" data-file=row.name.clone() class:excluded=move || excluded.get()>
+            <td class="name">{row.name.clone()}</td>
+            <td class="num">
+                {move || {
+                    let bytes = summary().map_or(size, |s| s.size_bytes as f64);
+                    if bytes > 0.0 { format_value(bytes, "bytes") } else { String::new() }
+                }}
+            </td>
+            <td>
+                {move || match status.get() {
+                    Status::Reading => view! { <span class="muted">"reading…"</span> }.into_any(),
+                    Status::Importing(f) => {
+                        view! { <progress data-testid="progress" max="1" value=f></progress> }
+                            .into_any()
+                    }
+                    Status::Imported(s) => view! { <span>{s.format.clone()}</span> }.into_any(),
+                    Status::Failed(_) => view! { <span class="error">"error"</span> }.into_any(),
+                }}
+            </td>
+            <td class="mono" title=move || summary().map(|s| s.artifact_id.clone())>
+                {move || summary().map(|s| s.artifact_id_short.clone())}
+            </td>
+            <td class="num">{move || summary().map(|s| s.slices.to_string())}</td>
+            <td class="num">
+                {move || {
+                    summary()
+                        .map(|s| {
+                            let n: u64 = s.diagnostics.iter().map(|d| d.count).sum();
+                            let cls = if s.data_loss { "warn" } else { "" };
+                            view! { <span class=cls>{n.to_string()}</span> }
+                        })
+                }}
+            </td>
+            <td>
+                <input
+                    class="input-value"
+                    data-testid="input-value"
+                    type="text"
+                    size="8"
+                    class:edited=move || input_edit.get().is_some()
+                    prop:value=move || input_edit.get().unwrap_or_else(|| fmt_input(effective()))
+                    on:change=move |ev| {
+                        let t = event_target_value(&ev);
+                        input_edit.set(if t.trim().is_empty() { None } else { Some(t) });
+                        request_analysis(state);
+                    }
+                />
+            </td>
+            <td>
+                <input
+                    class="variant"
+                    type="text"
+                    size="8"
+                    placeholder="default"
+                    prop:value=move || variant.get()
+                    on:change=move |ev| {
+                        variant.set(event_target_value(&ev));
+                        request_analysis(state);
+                    }
+                />
+            </td>
+            <td>
+                <input
+                    type="checkbox"
+                    data-testid="exclude"
+                    prop:checked=move || excluded.get()
+                    on:change=move |ev| {
+                        excluded.set(event_target_checked(&ev));
+                        request_analysis(state);
+                    }
+                />
+            </td>
+            <td>
+                <button class="small" title="remove this file" on:click=move |_| remove_file(state, id)>
+                    "×"
+                </button>
+            </td>
+        </tr>
+    }
+}
+
+#[component]
+fn TrialTable() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let count = move || state.files.with(|f| f.len());
+    view! {
+        <Show when=move || count() != 0>
+            <section>
+                <h2>{move || format!("Trials ({})", count())}</h2>
+                <div class="scroll">
+                    <table class="trials" data-testid="trial-table">
+                        <thead>
+                            <tr>
+                                <th>"file"</th>
+                                <th>"size"</th>
+                                <th>"format"</th>
+                                <th>"artifact"</th>
+                                <th>"slices"</th>
+                                <th>"diagnostics"</th>
+                                <th>"input"</th>
+                                <th>"variant"</th>
+                                <th>"exclude"</th>
+                                <th></th>
+                            </tr>
+                        </thead>
+                        <tbody>
+                            <For
+                                each=move || state.files.get()
+                                key=|r| r.id
+                                children=move |row| trial_row(state, row)
+                            />
+                        </tbody>
+                    </table>
+                </div>
+            </section>
+        </Show>
+    }
+}
+
+#[component]
+fn Summary() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    move || {
+        state.report.get().map(|r| {
+            let status = match r.evidence_status {
+                EvidenceStatus::Complete => "complete",
+                EvidenceStatus::Partial => "partial",
+                EvidenceStatus::Unavailable => "unavailable",
+            };
+            let reasons = r.evidence_reasons.join("; ");
+            let c = &r.coverage;
+            let coverage = format!(
+                "{} hypotheses tested, {} significant (q < 0.05); {} frames joined across trials, {} unmatched frame entries ({} unmatched); {} groups with too few trials, {} with too few distinct inputs, {} dropped as constant.",
+                r.tested_hypotheses,
+                r.significant,
+                c.joined_frames,
+                c.unmatched_frames,
+                format_value(c.unmatched_ns as f64, "ns"),
+                c.groups_too_few_trials,
+                c.groups_too_few_inputs,
+                r.dropped_non_finite
+            );
+            let warnings = r
+                .warnings
+                .iter()
+                .map(|w| view! { <li class="warn">{w.clone()}</li> })
+                .collect_view();
+            view! {
+                <section class="summary" data-testid="summary">
+                    <p>
+                        <span class=format!("status {status}") data-testid="evidence">
+                            {format!("evidence: {status}")}
+                        </span>
+                        " "
+                        {reasons}
+                    </p>
+                    <p class="muted">{coverage}</p>
+                    <ul>{warnings}</ul>
+                </section>
+            }
+        })
+    }
+}
+
+/// Columns the hotspot table sorts by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SortCol {
+    Name,
+    Rho,
+    Q,
+    Trials,
+    Range,
+    Median,
+}
+
+fn sort_value(h: &Hotspot, c: SortCol) -> f64 {
+    match c {
+        SortCol::Rho => h.spearman_rho.abs(),
+        SortCol::Q => h.q_value,
+        SortCol::Trials => h.trials as f64,
+        SortCol::Range => h.supported_max - h.supported_min,
+        SortCol::Median => h.points.last().map_or(0.0, |p| p.median),
+        SortCol::Name => 0.0,
+    }
+}
+
+const MAX_ROWS: usize = 300;
+
+#[component]
+fn HotspotTable() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let filter = RwSignal::new(String::new());
+    // None = report order (|ρ| descending, then q).
+    let sort = RwSignal::new(None::<(SortCol, bool)>);
+    let rows = Memo::new(move |_| {
+        let Some(r) = state.report.get() else {
+            return (Vec::new(), 0);
+        };
+        let f = filter.get().to_lowercase();
+        let mut idx: Vec<usize> = r
+            .hotspots
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| {
+                f.is_empty()
+                    || h.name.to_lowercase().contains(&f)
+                    || h.category.to_lowercase().contains(&f)
+                    || h.function
+                        .as_deref()
+                        .is_some_and(|s| s.to_lowercase().contains(&f))
+                    || h.file
+                        .as_deref()
+                        .is_some_and(|s| s.to_lowercase().contains(&f))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if let Some((col, desc)) = sort.get() {
+            idx.sort_by(|&a, &b| {
+                let (ha, hb) = (&r.hotspots[a], &r.hotspots[b]);
+                let o = if col == SortCol::Name {
+                    ha.name.cmp(&hb.name)
+                } else {
+                    sort_value(ha, col).total_cmp(&sort_value(hb, col))
+                };
+                if desc {
+                    o.reverse()
+                } else {
+                    o
+                }
+            });
+        }
+        let total = idx.len();
+        idx.truncate(MAX_ROWS);
+        (idx, total)
+    });
+    let header = move |label: &'static str, col: SortCol, first_desc: bool| {
+        view! {
+            <th
+                class="sortable"
+                on:click=move |_| {
+                    sort.update(|s| {
+                        *s = match *s {
+                            Some((c, d)) if c == col => Some((col, !d)),
+                            _ => Some((col, first_desc)),
+                        }
+                    })
+                }
+            >
+                {label}
+                {move || match sort.get() {
+                    Some((c, true)) if c == col => " ▼",
+                    Some((c, false)) if c == col => " ▲",
+                    _ => "",
+                }}
+            </th>
+        }
+    };
+    let body = move || {
+        let Some(r) = state.report.get() else {
+            return ().into_any();
+        };
+        let (idx, _) = rows.get();
+        idx.into_iter()
+            .map(|i| hotspot_row(state, &r, i))
+            .collect_view()
+            .into_any()
+    };
+    view! {
+        <Show when=move || state.report.with(|r| r.is_some())>
+            <section class="hotspots">
+                <h2>"Hotspots: cost vs input"</h2>
+                <div class="table-tools">
+                    <input
+                        type="search"
+                        data-testid="hotspot-filter"
+                        placeholder="filter by name, category, file"
+                        prop:value=move || filter.get()
+                        on:input=move |ev| filter.set(event_target_value(&ev))
+                    />
+                    <span class="muted">
+                        {move || {
+                            let (idx, total) = rows.get();
+                            if total > idx.len() {
+                                format!(" showing {} of {total}", idx.len())
+                            } else {
+                                format!(" {total} groups")
+                            }
+                        }}
+                    </span>
+                </div>
+                <div class="scroll tall">
+                    <table class="hotspots" data-testid="hotspot-table">
+                        <thead>
+                            <tr>
+                                {header("frame", SortCol::Name, false)}
+                                <th>"source"</th>
+                                {header("ρ", SortCol::Rho, true)}
+                                {header("q", SortCol::Q, false)}
+                                {header("trials", SortCol::Trials, true)}
+                                {header("input range", SortCol::Range, true)}
+                                {header("median at max input", SortCol::Median, true)}
+                            </tr>
+                        </thead>
+                        <tbody>{body}</tbody>
+                    </table>
+                </div>
+            </section>
+        </Show>
+    }
+}
+
+fn hotspot_row(state: AppState, r: &Report, i: usize) -> impl IntoView {
+    let h = &r.hotspots[i];
+    let key = (h.variant.clone(), h.semantic_frame_id.clone());
+    let key2 = key.clone();
+    let is_selected = move || state.selected.with(|s| s.as_ref() == Some(&key2));
+    let source = match (&h.file, h.line, &h.function) {
+        (Some(f), Some(l), Some(func)) => format!("{f}:{l} {func}"),
+        (Some(f), Some(l), None) => format!("{f}:{l}"),
+        (Some(f), None, Some(func)) => format!("{f} {func}"),
+        (Some(f), None, None) => f.clone(),
+        (None, _, Some(func)) => func.clone(),
+        _ => String::new(),
+    };
+    let warn = !h.warnings.is_empty() || h.environment_confounded;
+    let name = if h.variant == "default" {
+        h.name.clone()
+    } else {
+        format!("{} [{}]", h.name, h.variant)
+    };
+    let median_max = h
+        .points
+        .last()
+        .map_or(String::new(), |p| format_value(p.median, &h.unit));
+    view! {
+        <tr
+            data-testid="hotspot-row"
+            data-name=h.name.clone()
+            data-rho=h.spearman_rho.to_string()
+            data-q=h.q_value.to_string()
+            class:selected=is_selected
+            class:significant=h.significant
+            title=h.warnings.join("; ")
+            on:click=move |_| state.selected.set(Some(key.clone()))
+        >
+            <td class="name">
+                {name}
+                <span class="cat">{h.category.clone()}</span>
+                {warn.then_some(" ⚠")}
+            </td>
+            <td class="source">{source}</td>
+            <td class="num" data-testid="rho">{format!("{:.3}", h.spearman_rho)}</td>
+            <td class="num" data-testid="q">{format!("{:.2e}", h.q_value)}</td>
+            <td class="num">{h.trials.to_string()}</td>
+            <td class="num">
+                {format!("{}–{}", format_value(h.supported_min, ""), format_value(h.supported_max, ""))}
+            </td>
+            <td class="num">{median_max}</td>
+        </tr>
+    }
+}
+
+#[component]
+fn SelectedPlot() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    move || {
+        let r: Arc<Report> = state.report.get()?;
+        let (v, id) = state.selected.get()?;
+        let h = r
+            .hotspots
+            .iter()
+            .find(|h| h.variant == v && h.semantic_frame_id == id)?
+            .clone();
+        let stats = format!(
+            "ρ = {:.3}, p = {:.2e}, q = {:.2e}, n = {} trials at {} inputs; {} zero-filled, {} missing",
+            h.spearman_rho, h.p_value, h.q_value, h.trials, h.distinct_inputs, h.zero_filled, h.missing
+        );
+        let warnings = h
+            .warnings
+            .iter()
+            .map(|w| view! { <li class="warn">{w.clone()}</li> })
+            .collect_view();
+        Some(view! {
+            <section class="selected" data-testid="selected-hotspot">
+                <p class="mono small">{h.semantic_frame_id.clone()}</p>
+                <p>{stats}</p>
+                <ul>{warnings}</ul>
+                <ScatterPlot report=r.clone() hotspot=h />
+            </section>
+        })
+    }
+}
+
+#[component]
+fn DiagnosticsPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let with_diags = move || {
+        state.files.with(|f| {
+            f.iter()
+                .filter_map(|r| match r.status.get() {
+                    Status::Imported(s) if !s.diagnostics.is_empty() => Some(s),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    view! {
+        <Show when=move || !with_diags().is_empty()>
+            <section class="diagnostics" data-testid="diagnostics">
+                <h2>"Import diagnostics"</h2>
+                {move || {
+                    with_diags()
+                        .into_iter()
+                        .map(|s| {
+                            let total: u64 = s.diagnostics.iter().map(|d| d.count).sum();
+                            let rows = s
+                                .diagnostics
+                                .iter()
+                                .map(|d| {
+                                    view! {
+                                        <tr class=format!("sev-{}", d.severity)>
+                                            <td>{d.severity.clone()}</td>
+                                            <td class="mono">{d.kind.clone()}</td>
+                                            <td class="num">{d.count.to_string()}</td>
+                                            <td class="num">
+                                                {d.first_offset.map(|o| o.to_string())}
+                                            </td>
+                                            <td class="num">
+                                                {d.first_index.map(|o| o.to_string())}
+                                            </td>
+                                            <td>{d.message.clone()}</td>
+                                        </tr>
+                                    }
+                                })
+                                .collect_view();
+                            view! {
+                                <details>
+                                    <summary>
+                                        {format!("{} — {total} anomalies", s.name)}
+                                    </summary>
+                                    <table>
+                                        <thead>
+                                            <tr>
+                                                <th>"severity"</th>
+                                                <th>"kind"</th>
+                                                <th>"count"</th>
+                                                <th>"first offset"</th>
+                                                <th>"first index"</th>
+                                                <th>"first occurrence"</th>
+                                            </tr>
+                                        </thead>
+                                        <tbody>{rows}</tbody>
+                                    </table>
+                                </details>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </section>
+        </Show>
+    }
+}
+
+#[component]
+fn ImportStats() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    move || {
+        let t = state.timing.get();
+        (t.files > 0).then(|| {
+            let mbps = if t.import_ms > 0.0 {
+                t.decompressed_bytes / 1e6 / (t.import_ms / 1e3)
+            } else {
+                0.0
+            };
+            let e2e = t
+                .end_to_end_ms
+                .map_or(String::new(), |ms| format!("; files to hotspot table in {:.2} s", ms / 1e3));
+            view! {
+                <p
+                    class="muted"
+                    id="import-stats"
+                    data-testid="import-stats"
+                    data-files=t.files.to_string()
+                    data-bytes=t.decompressed_bytes.to_string()
+                    data-import-ms=t.import_ms.to_string()
+                    data-e2e-ms=t.end_to_end_ms.map(|v| v.to_string())
+                >
+                    {format!(
+                        "{} files, {} uncompressed, imported in {:.2} s of worker time ({mbps:.1} MB/s){e2e}",
+                        t.files,
+                        format_value(t.decompressed_bytes, "bytes"),
+                        t.import_ms / 1e3
+                    )}
+                </p>
+            }
+        })
+    }
+}

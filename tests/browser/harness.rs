@@ -1,0 +1,245 @@
+//! Test harness for the browser tests: a static file server for `dist/` (on 127.0.0.1, serving
+//! under any path prefix, logging every request), chromedriver on a free port, a fantoccini
+//! client with Chrome's performance log enabled, and a reader for that log.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder};
+use serde_json::{json, Value};
+
+/// One request the server answered: (method, path as requested, status).
+pub type Logged = (String, String, u16);
+
+/// A static file server over `root` on 127.0.0.1. A path starting with `prefix` has it
+/// stripped (so the site can be opened under a sub-path); `/` and directories serve
+/// `index.html`. `.wasm` is `application/wasm`, `.js` `text/javascript`.
+pub struct Server {
+    pub port: u16,
+    pub log: Arc<Mutex<Vec<Logged>>>,
+}
+
+fn content_type(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "wasm" => "application/wasm",
+        "js" => "text/javascript",
+        "html" => "text/html; charset=utf-8",
+        "css" => "text/css",
+        "json" => "application/json",
+        "svg" => "image/svg+xml",
+        _ => "application/octet-stream",
+    }
+}
+
+fn serve_one(mut stream: TcpStream, root: &Path, prefix: &str, log: &Mutex<Vec<Logged>>) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let mut reader = BufReader::new(match stream.try_clone() {
+        Ok(s) => s,
+        Err(_) => return,
+    });
+    let mut line = String::new();
+    if reader.read_line(&mut line).is_err() || line.is_empty() {
+        return;
+    }
+    // Drain the headers.
+    loop {
+        let mut h = String::new();
+        match reader.read_line(&mut h) {
+            Ok(0) | Err(_) => break,
+            Ok(_) if h == "\r\n" || h == "\n" => break,
+            Ok(_) => {}
+        }
+    }
+    let mut parts = line.split_whitespace();
+    let method = parts.next().unwrap_or("").to_string();
+    let target = parts.next().unwrap_or("/").to_string();
+    let path = target.split(['?', '#']).next().unwrap_or("/");
+    let rel = path
+        .strip_prefix(prefix)
+        .or_else(|| path.strip_prefix(prefix.trim_end_matches('/')))
+        .unwrap_or(path)
+        .trim_start_matches('/');
+    let mut file = root.join(rel);
+    if rel.is_empty() || file.is_dir() {
+        file = file.join("index.html");
+    }
+    let safe = !rel.split('/').any(|c| c == "..");
+    let (status, body, ctype) = match (safe, std::fs::read(&file)) {
+        (true, Ok(b)) => (200u16, b, content_type(&file)),
+        _ => (404u16, b"not found".to_vec(), "text/plain"),
+    };
+    log.lock()
+        .unwrap()
+        .push((method.clone(), target.clone(), status));
+    eprintln!("[server] {method} {target} -> {status}");
+    let reason = if status == 200 { "OK" } else { "Not Found" };
+    let head = format!(
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = stream.write_all(head.as_bytes());
+    if method != "HEAD" {
+        let _ = stream.write_all(&body);
+    }
+    let _ = stream.flush();
+}
+
+impl Server {
+    /// Starts serving `root` in background threads.
+    pub fn start(root: PathBuf, prefix: &'static str) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        let port = listener.local_addr().unwrap().port();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let log2 = log.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let root = root.clone();
+                let log = log2.clone();
+                std::thread::spawn(move || serve_one(stream, &root, prefix, &log));
+            }
+        });
+        Server { port, log }
+    }
+}
+
+/// A chromedriver process, killed on drop.
+pub struct Driver {
+    child: Child,
+    pub port: u16,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+impl Driver {
+    /// Starts `chromedriver --port=<free>` with `TMPDIR` = `tmp` and waits until it listens.
+    pub fn start(tmp: &Path) -> Driver {
+        let port = free_port();
+        let child = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .env("TMPDIR", tmp)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver on PATH (Debian package chromium-driver; run .ci/setup)");
+        let start = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "chromedriver did not start listening on port {port}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Driver { child, port }
+    }
+}
+
+/// Connects a headless Chromium session with a fresh profile under `tmp` and the performance
+/// log enabled.
+pub async fn connect(driver: &Driver, tmp: &Path) -> Client {
+    let profile = tmp.join(format!(
+        "chrome-profile-{}-{}",
+        std::process::id(),
+        driver.port
+    ));
+    let _ = std::fs::remove_dir_all(&profile);
+    std::fs::create_dir_all(&profile).unwrap();
+    let caps = json!({
+        "goog:chromeOptions": {
+            "args": [
+                "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run", "--window-size=1400,1000",
+                format!("--user-data-dir={}", profile.display()),
+            ]
+        },
+        "goog:loggingPrefs": { "performance": "ALL", "browser": "ALL" }
+    });
+    let caps = match caps {
+        Value::Object(m) => m,
+        _ => unreachable!(),
+    };
+    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{}", driver.port))
+        .await
+        .expect("a chromedriver session")
+}
+
+/// chromedriver's (non-W3C) log endpoint: `POST /session/{id}/se/log {"type": …}`.
+#[derive(Debug)]
+struct GetLog(&'static str);
+
+impl fantoccini::wd::WebDriverCompatibleCommand for GetLog {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!("session/{}/se/log", session_id.unwrap_or("")))
+    }
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (
+            http::Method::POST,
+            Some(json!({ "type": self.0 }).to_string()),
+        )
+    }
+}
+
+/// Entries of a chromedriver log (`performance` or `browser`) since the last call.
+pub async fn log_entries(client: &Client, kind: &'static str) -> Vec<Value> {
+    match client.issue_cmd(GetLog(kind)).await {
+        Ok(Value::Array(a)) => a,
+        Ok(other) => panic!("unexpected {kind} log: {other}"),
+        Err(e) => panic!("cannot read the {kind} log: {e}"),
+    }
+}
+
+/// URLs of every `Network.requestWillBeSent` in performance-log `entries`.
+pub fn requested_urls(entries: &[Value]) -> Vec<String> {
+    entries
+        .iter()
+        .filter_map(|e| e.get("message")?.as_str())
+        .filter_map(|m| serde_json::from_str::<Value>(m).ok())
+        .filter(|m| m["message"]["method"] == "Network.requestWillBeSent")
+        .filter_map(|m| {
+            m["message"]["params"]["request"]["url"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+/// Polls `f` every 200 ms until it yields `Some`, panicking with `what` after `timeout`.
+pub async fn wait_until<T, F, Fut>(timeout: Duration, what: &str, mut f: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let start = Instant::now();
+    loop {
+        if let Some(v) = f().await {
+            return v;
+        }
+        assert!(
+            start.elapsed() < timeout,
+            "timed out after {timeout:?} waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}

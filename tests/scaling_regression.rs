@@ -1,0 +1,200 @@
+//! "The regression that must never return" (scaling.md, acceptance example): three separately
+//! captured Perfetto traces of the same operator at inputs 1, 2, 3 with durations 10, 20, 30 ns
+//! give one group with ρ = 1.0 — built from real encoded protobuf bytes through
+//! `formats::import` + `scaling::profile` + `scaling::run`, never from hand-made shared ids.
+//! The traces differ in timestamps, sequence ids, track uuids, pids and tids, so their
+//! artifact ids differ. The same slice with another source line is another frame.
+//!
+//! The bytes are hand-encoded with `prost::encoding` (independent of the importer's structs):
+//! Trace{packet=1} · TracePacket{timestamp=8, trusted_packet_sequence_id=10, track_event=11,
+//! sequence_flags=13, track_descriptor=60} · TrackEvent{type=9, track_uuid=11, categories=22,
+//! name=23, source_location=33} · SourceLocation{file_name=2, function_name=3, line_number=4} ·
+//! TrackDescriptor{uuid=1, thread=4} · ThreadDescriptor{pid=1, tid=2, thread_name=5}.
+
+use prost::encoding::{encode_key, encode_varint, string, uint32, uint64, WireType};
+use trialscope::analysis::scaling::{self, Params, Trial};
+use trialscope::formats;
+
+fn message(tag: u32, body: &[u8], buf: &mut Vec<u8>) {
+    encode_key(tag, WireType::LengthDelimited, buf);
+    encode_varint(body.len() as u64, buf);
+    buf.extend_from_slice(body);
+}
+
+struct Capture {
+    seq: u32,
+    uuid: u64,
+    pid: u32,
+    tid: u32,
+    t0: u64,
+}
+
+/// One trace with a single `Op` slice (category `op`, source `src/op.cc:line` `Op::Run`) of
+/// `dur_ns`, inside an unrelated `Idle` slice.
+fn trace(c: &Capture, line: u32, dur_ns: u64) -> Vec<u8> {
+    let mut packets: Vec<Vec<u8>> = Vec::new();
+    // Track descriptor of the thread.
+    let mut thread = Vec::new();
+    uint32::encode(1, &c.pid, &mut thread);
+    uint32::encode(2, &c.tid, &mut thread);
+    string::encode(5, &"worker".to_string(), &mut thread);
+    let mut td = Vec::new();
+    uint64::encode(1, &c.uuid, &mut td);
+    message(4, &thread, &mut td);
+    let mut p = Vec::new();
+    uint64::encode(8, &c.t0, &mut p);
+    uint32::encode(10, &c.seq, &mut p);
+    uint32::encode(13, &1, &mut p); // SEQ_INCREMENTAL_STATE_CLEARED
+    message(60, &td, &mut p);
+    packets.push(p);
+
+    let event = |ts: u64, ty: u64, name: Option<(&str, &str)>, loc: Option<u32>| {
+        let mut ev = Vec::new();
+        uint64::encode(9, &ty, &mut ev);
+        uint64::encode(11, &c.uuid, &mut ev);
+        if let Some((n, cat)) = name {
+            string::encode(22, &cat.to_string(), &mut ev);
+            string::encode(23, &n.to_string(), &mut ev);
+        }
+        if let Some(line) = loc {
+            let mut sl = Vec::new();
+            string::encode(2, &"src/op.cc".to_string(), &mut sl);
+            string::encode(3, &"Op::Run".to_string(), &mut sl);
+            uint32::encode(4, &line, &mut sl);
+            message(33, &sl, &mut ev);
+        }
+        let mut p = Vec::new();
+        uint64::encode(8, &ts, &mut p);
+        uint32::encode(10, &c.seq, &mut p);
+        message(11, &ev, &mut p);
+        p
+    };
+    const BEGIN: u64 = 1;
+    const END: u64 = 2;
+    packets.push(event(c.t0 + 100, BEGIN, Some(("Idle", "sched")), None));
+    packets.push(event(c.t0 + 200, BEGIN, Some(("Op", "op")), Some(line)));
+    packets.push(event(c.t0 + 200 + dur_ns, END, None, None));
+    packets.push(event(c.t0 + 1_000, END, None, None));
+
+    let mut trace = Vec::new();
+    for p in packets {
+        message(1, &p, &mut trace);
+    }
+    trace
+}
+
+fn captures() -> [Capture; 3] {
+    [
+        Capture {
+            seq: 1,
+            uuid: 11,
+            pid: 100,
+            tid: 101,
+            t0: 5_000_000,
+        },
+        Capture {
+            seq: 7,
+            uuid: 9_001,
+            pid: 200,
+            tid: 202,
+            t0: 77_000_000_000,
+        },
+        Capture {
+            seq: 42,
+            uuid: 123_456_789,
+            pid: 300,
+            tid: 303,
+            t0: 1_234,
+        },
+    ]
+}
+
+fn trial_of(name: &str, bytes: &[u8], input: f64) -> Trial {
+    let a = formats::import(name, bytes).expect("a valid Perfetto trace");
+    assert_eq!(a.format, formats::Format::PerfettoProto);
+    Trial {
+        path: name.into(),
+        input: Some(input),
+        variant: "default".into(),
+        environment: String::new(),
+        excluded: false,
+        profile: scaling::profile(&a.artifact_id, &a.model),
+    }
+}
+
+#[test]
+fn three_captures_of_one_operator_give_one_group_with_rho_one() {
+    let trials: Vec<Trial> = captures()
+        .iter()
+        .zip([(1.0, 10), (2.0, 20), (3.0, 30)])
+        .map(|(c, (x, dur))| trial_of(&format!("op_n{x}.pb"), &trace(c, 42, dur), x))
+        .collect();
+    let ids: std::collections::BTreeSet<&str> = trials
+        .iter()
+        .map(|t| t.profile.artifact_id.as_str())
+        .collect();
+    assert_eq!(ids.len(), 3, "artifact ids must differ");
+    for (t, want) in trials.iter().zip([10, 20, 30]) {
+        let op = t
+            .profile
+            .frames
+            .iter()
+            .find(|f| f.frame.name == "Op")
+            .unwrap();
+        assert_eq!((op.inclusive_ns, op.count), (want, 1));
+        assert_eq!(op.frame.file.as_deref(), Some("src/op.cc"));
+        assert_eq!(op.frame.line, Some(42));
+    }
+
+    let r = scaling::run(&trials, &Params::default());
+    let op: Vec<_> = r.hotspots.iter().filter(|h| h.name == "Op").collect();
+    assert_eq!(op.len(), 1, "one group for the operator");
+    let h = op[0];
+    assert_eq!(h.spearman_rho, 1.0);
+    assert_eq!(h.p_value, 0.0);
+    assert_eq!((h.trials, h.zero_filled, h.excluded), (3, 0, 0));
+    assert_eq!((h.supported_min, h.supported_max), (1.0, 3.0));
+    let medians: Vec<f64> = h.points.iter().map(|p| p.median).collect();
+    assert_eq!(medians, vec![10.0, 20.0, 30.0]);
+    let per_trial: Vec<usize> = h.points.iter().map(|p| p.values[0].trial).collect();
+    assert_eq!(per_trial, vec![0, 1, 2]);
+    // Idle (1000 − 100 ns in every trial) is constant: dropped as non-finite ρ, counted.
+    assert_eq!(r.dropped_non_finite, 1);
+    assert_eq!(r.tested_hypotheses, 1);
+    assert_eq!(r.coverage.joined_frames, 2);
+}
+
+#[test]
+fn the_same_slice_at_another_source_line_does_not_join() {
+    let c = captures();
+    let trials = vec![
+        trial_of("a_n1.pb", &trace(&c[0], 42, 10), 1.0),
+        trial_of("b_n2.pb", &trace(&c[1], 42, 20), 2.0),
+        trial_of("c_n3.pb", &trace(&c[2], 43, 30), 3.0),
+    ];
+    let id = |t: &Trial| {
+        t.profile
+            .frames
+            .iter()
+            .find(|f| f.frame.name == "Op")
+            .map(|f| f.frame.semantic_frame_id.clone())
+            .unwrap()
+    };
+    assert_eq!(id(&trials[0]), id(&trials[1]));
+    assert_ne!(id(&trials[0]), id(&trials[2]));
+
+    let r = scaling::run(&trials, &Params::default());
+    let op: Vec<_> = r.hotspots.iter().filter(|h| h.name == "Op").collect();
+    assert_eq!(op.len(), 2, "line 42 and line 43 are two groups");
+    for h in &op {
+        assert!(
+            h.spearman_rho < 1.0,
+            "no joined ρ = 1 group: {}",
+            h.spearman_rho
+        );
+    }
+    let l42 = op.iter().find(|h| h.line == Some(42)).unwrap();
+    // scipy.stats.spearmanr([1,2,3],[10,20,0]) -> (-0.5, 0.6666666666666666)
+    assert_eq!(l42.zero_filled, 1);
+    assert!((l42.spearman_rho + 0.5).abs() < 1e-12);
+}
