@@ -16,7 +16,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::model::collective::{fold, has_collective_token};
 use crate::model::{slice_flags, ArgValue, Model, StrId};
@@ -614,7 +614,7 @@ pub enum Error {
 }
 
 /// The knobs of the attribution. Windows in ns, bytes in bytes, ratios as fractions.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Params {
     /// A rank with fewer samples yields nothing (≥ 3).
     pub min_samples_per_rank: usize,
@@ -821,7 +821,7 @@ fn parse_bytes(v: &str) -> Option<u64> {
 // ---------------------------------------------------------------------------------------------
 
 /// Class of an attributed interval (step 8).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Classification {
     /// confidence < 0.6.
@@ -857,7 +857,7 @@ pub const REASON_CODES: &[&str] = &[
 ];
 
 /// Evidence of an interval (the spec's list; merged intervals keep the maximum of each).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {
     /// Markers within ± marker_window of the spike.
     pub marker_hits: usize,
@@ -876,7 +876,7 @@ pub struct Evidence {
 }
 
 /// An attributed interval of one rank (steps 7–11).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     /// Rank number.
     pub rank: u32,
@@ -897,7 +897,7 @@ pub struct Interval {
 }
 
 /// What one rank contributed.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RankSummary {
     /// Rank number.
     /// Rank number.
@@ -907,7 +907,7 @@ pub struct RankSummary {
     /// See [`RankSeries::samples`].
     pub samples: usize,
     /// Spec names of the series present.
-    pub series: Vec<&'static str>,
+    pub series: Vec<String>,
     /// Collective markers (count).
     pub markers: usize,
     /// Shift added to this rank's timestamps to align it, ns (0 on a shared clock).
@@ -917,7 +917,7 @@ pub struct RankSummary {
 }
 
 /// How the ranks' timelines were aligned.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClockReport {
     /// True when every rank's timestamps are on a shared clock (left as they are); false when
     /// each rank was aligned on its first sample.
@@ -927,7 +927,7 @@ pub struct ClockReport {
 }
 
 /// The result of [`run`].
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// The parameters used.
     pub params: Params,
@@ -1202,7 +1202,7 @@ pub fn run(inputs: &[RankInput], p: &Params) -> Report {
             rank: r.rank,
             label: r.label.clone(),
             samples,
-            series: s.series_present(),
+            series: s.series_present().into_iter().map(str::to_string).collect(),
             markers: s.markers.len(),
             offset_ns: offsets[i],
             gap_computed: g.is_some(),

@@ -40,7 +40,7 @@ struct JsonRank<'a> {
     rank: u32,
     file: &'a str,
     samples: usize,
-    series: &'a [&'static str],
+    series: &'a [String],
     markers: usize,
     offset_ns: i64,
     gap_computed: bool,
