@@ -198,15 +198,33 @@ pub struct MemoryLane {
 }
 
 /// What the memory view draws: one lane per rank and the attribution report.
+///
+/// Every time in the view (lanes, report intervals, `trace_start_ns` = 0) is relative to
+/// `origin_ns`, the job's earliest record, and clamped to ±(2^53 − 1) ns: the view crosses the
+/// worker boundary as JavaScript numbers, which hold integers exactly only up to 2^53
+/// (epoch-based nanoseconds do not fit).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MemoryView {
+    /// The job's earliest record on the aligned timeline, ns, as decimal text.
+    pub origin_ns: String,
     pub lanes: Vec<MemoryLane>,
     pub report: cm::Report,
 }
 
+/// Largest integer a JavaScript number holds exactly.
+const JS_SAFE: i64 = (1 << 53) - 1;
+
+fn js_safe(v: i64) -> i64 {
+    v.clamp(-JS_SAFE, JS_SAFE)
+}
+
 fn draw_series(s: &Option<cm::Series>, offset: i64) -> Option<DrawSeries> {
     let s = s.as_ref()?;
-    let ts: Vec<i64> = s.ts_ns.iter().map(|t| t.saturating_add(offset)).collect();
+    let ts: Vec<i64> = s
+        .ts_ns
+        .iter()
+        .map(|t| js_safe(t.saturating_add(offset)))
+        .collect();
     let (ts_ns, bytes) = lttb_series(&ts, &s.value, MEMORY_DRAW_POINTS);
     Some(DrawSeries { ts_ns, bytes })
 }
@@ -214,7 +232,11 @@ fn draw_series(s: &Option<cm::Series>, offset: i64) -> Option<DrawSeries> {
 fn draw_lane(label: &str, rank: u32, s: &RankSeries, offset: i64) -> MemoryLane {
     let gap = match (&s.device_used, &s.allocator_reserved) {
         (Some(u), Some(r)) => {
-            let ts: Vec<i64> = u.ts_ns.iter().map(|t| t.saturating_add(offset)).collect();
+            let ts: Vec<i64> = u
+                .ts_ns
+                .iter()
+                .map(|t| js_safe(t.saturating_add(offset)))
+                .collect();
             let lo: Vec<f64> = u
                 .ts_ns
                 .iter()
@@ -252,8 +274,8 @@ fn draw_lane(label: &str, rank: u32, s: &RankSeries, offset: i64) -> MemoryLane 
             .take(MEMORY_DRAW_MARKERS)
             .map(|m| {
                 (
-                    m.start_ns.saturating_add(offset),
-                    m.end_ns.saturating_add(offset),
+                    js_safe(m.start_ns.saturating_add(offset)),
+                    js_safe(m.end_ns.saturating_add(offset)),
                 )
             })
             .collect(),
@@ -474,6 +496,7 @@ impl Session {
         // Lanes in the report's rank order: (rank, input index), as `cm::run` sorts.
         let mut order: Vec<usize> = (0..inputs.len()).collect();
         order.sort_by_key(|&i| (inputs[i].rank, i));
+        let origin = report.trace_start_ns.unwrap_or(0);
         let lanes = order
             .iter()
             .zip(&report.ranks)
@@ -482,13 +505,31 @@ impl Session {
                     &inputs[i].label,
                     inputs[i].rank,
                     &inputs[i].series,
-                    r.offset_ns,
+                    r.offset_ns.saturating_sub(origin),
                 )
             })
             .collect();
+        for iv in &mut report.intervals {
+            iv.start_ns = js_safe(iv.start_ns.saturating_sub(origin));
+            iv.end_ns = js_safe(iv.end_ns.saturating_sub(origin));
+        }
+        for r in &mut report.ranks {
+            r.offset_ns = js_safe(r.offset_ns);
+        }
+        let p = &mut report.params;
+        p.min_gap_bytes = p.min_gap_bytes.min(JS_SAFE as u64);
+        p.marker_window_ns = js_safe(p.marker_window_ns);
+        p.interval_padding_ns = js_safe(p.interval_padding_ns);
+        p.synchrony_window_ns = js_safe(p.synchrony_window_ns);
+        report.clock.skew_ns = js_safe(report.clock.skew_ns);
+        report.trace_start_ns = report.trace_start_ns.map(|_| 0);
         FromWorker::MemoryAnalysed {
             seq: req.seq,
-            view: Box::new(MemoryView { lanes, report }),
+            view: Box::new(MemoryView {
+                origin_ns: origin.to_string(),
+                lanes,
+                report,
+            }),
         }
     }
 }

@@ -64,11 +64,19 @@ fn torch_multirank_lanes_and_report_through_the_worker_session() {
             268_435_468.0,
             "the peak survives thinning"
         );
+        // Times are relative to the job's first record, so they survive JavaScript numbers.
+        assert!(al.ts_ns.iter().all(|&t| (0..1i64 << 53).contains(&t)));
+        assert!(al.ts_ns[0] < 1_000_000_000, "{}", al.ts_ns[0]);
         assert!(lane.device_used.is_none());
         assert!(lane.gap.is_none(), "no gap band without device-used memory");
         assert!(lane.markers.len() >= 24);
     }
     assert!(view.report.intervals.is_empty());
+    assert_eq!(view.report.trace_start_ns, Some(0));
+    assert!(
+        view.origin_ns.parse::<i64>().unwrap() > 1 << 60,
+        "epoch-based origin"
+    );
     assert!(view
         .report
         .warnings
