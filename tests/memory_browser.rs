@@ -117,6 +117,11 @@ async fn memory_tab_shows_rank_lanes() {
     );
     assert_eq!(count(&c, "[data-testid=memory-lane] polygon.gap").await, 0);
     assert!(count(&c, "[data-testid=memory-lane] rect.marker").await >= 4 * 24);
+    // For people: what the tab looked like.
+    let _ = std::fs::write(
+        tmp().join("memory-torch.png"),
+        c.screenshot().await.unwrap_or_default(),
+    );
     c.close().await.unwrap();
 
     // Synthetic Perfetto job: a confident interval on every rank.
@@ -141,6 +146,10 @@ async fn memory_tab_shows_rank_lanes() {
     let tip = confident[0].html(true).await.unwrap();
     assert!(tip.contains("synchronized ranks 4/4"), "{tip}");
     assert!(tip.contains("cross_rank_synchrony"), "{tip}");
+    let _ = std::fs::write(
+        tmp().join("memory-synthetic.png"),
+        c.screenshot().await.unwrap_or_default(),
+    );
 
     // An unknown knob is named.
     let ov = c
