@@ -8,6 +8,7 @@
 //!   an unknown override knob is reported by name.
 
 #[path = "browser/harness.rs"]
+#[allow(dead_code)] // the scaling test uses the rest of the harness
 mod harness;
 #[path = "memory_fixtures/perfetto4.rs"]
 mod perfetto4;
