@@ -14,11 +14,11 @@
 //! Units: times are ns, memory is bytes, ratios are fractions (0..1). Pure and deterministic:
 //! the same inputs give the same report (no clock, no I/O, no hash-map order in outputs).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::collective::{fold, has_collective_token};
+use crate::model::collective::{fold, has_collective_token, COLLECTIVE_TOKENS};
 use crate::model::{slice_flags, ArgValue, Model, StrId};
 
 const MIB: u64 = 1 << 20;
@@ -429,43 +429,79 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
         }
     }
 
-    // Markers and phases.
-    let mut memo: HashMap<StrId, bool> = HashMap::new();
-    let mut token = |id: StrId| -> bool {
-        *memo
-            .entry(id)
-            .or_insert_with(|| has_collective_token(model.str(id)))
+    // Markers and phases. Per-string facts are computed once (memo bits, indexed by StrId).
+    const T_DONE: u8 = 1;
+    const T_YES: u8 = 2;
+    const K_DONE: u8 = 4;
+    const K_RANK: u8 = 8;
+    const K_WORLD: u8 = 16;
+    const P_DONE: u8 = 32;
+    const P_YES: u8 = 64;
+    let mut memo: Vec<u8> = vec![0; model.strings.len()];
+    let mut fact = |id: StrId, done: u8, compute: &dyn Fn(&str) -> u8| -> u8 {
+        let Some(m) = memo.get_mut(id.0 as usize) else {
+            return compute(model.str(id));
+        };
+        if *m & done == 0 {
+            *m |= done | compute(model.str(id));
+        }
+        *m
+    };
+    let token_of = |t: &str| if has_collective_token(t) { T_YES } else { 0 };
+    let key_of = |k: &str| {
+        if k.eq_ignore_ascii_case("rank") {
+            K_RANK
+        } else if fold(k) == "worldsize" {
+            K_WORLD
+        } else {
+            0
+        }
+    };
+    let phase_of = |n: &str| if is_phase_name(n) { P_YES } else { 0 };
+    let number = |v: &ArgValue| match v {
+        ArgValue::Int(x) => u32::try_from(*x).ok(),
+        ArgValue::UInt(x) => u32::try_from(*x).ok(),
+        ArgValue::Str(s) => model.str(*s).trim().parse().ok(),
+        ArgValue::Text(s) => s.trim().parse().ok(),
+        _ => None,
+    };
+    // Text args (JSON blobs) are folded into one reused buffer, not a new String each.
+    let mut buf = String::new();
+    let mut text_token = |t: &str| {
+        if !t.is_ascii() {
+            return has_collective_token(t);
+        }
+        buf.clear();
+        buf.push_str(t);
+        buf.make_ascii_lowercase();
+        if buf.contains(['-', '_']) {
+            buf.retain(|c| c != '-' && c != '_');
+        }
+        COLLECTIVE_TOKENS.iter().any(|tok| buf.contains(tok))
     };
     let sl = &model.slices;
     let mut arg_rank: Option<u32> = None;
     let mut arg_world: Option<u32> = None;
     for i in 0..sl.len() {
         let mut hit = sl.flags[i] & slice_flags::COLLECTIVE != 0
-            || token(sl.name[i])
-            || token(sl.category[i]);
+            || fact(sl.name[i], T_DONE, &token_of) & T_YES != 0
+            || fact(sl.category[i], T_DONE, &token_of) & T_YES != 0;
         for (k, v) in model.args.get(sl.args[i]) {
-            let key = model.str(*k);
             if arg_rank.is_none() || arg_world.is_none() {
-                let num = match v {
-                    ArgValue::Int(x) => u32::try_from(*x).ok(),
-                    ArgValue::UInt(x) => u32::try_from(*x).ok(),
-                    ArgValue::Str(s) => model.str(*s).trim().parse().ok(),
-                    ArgValue::Text(s) => s.trim().parse().ok(),
-                    _ => None,
-                };
-                if key.eq_ignore_ascii_case("rank") && arg_rank.is_none() {
-                    arg_rank = num;
-                } else if fold(key) == "worldsize" && arg_world.is_none() {
-                    arg_world = num;
+                let kind = fact(*k, K_DONE, &key_of);
+                if kind & K_RANK != 0 && arg_rank.is_none() {
+                    arg_rank = number(v);
+                } else if kind & K_WORLD != 0 && arg_world.is_none() {
+                    arg_world = number(v);
                 }
             }
             if hit {
                 continue;
             }
-            hit = token(*k)
+            hit = fact(*k, T_DONE, &token_of) & T_YES != 0
                 || match v {
-                    ArgValue::Str(s) => token(*s),
-                    ArgValue::Text(t) => has_collective_token(t),
+                    ArgValue::Str(s) => fact(*s, T_DONE, &token_of) & T_YES != 0,
+                    ArgValue::Text(t) => text_token(t),
                     _ => false,
                 };
         }
@@ -478,15 +514,12 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
                 end_ns: end,
                 name: model.str(sl.name[i]).to_string(),
             });
-        } else if d > 0 {
-            let name = model.str(sl.name[i]);
-            if is_phase_name(name) {
-                out.phases.push(Phase {
-                    start_ns: ts,
-                    end_ns: end,
-                    name: name.to_string(),
-                });
-            }
+        } else if d > 0 && fact(sl.name[i], P_DONE, &phase_of) & P_YES != 0 {
+            out.phases.push(Phase {
+                start_ns: ts,
+                end_ns: end,
+                name: model.str(sl.name[i]).to_string(),
+            });
         }
     }
     out.markers.sort_by_key(|m| (m.start_ns, m.end_ns));
