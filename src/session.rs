@@ -16,10 +16,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::collective_memory::{self as cm, RankSeries};
 use crate::analysis::scaling::{
     self, compile_input_regex, input_from_name, Metric, Params, Report, Trial, TrialProfile,
 };
 use crate::formats::{self, ImportOptions};
+use crate::plot::downsample::lttb_series;
 
 /// Identifies one dropped file for the lifetime of a session (assigned by the app).
 pub type FileId = u32;
@@ -103,6 +105,8 @@ pub enum ToWorker {
         name: String,
     },
     Analyse(AnalyseRequest),
+    /// Run the rank memory analysis (collective-memory.md) over the imported files.
+    Memory(MemoryRequest),
     /// Forget one file.
     Remove {
         id: FileId,
@@ -139,11 +143,151 @@ pub enum FromWorker {
     },
     /// The request could not be run (e.g. an invalid input pattern).
     AnalyseFailed { seq: u64, message: String },
+    /// The answer to [`MemoryRequest`] `seq`.
+    MemoryAnalysed { seq: u64, view: Box<MemoryView> },
+    /// The memory request could not be run (an unknown preset or knob, an invalid value).
+    MemoryFailed { seq: u64, message: String },
+}
+
+/// A rank memory analysis request: a preset (`low`, `medium`, `high`) and knob overrides
+/// (`(knob, value)`, see [`cm::Params::with_override`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MemoryRequest {
+    /// Increasing number chosen by the app; echoed so stale answers can be ignored.
+    pub seq: u64,
+    pub preset: String,
+    pub overrides: Vec<(String, String)>,
+}
+
+/// Points kept per drawn memory series (largest-triangle-three-buckets; drawing only).
+pub const MEMORY_DRAW_POINTS: usize = 1500;
+/// Markers kept per drawn lane (the first ones in time; the rest are counted).
+pub const MEMORY_DRAW_MARKERS: usize = 4000;
+
+/// A memory series thinned for drawing: times in ns on the report's aligned timeline, bytes.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DrawSeries {
+    pub ts_ns: Vec<i64>,
+    pub bytes: Vec<f64>,
+}
+
+/// The hidden-memory gap band for drawing: at each kept time, allocator-reserved (`lo`) and
+/// device-used (`hi`) bytes.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DrawBand {
+    pub ts_ns: Vec<i64>,
+    pub lo: Vec<f64>,
+    pub hi: Vec<f64>,
+}
+
+/// One rank's lane of the memory view (same order as the report's `ranks`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MemoryLane {
+    pub rank: u32,
+    /// File name.
+    pub label: String,
+    pub device_used: Option<DrawSeries>,
+    pub allocator_reserved: Option<DrawSeries>,
+    pub allocator_allocated: Option<DrawSeries>,
+    /// Present only with both device-used and allocator-reserved series.
+    pub gap: Option<DrawBand>,
+    /// Collective markers `[start_ns, end_ns]` on the aligned timeline.
+    pub markers: Vec<(i64, i64)>,
+    /// Markers not drawn (beyond [`MEMORY_DRAW_MARKERS`]).
+    pub markers_hidden: usize,
+}
+
+/// What the memory view draws: one lane per rank and the attribution report.
+///
+/// Every time in the view (lanes, report intervals, `trace_start_ns` = 0) is relative to
+/// `origin_ns`, the job's earliest record, and clamped to ±(2^53 − 1) ns: the view crosses the
+/// worker boundary as JavaScript numbers, which hold integers exactly only up to 2^53
+/// (epoch-based nanoseconds do not fit).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MemoryView {
+    /// The job's earliest record on the aligned timeline, ns, as decimal text.
+    pub origin_ns: String,
+    pub lanes: Vec<MemoryLane>,
+    pub report: cm::Report,
+}
+
+/// Largest integer a JavaScript number holds exactly.
+const JS_SAFE: i64 = (1 << 53) - 1;
+
+fn js_safe(v: i64) -> i64 {
+    v.clamp(-JS_SAFE, JS_SAFE)
+}
+
+fn draw_series(s: &Option<cm::Series>, offset: i64) -> Option<DrawSeries> {
+    let s = s.as_ref()?;
+    let ts: Vec<i64> = s
+        .ts_ns
+        .iter()
+        .map(|t| js_safe(t.saturating_add(offset)))
+        .collect();
+    let (ts_ns, bytes) = lttb_series(&ts, &s.value, MEMORY_DRAW_POINTS);
+    Some(DrawSeries { ts_ns, bytes })
+}
+
+fn draw_lane(label: &str, rank: u32, s: &RankSeries, offset: i64) -> MemoryLane {
+    let gap = match (&s.device_used, &s.allocator_reserved) {
+        (Some(u), Some(r)) => {
+            let ts: Vec<i64> = u
+                .ts_ns
+                .iter()
+                .map(|t| js_safe(t.saturating_add(offset)))
+                .collect();
+            let lo: Vec<f64> = u
+                .ts_ns
+                .iter()
+                .map(|&t| r.value_at(t).unwrap_or(0.0))
+                .collect();
+            let gap: Vec<f64> = u
+                .value
+                .iter()
+                .zip(&lo)
+                .map(|(u, r)| (u - r).max(0.0))
+                .collect();
+            let idx = crate::plot::downsample::lttb(
+                &ts.iter().map(|&t| t as f64).collect::<Vec<_>>(),
+                &gap,
+                MEMORY_DRAW_POINTS,
+            );
+            Some(DrawBand {
+                ts_ns: idx.iter().map(|&i| ts[i]).collect(),
+                lo: idx.iter().map(|&i| lo[i]).collect(),
+                hi: idx.iter().map(|&i| u.value[i]).collect(),
+            })
+        }
+        _ => None,
+    };
+    MemoryLane {
+        rank,
+        label: label.to_string(),
+        device_used: draw_series(&s.device_used, offset),
+        allocator_reserved: draw_series(&s.allocator_reserved, offset),
+        allocator_allocated: draw_series(&s.allocator_allocated, offset),
+        gap,
+        markers: s
+            .markers
+            .iter()
+            .take(MEMORY_DRAW_MARKERS)
+            .map(|m| {
+                (
+                    js_safe(m.start_ns.saturating_add(offset)),
+                    js_safe(m.end_ns.saturating_add(offset)),
+                )
+            })
+            .collect(),
+        markers_hidden: s.markers.len().saturating_sub(MEMORY_DRAW_MARKERS),
+    }
 }
 
 struct Entry {
     summary: ImportSummary,
     profile: TrialProfile,
+    /// Memory series, markers and phases for the rank memory view.
+    memory: RankSeries,
 }
 
 /// The imported trials of one browser session.
@@ -234,11 +378,13 @@ impl Session {
             data_loss: m.diagnostics.has_data_loss(),
             default_input,
         };
-        // The model is dropped here: only the profile and the summary stay.
+        let memory = cm::series_from_model(&artifact.model, &cm::Mapping::default());
+        // The model is dropped here: only the profile, the memory series and the summary stay.
         drop(artifact);
         self.entries.push(Entry {
             summary: summary.clone(),
             profile,
+            memory,
         });
         FromWorker::Imported {
             summary,
@@ -307,6 +453,83 @@ impl Session {
             seq: req.seq,
             inputs,
             report: Box::new(report),
+        }
+    }
+}
+
+impl Session {
+    /// Runs the rank memory analysis (`../shared/reference/collective-memory.md`) over the
+    /// imported files, one rank per file (rank from the content, else the file name, else the
+    /// smallest free number with a warning), and thins the series for drawing. Returns
+    /// [`FromWorker::MemoryAnalysed`], or [`FromWorker::MemoryFailed`] naming a bad preset or
+    /// knob.
+    pub fn analyse_memory(&self, req: &MemoryRequest) -> FromWorker {
+        let failed = |message: String| FromWorker::MemoryFailed {
+            seq: req.seq,
+            message,
+        };
+        let preset: cm::Preset = match req.preset.parse() {
+            Ok(p) => p,
+            Err(e) => return failed(e.to_string()),
+        };
+        let mut params = cm::Params::preset(preset);
+        for (k, v) in &req.overrides {
+            params = match params.with_override(k, v) {
+                Ok(p) => p,
+                Err(e) => return failed(e.to_string()),
+            };
+        }
+        let items: Vec<(String, RankSeries)> = self
+            .entries
+            .iter()
+            .map(|e| (base_name(&e.summary.name).to_string(), e.memory.clone()))
+            .collect();
+        let (inputs, mut warnings) = cm::resolve_ranks(items);
+        let mut report = cm::run(&inputs, &params);
+        warnings.append(&mut report.warnings);
+        report.warnings = warnings;
+        for (_, name) in &self.failed {
+            report.warnings.push(format!(
+                "{name}: could not be imported; not in the memory view"
+            ));
+        }
+        // Lanes in the report's rank order: (rank, input index), as `cm::run` sorts.
+        let mut order: Vec<usize> = (0..inputs.len()).collect();
+        order.sort_by_key(|&i| (inputs[i].rank, i));
+        let origin = report.trace_start_ns.unwrap_or(0);
+        let lanes = order
+            .iter()
+            .zip(&report.ranks)
+            .map(|(&i, r)| {
+                draw_lane(
+                    &inputs[i].label,
+                    inputs[i].rank,
+                    &inputs[i].series,
+                    r.offset_ns.saturating_sub(origin),
+                )
+            })
+            .collect();
+        for iv in &mut report.intervals {
+            iv.start_ns = js_safe(iv.start_ns.saturating_sub(origin));
+            iv.end_ns = js_safe(iv.end_ns.saturating_sub(origin));
+        }
+        for r in &mut report.ranks {
+            r.offset_ns = js_safe(r.offset_ns);
+        }
+        let p = &mut report.params;
+        p.min_gap_bytes = p.min_gap_bytes.min(JS_SAFE as u64);
+        p.marker_window_ns = js_safe(p.marker_window_ns);
+        p.interval_padding_ns = js_safe(p.interval_padding_ns);
+        p.synchrony_window_ns = js_safe(p.synchrony_window_ns);
+        report.clock.skew_ns = js_safe(report.clock.skew_ns);
+        report.trace_start_ns = report.trace_start_ns.map(|_| 0);
+        FromWorker::MemoryAnalysed {
+            seq: req.seq,
+            view: Box::new(MemoryView {
+                origin_ns: origin.to_string(),
+                lanes,
+                report,
+            }),
         }
     }
 }

@@ -8,6 +8,7 @@
 pub mod chrome_json;
 pub mod perfetto;
 pub mod records;
+pub mod telemetry;
 
 use std::io::Read;
 

@@ -6,6 +6,7 @@
 //! maps to a smaller pixel `y`. Non-finite values, and values ≤ 0 on a log scale, are not
 //! placed: they are counted in [`Scatter::hidden`] so the caller can say so.
 
+pub mod downsample;
 pub mod scatter;
 
 pub use scatter::{scatter, Curve, Scatter, ScatterInput, ScatterOptions, Whisker};

@@ -8,6 +8,7 @@
 //! them. Text from traces is only ever rendered as text nodes or attribute values.
 
 pub mod files;
+pub mod memory;
 pub mod scaling;
 pub mod scatter;
 pub mod worker;
@@ -69,6 +70,8 @@ pub struct Timing {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tab {
     Scaling,
+    /// Rank memory timelines ([`memory`]).
+    Memory,
 }
 
 /// Page state shared by the components (all signals, so it is `Copy`).
@@ -87,6 +90,13 @@ pub struct AppState {
     pub timing: RwSignal<Timing>,
     pub demo_status: RwSignal<Option<String>>,
     pub tab: RwSignal<Tab>,
+    /// The latest memory view ([`memory`]).
+    pub memory: RwSignal<Option<Arc<crate::session::MemoryView>>>,
+    pub memory_error: RwSignal<Option<String>>,
+    /// `low`, `medium` or `high`.
+    pub memory_preset: RwSignal<String>,
+    /// `knob=value` pairs separated by commas or spaces.
+    pub memory_overrides: RwSignal<String>,
 }
 
 impl AppState {
@@ -103,6 +113,10 @@ impl AppState {
             timing: RwSignal::new(Timing::default()),
             demo_status: RwSignal::new(None),
             tab: RwSignal::new(Tab::Scaling),
+            memory: RwSignal::new(None),
+            memory_error: RwSignal::new(None),
+            memory_preset: RwSignal::new("medium".to_string()),
+            memory_overrides: RwSignal::new(String::new()),
         }
     }
 
@@ -239,6 +253,8 @@ pub fn clear_files(state: AppState) {
     state.inputs.set(BTreeMap::new());
     state.selected.set(None);
     state.analysis_error.set(None);
+    state.memory.set(None);
+    state.memory_error.set(None);
     if let Some(m) = to_js(&ToWorker::Clear) {
         post_raw(m, None);
     }
@@ -249,6 +265,9 @@ pub fn clear_files(state: AppState) {
 pub fn request_analysis(state: AppState) {
     if state.busy() {
         return;
+    }
+    if state.tab.get_untracked() == Tab::Memory {
+        memory::request_memory(state);
     }
     let imported = state.files.with_untracked(|f| {
         f.iter()
@@ -382,6 +401,17 @@ fn on_message(state: AppState, data: JsValue) {
             finish_analysis(state, seq);
             state.analysis_error.set(Some(message));
         }
+        FromWorker::MemoryAnalysed { seq, view } => {
+            if seq == memory::latest_seq() {
+                state.memory_error.set(None);
+                state.memory.set(Some(Arc::from(view)));
+            }
+        }
+        FromWorker::MemoryFailed { seq, message } => {
+            if seq == memory::latest_seq() {
+                state.memory_error.set(Some(message));
+            }
+        }
     }
 }
 
@@ -489,12 +519,16 @@ pub fn App() -> impl IntoView {
             <span class="tagline">
                 "Cross-trial trace analysis in your browser: nothing is uploaded."
             </span>
-            <nav>{tab_button(Tab::Scaling, "Scaling", "tab-scaling")}</nav>
+            <nav>
+                {tab_button(Tab::Scaling, "Scaling", "tab-scaling")}
+                {tab_button(Tab::Memory, "Memory", "tab-memory")}
+            </nav>
         </header>
         <main>
             <files::DropZone />
             {move || match state.tab.get() {
                 Tab::Scaling => view! { <scaling::ScalingView /> }.into_any(),
+                Tab::Memory => view! { <memory::MemoryTab /> }.into_any(),
             }}
         </main>
     }

@@ -87,6 +87,10 @@ fn handle(data: JsValue) {
             let out = SESSION.with(|s| s.borrow().analyse(&req));
             post(&out);
         }
+        ToWorker::Memory(req) => {
+            let out = SESSION.with(|s| s.borrow().analyse_memory(&req));
+            post(&out);
+        }
         ToWorker::Remove { id } => SESSION.with(|s| s.borrow_mut().remove(id)),
         ToWorker::Clear => SESSION.with(|s| s.borrow_mut().clear()),
     }

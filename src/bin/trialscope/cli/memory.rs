@@ -1,16 +1,277 @@
-//! `trialscope memory`. STUB: being written.
+//! `trialscope memory`: per-rank memory series and collective attribution of hidden-memory
+//! spikes (collective-memory.md). Accepts trace files (Perfetto, Chrome JSON/Kineto; one rank
+//! per file) and memory telemetry JSON Lines (any number of ranks per file).
 
 use std::path::PathBuf;
+
+use serde::Serialize;
+use trialscope::analysis::collective_memory::{
+    self as cm, Classification, Mapping, Params, Preset, RankSeries,
+};
+use trialscope::formats::{self, telemetry};
+
+use super::load::file_name;
 
 /// Arguments of `trialscope memory`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Trace files.
+    /// Sensitivity preset.
+    #[arg(long, default_value = "medium", value_parser = ["low", "medium", "high"])]
+    pub preset: String,
+    /// Override one knob, e.g. `--set marker_window=200ms` (repeatable). Knobs:
+    /// min_samples_per_rank, min_gap_bytes, min_gap_ratio, robust_zscore_threshold,
+    /// marker_window, interval_padding, synchrony_window, min_synchrony_ratio, min_confidence.
+    #[arg(long = "set", value_name = "KNOB=VALUE")]
+    pub set: Vec<String>,
+    /// Add a counter-name pattern to a series mapping, e.g. `--map device_used=fb_used`
+    /// (kinds: device_used, allocator_reserved, allocator_allocated, device_total).
+    #[arg(long = "map", value_name = "KIND=PATTERN")]
+    pub map: Vec<String>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Trace or telemetry files (one trace file per rank).
+    #[arg(required = true)]
     pub files: Vec<PathBuf>,
 }
 
-/// Runs the subcommand.
-pub fn run(_args: Args) -> std::process::ExitCode {
-    eprintln!("trialscope memory: not implemented yet");
-    std::process::ExitCode::from(1)
+#[derive(Serialize)]
+struct JsonRank<'a> {
+    rank: u32,
+    file: &'a str,
+    samples: usize,
+    series: &'a [String],
+    markers: usize,
+    offset_ns: i64,
+    gap_computed: bool,
+}
+
+#[derive(Serialize)]
+struct JsonOut<'a> {
+    preset: &'a str,
+    params: &'a Params,
+    ranks: Vec<JsonRank<'a>>,
+    world_size: u32,
+    clock: &'a cm::ClockReport,
+    intervals: &'a [cm::Interval],
+    warnings: &'a [String],
+}
+
+fn usage_error(msg: impl std::fmt::Display) -> std::process::ExitCode {
+    eprintln!("error: {msg}");
+    std::process::ExitCode::from(2)
+}
+
+/// Runs the subcommand. Exit codes: 0 success, 1 when any file failed to load (the others
+/// are still analysed), 2 for a bad `--set`/`--map`.
+pub fn run(args: Args) -> std::process::ExitCode {
+    let preset: Preset = match args.preset.parse() {
+        Ok(p) => p,
+        Err(e) => return usage_error(e),
+    };
+    let mut params = Params::preset(preset);
+    for kv in &args.set {
+        let Some((k, v)) = kv.split_once('=') else {
+            return usage_error(format!("--set {kv}: expected KNOB=VALUE"));
+        };
+        params = match params.with_override(k.trim(), v) {
+            Ok(p) => p,
+            Err(e) => return usage_error(format!("--set {kv}: {e}")),
+        };
+    }
+    let mut mapping = Mapping::default();
+    for kv in &args.map {
+        let Some((k, v)) = kv.split_once('=') else {
+            return usage_error(format!("--map {kv}: expected KIND=PATTERN"));
+        };
+        let list = match k.trim() {
+            "device_used" => &mut mapping.device_used,
+            "allocator_reserved" => &mut mapping.allocator_reserved,
+            "allocator_allocated" => &mut mapping.allocator_allocated,
+            "device_total" => &mut mapping.device_total,
+            other => {
+                return usage_error(format!(
+                    "--map {kv}: unknown kind `{other}` (device_used, allocator_reserved, allocator_allocated, device_total)"
+                ))
+            }
+        };
+        list.insert(0, v.to_string());
+    }
+
+    let mut failed = Vec::new();
+    let mut warnings = Vec::new();
+    let mut items: Vec<(String, RankSeries)> = Vec::new();
+    for p in &args.files {
+        let shown = p.display().to_string();
+        let label = file_name(p);
+        let bytes = match std::fs::read(p) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("error: {shown}: cannot read the file: {e}");
+                failed.push(shown);
+                continue;
+            }
+        };
+        let data = match formats::decompress(&bytes, formats::DEFAULT_MAX_DECOMPRESSED) {
+            Ok((_, d)) => d,
+            Err(e) => {
+                eprintln!("error: {shown}: {e}");
+                failed.push(shown);
+                continue;
+            }
+        };
+        if telemetry::looks_like_telemetry(&data) {
+            match telemetry::import(&shown, &data) {
+                Ok(t) => {
+                    for b in &t.bad_lines {
+                        warnings.push(format!("{shown}:{}: {}; line skipped", b.line, b.message));
+                    }
+                    let n_bad = t.diagnostics.count("telemetry_bad_line");
+                    if n_bad > t.bad_lines.len() as u64 {
+                        warnings.push(format!(
+                            "{shown}: {} more malformed lines skipped",
+                            n_bad - t.bad_lines.len() as u64
+                        ));
+                    }
+                    for m in &t.models {
+                        let s = cm::series_from_model(m, &mapping);
+                        let l = match s.rank {
+                            Some(r) => format!("{label} (rank {r})"),
+                            None => label.clone(),
+                        };
+                        items.push((l, s));
+                    }
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    failed.push(shown);
+                }
+            }
+            continue;
+        }
+        match formats::import(&shown, &bytes) {
+            Ok(a) => items.push((label, cm::series_from_model(&a.model, &mapping))),
+            Err(e) => {
+                eprintln!("error: {e}");
+                failed.push(shown);
+            }
+        }
+    }
+
+    let (inputs, rank_warnings) = cm::resolve_ranks(items);
+    warnings.extend(rank_warnings);
+    let mut report = cm::run(&inputs, &params);
+    warnings.append(&mut report.warnings);
+    report.warnings = warnings;
+
+    if args.json {
+        let out = JsonOut {
+            preset: &args.preset,
+            params: &report.params,
+            ranks: report
+                .ranks
+                .iter()
+                .map(|r| JsonRank {
+                    rank: r.rank,
+                    file: &r.label,
+                    samples: r.samples,
+                    series: &r.series,
+                    markers: r.markers,
+                    offset_ns: r.offset_ns,
+                    gap_computed: r.gap_computed,
+                })
+                .collect(),
+            world_size: report.world_size,
+            clock: &report.clock,
+            intervals: &report.intervals,
+            warnings: &report.warnings,
+        };
+        match serde_json::to_string_pretty(&out) {
+            Ok(s) => println!("{s}"),
+            Err(e) => eprintln!("error: cannot write JSON: {e}"),
+        }
+    } else {
+        print_text(&report, &args.preset);
+    }
+    super::load::exit_code(&failed)
+}
+
+fn mib(b: f64) -> String {
+    format!("{:.1} MiB", b / (1u64 << 20) as f64)
+}
+
+fn print_text(r: &cm::Report, preset: &str) {
+    println!(
+        "world size {} · preset {preset} · clock: {} (skew {:.3} ms)",
+        r.world_size,
+        if r.clock.shared_clock {
+            "shared"
+        } else {
+            "aligned on first samples"
+        },
+        r.clock.skew_ns as f64 / 1e6
+    );
+    println!();
+    println!(
+        "{:>5}  {:>8}  {:>7}  {:<34}  file",
+        "rank", "samples", "markers", "series"
+    );
+    for k in &r.ranks {
+        println!(
+            "{:>5}  {:>8}  {:>7}  {:<34}  {}",
+            k.rank,
+            k.samples,
+            k.markers,
+            if k.series.is_empty() {
+                "-".to_string()
+            } else {
+                k.series
+                    .iter()
+                    .map(|s| {
+                        s.trim_start_matches("device_")
+                            .trim_start_matches("allocator_")
+                            .trim_end_matches("_bytes")
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
+            k.label
+        );
+    }
+    println!();
+    if r.intervals.is_empty() {
+        println!("no attributed intervals");
+    } else {
+        println!(
+            "{:>5}  {:>14}  {:>14}  {:<22}  {:>5}  {:>12}  {:>5}  {:<16}  reasons",
+            "rank", "start ms", "end ms", "class", "conf", "peak gap", "sync", "phase"
+        );
+        let t0 = r.trace_start_ns.unwrap_or(0);
+        for iv in &r.intervals {
+            let class = match iv.classification {
+                Classification::CollectiveConfident => "collective_confident",
+                Classification::CollectiveLikely => "collective_likely",
+                Classification::CollectiveSuspect => "collective_suspect",
+            };
+            println!(
+                "{:>5}  {:>14.3}  {:>14.3}  {:<22}  {:>5.2}  {:>12}  {:>2}/{:<2}  {:<16}  {}",
+                iv.rank,
+                iv.start_ns.saturating_sub(t0) as f64 / 1e6,
+                iv.end_ns.saturating_sub(t0) as f64 / 1e6,
+                class,
+                iv.confidence,
+                mib(iv.evidence.peak_gap_bytes),
+                iv.evidence.synchronized_ranks,
+                iv.evidence.expected_world_size,
+                iv.phase.as_deref().unwrap_or("-"),
+                iv.reason_codes.join(",")
+            );
+        }
+    }
+    if !r.warnings.is_empty() {
+        println!();
+        for w in &r.warnings {
+            println!("warning: {w}");
+        }
+    }
 }

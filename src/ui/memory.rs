@@ -1,0 +1,352 @@
+//! The rank memory view (collective-memory.md, "View"): one lane per rank on a shared time
+//! axis — device-used, allocator-reserved and allocated memory as lines, the hidden-memory gap
+//! as a filled band between reserved and used, collective marker ticks, and attributed
+//! intervals shaded by class with the evidence as an SVG `<title>` tooltip. Series arrive
+//! thinned by LTTB from the worker ([`crate::session::MemoryView`]); analysis is never done
+//! on the thinned data.
+//!
+//! Text from traces (file names, phase names) is only rendered as text nodes.
+
+use std::cell::Cell;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use super::{post_raw, to_js, AppState, Status};
+use crate::analysis::collective_memory::{Classification, Interval};
+use crate::session::{DrawBand, DrawSeries, MemoryLane, MemoryRequest, MemoryView, ToWorker};
+
+thread_local! {
+    static SEQ: Cell<u64> = const { Cell::new(0) };
+}
+
+/// The sequence number of the latest memory request (older answers are ignored).
+pub fn latest_seq() -> u64 {
+    SEQ.with(|s| s.get())
+}
+
+/// Asks the worker for a new memory view with the state's preset and overrides (no-op while
+/// files are importing or when none is imported).
+pub fn request_memory(state: AppState) {
+    if state.busy() {
+        return;
+    }
+    let any = state.files.with_untracked(|f| {
+        f.iter()
+            .any(|r| matches!(r.status.get_untracked(), Status::Imported(_)))
+    });
+    if !any {
+        state.memory.set(None);
+        return;
+    }
+    let overrides: Vec<(String, String)> = state
+        .memory_overrides
+        .get_untracked()
+        .split([',', ' ', '\n'])
+        .filter(|t| !t.trim().is_empty())
+        .map(|t| match t.split_once('=') {
+            Some((k, v)) => (k.trim().to_string(), v.trim().to_string()),
+            None => (t.trim().to_string(), String::new()),
+        })
+        .collect();
+    let seq = SEQ.with(|s| {
+        s.set(s.get() + 1);
+        s.get()
+    });
+    let req = MemoryRequest {
+        seq,
+        preset: state.memory_preset.get_untracked(),
+        overrides,
+    };
+    if let Some(m) = to_js(&ToWorker::Memory(req)) {
+        post_raw(m, None);
+    }
+}
+
+const W: f64 = 960.0;
+const LANE_H: f64 = 150.0;
+const LEFT: f64 = 70.0;
+const TOP: f64 = 16.0;
+const PLOT_H: f64 = 110.0;
+
+fn mib(b: f64) -> String {
+    format!("{:.1} MiB", b / 1048576.0)
+}
+
+fn class_name(c: Classification) -> &'static str {
+    match c {
+        Classification::CollectiveConfident => "collective_confident",
+        Classification::CollectiveLikely => "collective_likely",
+        Classification::CollectiveSuspect => "collective_suspect",
+    }
+}
+
+fn tooltip(iv: &Interval, t0: i64) -> String {
+    let e = &iv.evidence;
+    format!(
+        "rank {} · {} ({:.2})\n{:.3}–{:.3} ms{}\nmarker hits {} · synchronized ranks {}/{} (ratio {:.2})\npeak gap {}{} · robust z {:.2}\n{}",
+        iv.rank,
+        class_name(iv.classification),
+        iv.confidence,
+        iv.start_ns.saturating_sub(t0) as f64 / 1e6,
+        iv.end_ns.saturating_sub(t0) as f64 / 1e6,
+        iv.phase
+            .as_deref()
+            .map(|p| format!(" · phase {p}"))
+            .unwrap_or_default(),
+        e.marker_hits,
+        e.synchronized_ranks,
+        e.expected_world_size,
+        e.synchrony_ratio,
+        mib(e.peak_gap_bytes),
+        e.peak_gap_ratio
+            .map(|r| format!(" ({:.1}% of device)", r * 100.0))
+            .unwrap_or_default(),
+        e.robust_zscore,
+        iv.reason_codes.join(", ")
+    )
+}
+
+/// Linear time → x and bytes → y mapping of one lane.
+#[derive(Clone, Copy)]
+struct Frame {
+    t0: i64,
+    t1: i64,
+    ymax: f64,
+}
+
+impl Frame {
+    fn x(&self, t: i64) -> f64 {
+        let span = (self.t1.saturating_sub(self.t0)).max(1) as f64;
+        LEFT + (t.saturating_sub(self.t0) as f64 / span).clamp(-0.01, 1.01) * (W - LEFT - 10.0)
+    }
+    fn y(&self, b: f64) -> f64 {
+        TOP + PLOT_H - (b / self.ymax).clamp(0.0, 1.05) * PLOT_H
+    }
+}
+
+fn polyline(s: &DrawSeries, f: Frame) -> String {
+    let mut out = String::with_capacity(s.ts_ns.len() * 14);
+    for (t, b) in s.ts_ns.iter().zip(&s.bytes) {
+        if b.is_finite() {
+            out.push_str(&format!("{:.1},{:.1} ", f.x(*t), f.y(*b)));
+        }
+    }
+    out
+}
+
+fn band(g: &DrawBand, f: Frame) -> String {
+    let mut out = String::new();
+    for (t, hi) in g.ts_ns.iter().zip(&g.hi) {
+        out.push_str(&format!("{:.1},{:.1} ", f.x(*t), f.y(*hi)));
+    }
+    for (t, lo) in g.ts_ns.iter().zip(&g.lo).rev() {
+        out.push_str(&format!("{:.1},{:.1} ", f.x(*t), f.y(*lo)));
+    }
+    out
+}
+
+fn lane_max(l: &MemoryLane) -> f64 {
+    [
+        &l.device_used,
+        &l.allocator_reserved,
+        &l.allocator_allocated,
+    ]
+    .iter()
+    .filter_map(|s| s.as_ref())
+    .flat_map(|s| s.bytes.iter().copied())
+    .filter(|b| b.is_finite())
+    .fold(0.0, f64::max)
+}
+
+fn time_extent(v: &MemoryView) -> (i64, i64) {
+    let mut lo = i64::MAX;
+    let mut hi = i64::MIN;
+    for l in &v.lanes {
+        for s in [
+            &l.device_used,
+            &l.allocator_reserved,
+            &l.allocator_allocated,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if let (Some(a), Some(b)) = (s.ts_ns.first(), s.ts_ns.last()) {
+                lo = lo.min(*a);
+                hi = hi.max(*b);
+            }
+        }
+        for (a, b) in &l.markers {
+            lo = lo.min(*a);
+            hi = hi.max(*b);
+        }
+    }
+    for iv in &v.report.intervals {
+        lo = lo.min(iv.start_ns);
+        hi = hi.max(iv.end_ns);
+    }
+    if lo > hi {
+        (0, 1)
+    } else {
+        (lo, hi.max(lo.saturating_add(1)))
+    }
+}
+
+fn lane_view(l: &MemoryLane, v: &MemoryView, t0: i64, t1: i64) -> impl IntoView {
+    let f = Frame {
+        t0,
+        t1,
+        ymax: lane_max(l).max(1.0),
+    };
+    let ymax = f.ymax;
+    let intervals: Vec<_> = v
+        .report
+        .intervals
+        .iter()
+        .filter(|iv| iv.rank == l.rank)
+        .map(|iv| {
+            let x0 = f.x(iv.start_ns);
+            let w = (f.x(iv.end_ns) - x0).max(1.5);
+            let cls = format!("interval {}", class_name(iv.classification));
+            let tip = tooltip(iv, t0);
+            view! {
+                <rect class=cls x=format!("{x0:.1}") y=TOP width=format!("{w:.1}") height=PLOT_H>
+                    <title>{tip}</title>
+                </rect>
+            }
+        })
+        .collect();
+    let markers: Vec<_> = l
+        .markers
+        .iter()
+        .map(|(a, b)| {
+            let x0 = f.x(*a);
+            let w = (f.x(*b) - x0).max(1.0);
+            view! { <rect class="marker" x=format!("{x0:.1}") y=TOP - 8.0 width=format!("{w:.1}") height=6 /> }
+        })
+        .collect();
+    let gap = l
+        .gap
+        .as_ref()
+        .map(|g| view! { <polygon class="gap" points=band(g, f) /> });
+    let line = |s: &Option<DrawSeries>, cls: &'static str| {
+        s.as_ref()
+            .map(|s| view! { <polyline class=cls points=polyline(s, f) /> })
+    };
+    let used = line(&l.device_used, "used");
+    let reserved = line(&l.allocator_reserved, "reserved");
+    let allocated = line(&l.allocator_allocated, "allocated");
+    let title = format!("rank {} · {}", l.rank, l.label);
+    let hidden =
+        (l.markers_hidden > 0).then(|| format!(" (+{} markers not drawn)", l.markers_hidden));
+    view! {
+        <div class="memory-lane" data-testid="memory-lane">
+            <div class="lane-title">{title}{hidden}</div>
+            <svg
+                width=W
+                height=LANE_H
+                viewBox=format!("0 0 {W} {LANE_H}")
+                role="img"
+                class="memory-svg"
+            >
+                <text class="axis" x=LEFT - 6.0 y=TOP + 8.0 text-anchor="end">
+                    {mib(ymax)}
+                </text>
+                <text class="axis" x=LEFT - 6.0 y=TOP + PLOT_H text-anchor="end">
+                    "0"
+                </text>
+                <line class="axis" x1=LEFT x2=W - 10.0 y1=TOP + PLOT_H y2=TOP + PLOT_H />
+                {intervals}
+                {gap}
+                {reserved}
+                {allocated}
+                {used}
+                {markers}
+            </svg>
+        </div>
+    }
+}
+
+/// The memory tab: preset and overrides, warnings, then one lane per rank.
+#[component]
+pub fn MemoryTab() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    request_memory(state);
+    let body = move || {
+        let v: Option<Arc<MemoryView>> = state.memory.get();
+        let Some(v) = v else {
+            return view! {
+                <p class="hint">"Drop one trace per rank (Kineto JSON with profile_memory, Perfetto with memory counters) to see their memory timelines."</p>
+            }
+            .into_any();
+        };
+        let (t0, t1) = time_extent(&v);
+        let start = v.report.trace_start_ns.unwrap_or(t0);
+        let warnings: Vec<_> = v
+            .report
+            .warnings
+            .iter()
+            .map(|w| view! { <li>{w.clone()}</li> })
+            .collect();
+        let lanes: Vec<_> = v.lanes.iter().map(|l| lane_view(l, &v, t0, t1)).collect();
+        let counts = format!(
+            "{} ranks · world size {} · {} attributed intervals · clock {} (skew {:.3} ms) · axis {:.1} ms",
+            v.lanes.len(),
+            v.report.world_size,
+            v.report.intervals.len(),
+            if v.report.clock.shared_clock { "shared" } else { "aligned on first samples" },
+            v.report.clock.skew_ns as f64 / 1e6,
+            t1.saturating_sub(t0.min(start)) as f64 / 1e6
+        );
+        view! {
+            <div>
+                <p data-testid="memory-summary">{counts}</p>
+                <ul class="warnings" data-testid="memory-warnings">{warnings}</ul>
+                <div class="legend">
+                    <span class="used">"device used"</span>
+                    <span class="reserved">"allocator reserved"</span>
+                    <span class="allocated">"allocated"</span>
+                    <span class="gap">"hidden gap"</span>
+                    <span class="marker">"collective"</span>
+                </div>
+                {lanes}
+            </div>
+        }
+        .into_any()
+    };
+    view! {
+        <section class="memory" data-testid="memory-view">
+            <div class="controls">
+                <label>
+                    "Preset "
+                    <select
+                        data-testid="memory-preset"
+                        on:change=move |ev| {
+                            state.memory_preset.set(event_target_value(&ev));
+                            request_memory(state);
+                        }
+                    >
+                        <option value="low" selected=move || state.memory_preset.get() == "low">"low"</option>
+                        <option value="medium" selected=move || state.memory_preset.get() == "medium">"medium"</option>
+                        <option value="high" selected=move || state.memory_preset.get() == "high">"high"</option>
+                    </select>
+                </label>
+                <label>
+                    " Overrides "
+                    <input
+                        type="text"
+                        data-testid="memory-overrides"
+                        placeholder="marker_window=200ms, min_confidence=0.4"
+                        prop:value=move || state.memory_overrides.get()
+                        on:change=move |ev| {
+                            state.memory_overrides.set(event_target_value(&ev));
+                            request_memory(state);
+                        }
+                    />
+                </label>
+            </div>
+            {move || state.memory_error.get().map(|e| view! { <p class="error" data-testid="memory-error">{e}</p> })}
+            {body}
+        </section>
+    }
+}
