@@ -339,6 +339,15 @@ fn on_message(state: AppState, data: JsValue) {
             }
             request_analysis(state);
         }
+        FromWorker::Updated { summaries } => {
+            for summary in summaries {
+                if let Some(r) = row_of(summary.id) {
+                    if matches!(r.status.get_untracked(), Status::Imported(_)) {
+                        r.status.set(Status::Imported(Arc::new(summary)));
+                    }
+                }
+            }
+        }
         FromWorker::ImportFailed { id, message, .. } => {
             if let Some(r) = row_of(id) {
                 r.status.set(Status::Failed(message));
