@@ -520,6 +520,8 @@ fn hotspot_row(state: AppState, r: &Report, i: usize) -> impl IntoView {
             data-name=h.name.clone()
             data-rho=h.spearman_rho.to_string()
             data-q=h.q_value.to_string()
+            data-trials=h.trials.to_string()
+            data-provider=h.provider.clone()
             class:selected=is_selected
             class:significant=h.significant
             title=h.warnings.join("; ")
@@ -533,7 +535,7 @@ fn hotspot_row(state: AppState, r: &Report, i: usize) -> impl IntoView {
             <td class="source">{source}</td>
             <td class="num" data-testid="rho">{format!("{:.3}", h.spearman_rho)}</td>
             <td class="num" data-testid="q">{format!("{:.2e}", h.q_value)}</td>
-            <td class="num">{h.trials.to_string()}</td>
+            <td class="num" data-testid="trials">{h.trials.to_string()}</td>
             <td class="num">
                 {format!("{}–{}", format_value(h.supported_min, ""), format_value(h.supported_max, ""))}
             </td>
