@@ -152,7 +152,7 @@ pub enum FromWorker {
     /// The file imported; `import_ms` is the worker's wall time for decompress + parse +
     /// profile, in milliseconds (measured by the worker, 0 natively).
     Imported {
-        summary: ImportSummary,
+        summary: Box<ImportSummary>,
         import_ms: f64,
     },
     /// The file could not be read; `message` names the file and the problem.
@@ -305,7 +305,7 @@ impl Session {
             };
         };
         FromWorker::Imported {
-            summary,
+            summary: Box::new(summary),
             import_ms: 0.0,
         }
     }
@@ -671,7 +671,7 @@ mod tests {
 
     fn imported(m: FromWorker) -> ImportSummary {
         match m {
-            FromWorker::Imported { summary, .. } => summary,
+            FromWorker::Imported { summary, .. } => *summary,
             other => panic!("{other:?}"),
         }
     }

@@ -335,7 +335,7 @@ fn on_message(state: AppState, data: JsValue) {
                 t.files += 1;
             });
             if let Some(r) = row_of(summary.id) {
-                r.status.set(Status::Imported(Arc::new(summary)));
+                r.status.set(Status::Imported(Arc::from(summary)));
             }
             request_analysis(state);
         }
