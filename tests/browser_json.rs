@@ -319,6 +319,20 @@ fn pytorch_rank0_trials_show_rank_and_world_size() {
             let row = text_content(&c, &flow).await.unwrap_or_default();
             assert!(row.starts_with("info"), "{n}: {row:?}");
         }
+        // For a human look: target/tmp/json-trials.png and json-file-report.png.
+        if let Ok(png) = c.screenshot().await {
+            let _ = std::fs::write(tmp().join("json-trials.png"), png);
+        }
+        let _ = c
+            .execute(
+                "const d = document.querySelector('[data-testid=file-report]');
+                 d.open = true; d.scrollIntoView();",
+                vec![],
+            )
+            .await;
+        if let Ok(png) = c.screenshot().await {
+            let _ = std::fs::write(tmp().join("json-file-report.png"), png);
+        }
         assert_local_only(&c, &server).await;
         c.close().await.unwrap();
     });
