@@ -119,7 +119,8 @@ async fn open_and_pick(c: &Client, server: &Server, pattern: &str, files: &[Stri
     input.send_keys(&files.join("\n")).await.unwrap();
 }
 
-/// Waits until `files` trials are imported, the inputs are `want` and hotspots are shown.
+/// Waits until `files` trials are imported, the inputs are `want` and hotspots are shown;
+/// prints the page's import figures (run with `--nocapture` to see them).
 async fn wait_for_trials(c: &Client, files: usize, want: &[&str]) {
     wait_until(
         Duration::from_secs(240),
@@ -132,7 +133,10 @@ async fn wait_for_trials(c: &Client, files: usize, want: &[&str]) {
             done.then_some(())
         },
     )
-    .await
+    .await;
+    if let Some(t) = text_content(c, "#import-stats").await {
+        eprintln!("import figures: {t}");
+    }
 }
 
 /// Asserts that every request went to the test server (or data:/blob:) and got 200.
