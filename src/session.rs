@@ -20,7 +20,8 @@ use crate::analysis::collective_memory::{self as cm, RankSeries};
 use crate::analysis::scaling::{
     self, compile_input_regex, input_from_name, Metric, Params, Report, Trial, TrialProfile,
 };
-use crate::formats::{self, ImportOptions};
+use crate::formats::{self, chrome_json, ImportOptions};
+use crate::model::Model;
 use crate::plot::downsample::lttb_series;
 
 /// Identifies one dropped file for the lifetime of a session (assigned by the app).
@@ -70,6 +71,35 @@ pub struct ImportSummary {
     pub data_loss: bool,
     /// The input parsed from the file name with [`scaling::DEFAULT_INPUT_PATTERN`].
     pub default_input: Option<f64>,
+    /// Events read: Perfetto packets (including nested ones) or JSON trace events.
+    #[serde(default)]
+    pub events: u64,
+    /// Tracks (threads, async tracks, counter tracks) imported.
+    #[serde(default)]
+    pub tracks: u64,
+    /// Distributed rank: the trace's (Kineto `distributedInfo.rank`), else the file name's
+    /// (`rank_from_file_name` diagnostic), else one assigned among the files of the same drop
+    /// (see [`ImportSummary::rank_assigned`]).
+    #[serde(default)]
+    pub rank: Option<u32>,
+    /// True when `rank` was assigned by [`crate::formats::chrome_json::assign_missing_ranks`]
+    /// because this PyTorch trace names none (a `rank_assigned` warning is in `diagnostics`).
+    #[serde(default)]
+    pub rank_assigned: bool,
+    /// World size (Kineto `distributedInfo.world_size`).
+    #[serde(default)]
+    pub world_size: Option<u32>,
+    /// Collective backend (`nccl`, `gloo`, …) when the trace says.
+    #[serde(default)]
+    pub backend: Option<String>,
+    /// Host name: the trace's, else (JAX `perfetto_trace.json.gz`, trace-formats.md §10.5) the
+    /// one named by sibling files of the same drop ([`ImportSummary::hostname_from_siblings`]).
+    #[serde(default)]
+    pub hostname: Option<String>,
+    /// True when `hostname` was taken from the names of the files dropped beside this one
+    /// ([`crate::formats::chrome_json::hostname_from_siblings`]).
+    #[serde(default)]
+    pub hostname_from_siblings: bool,
 }
 
 /// Per-trial settings edited in the trial table.
@@ -126,7 +156,7 @@ pub enum FromWorker {
     /// The file imported; `import_ms` is the worker's wall time for decompress + parse +
     /// profile, in milliseconds (measured by the worker, 0 natively).
     Imported {
-        summary: ImportSummary,
+        summary: Box<ImportSummary>,
         import_ms: f64,
     },
     /// The file could not be read; `message` names the file and the problem.
@@ -147,6 +177,10 @@ pub enum FromWorker {
     MemoryAnalysed { seq: u64, view: Box<MemoryView> },
     /// The memory request could not be run (an unknown preset or knob, an invalid value).
     MemoryFailed { seq: u64, message: String },
+    /// Summaries of already imported files whose drop-level facts changed because another file
+    /// of the same drop arrived or left (a host name from sibling file names, an assigned rank);
+    /// the app replaces its summaries of these ids. See [`Session::take_updates`].
+    Updated { summaries: Vec<ImportSummary> },
 }
 
 /// A rank memory analysis request: a preset (`low`, `medium`, `high`) and knob overrides
@@ -288,6 +322,18 @@ struct Entry {
     profile: TrialProfile,
     /// Memory series, markers and phases for the rank memory view.
     memory: RankSeries,
+    /// What the file itself says, before facts derived from the other files of its drop.
+    own: OwnFacts,
+}
+
+/// The per-file facts [`Session`] derives drop-level facts from.
+struct OwnFacts {
+    hostname: Option<String>,
+    rank: Option<u32>,
+    /// A PyTorch trace without a rank (the importer's `rank_unknown` warning).
+    rank_unknown: bool,
+    diagnostics: Vec<DiagnosticView>,
+    environment: String,
 }
 
 /// The imported trials of one browser session.
@@ -296,6 +342,8 @@ pub struct Session {
     entries: Vec<Entry>,
     /// Names of files that failed to import (listed in every report).
     failed: Vec<(FileId, String)>,
+    /// Ids of earlier files whose summary changed since [`Session::take_updates`].
+    updated: Vec<FileId>,
 }
 
 impl Session {
@@ -346,18 +394,8 @@ impl Session {
             .diagnostics
             .entries()
             .iter()
-            .map(|d| DiagnosticView {
-                kind: d.kind.clone(),
-                severity: serde_json::to_value(d.severity)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_else(|| format!("{:?}", d.severity)),
-                count: d.count,
-                first_offset: d.first_offset,
-                first_index: d.first_index,
-                message: d.message.clone(),
-            })
-            .collect();
+            .map(diagnostic_view)
+            .collect::<Vec<_>>();
         let hex = artifact
             .artifact_id
             .strip_prefix("sha256:")
@@ -377,31 +415,176 @@ impl Session {
             diagnostics,
             data_loss: m.diagnostics.has_data_loss(),
             default_input,
+            events: m.stats.events,
+            tracks: m.tracks.len() as u64,
+            rank: m.info.rank,
+            rank_assigned: false,
+            world_size: m.info.world_size,
+            backend: m.info.backend.clone(),
+            hostname: m.info.hostname.clone(),
+            hostname_from_siblings: false,
+        };
+        let own = OwnFacts {
+            hostname: m.info.hostname.clone(),
+            rank: m.info.rank,
+            rank_unknown: m.info.rank.is_none() && m.diagnostics.count("rank_unknown") > 0,
+            diagnostics: summary.diagnostics.clone(),
+            environment: profile.environment.clone(),
         };
         let memory = cm::series_from_model(&artifact.model, &cm::Mapping::default());
         // The model is dropped here: only the profile, the memory series and the summary stay.
         drop(artifact);
         self.entries.push(Entry {
-            summary: summary.clone(),
+            summary,
             profile,
             memory,
+            own,
         });
+        self.derive_drop_facts();
+        self.updated.retain(|u| *u != id);
+        // The entry was pushed last and deriving never reorders entries.
+        let Some(summary) = self.entries.last().map(|e| e.summary.clone()) else {
+            return FromWorker::ImportFailed {
+                id,
+                name: name.to_string(),
+                message: format!("{name}: the session lost the imported file"),
+            };
+        };
         FromWorker::Imported {
-            summary,
+            summary: Box::new(summary),
             import_ms: 0.0,
         }
     }
 
-    /// Forgets file `id` (imported or failed).
+    /// Forgets file `id` (imported or failed). Facts derived from the files of its drop are
+    /// derived again (see [`Session::take_updates`]).
     pub fn remove(&mut self, id: FileId) {
+        let before = self.entries.len();
         self.entries.retain(|e| e.summary.id != id);
         self.failed.retain(|(f, _)| *f != id);
+        self.updated.retain(|u| *u != id);
+        if self.entries.len() != before {
+            self.derive_drop_facts();
+        }
     }
 
     /// Forgets every file.
     pub fn clear(&mut self) {
         self.entries.clear();
         self.failed.clear();
+        self.updated.clear();
+    }
+
+    /// The summary of imported file `id`, as it is now.
+    pub fn summary(&self, id: FileId) -> Option<&ImportSummary> {
+        self.entries
+            .iter()
+            .find(|e| e.summary.id == id)
+            .map(|e| &e.summary)
+    }
+
+    /// [`FromWorker::Updated`] with the current summaries of the earlier files whose
+    /// drop-level facts changed since the last call (by an import or a removal), in import
+    /// order; `None` when none changed. The worker posts it after each import and removal.
+    pub fn take_updates(&mut self) -> Option<FromWorker> {
+        if self.updated.is_empty() {
+            return None;
+        }
+        let ids = std::mem::take(&mut self.updated);
+        let summaries: Vec<ImportSummary> = self
+            .entries
+            .iter()
+            .filter(|e| ids.contains(&e.summary.id))
+            .map(|e| e.summary.clone())
+            .collect();
+        (!summaries.is_empty()).then_some(FromWorker::Updated { summaries })
+    }
+
+    /// Derives the facts that need the other files of a drop, as the CLI does for the files
+    /// of one command line. Files are of one drop when their names share the directory part
+    /// (files picked together have none). Per drop: a JAX `perfetto_trace.json.gz` without a
+    /// host takes it from the sibling file names
+    /// ([`chrome_json::hostname_from_siblings`], trace-formats.md §10.5; the trial's
+    /// environment key gains `host=…`), and PyTorch traces without a rank get distinct ranks
+    /// ([`chrome_json::assign_missing_ranks`], quirk B10, with a `rank_assigned` warning).
+    /// Changed earlier files are queued for [`Session::take_updates`].
+    fn derive_drop_facts(&mut self) {
+        let dirs: Vec<&str> = self
+            .entries
+            .iter()
+            .map(|e| dir_name(&e.summary.name))
+            .collect();
+        let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
+        for (i, d) in dirs.iter().enumerate() {
+            match groups.iter_mut().find(|(g, _)| g == d) {
+                Some((_, v)) => v.push(i),
+                None => groups.push((d, vec![i])),
+            }
+        }
+        let groups: Vec<Vec<usize>> = groups.into_iter().map(|(_, v)| v).collect();
+        for members in groups {
+            let siblings: Vec<String> = members
+                .iter()
+                .map(|&i| base_name(&self.entries[i].summary.name).to_string())
+                .collect();
+            let sibling_host =
+                chrome_json::hostname_from_siblings(siblings.iter().map(String::as_str));
+            // Rank assignment runs on stand-in models holding only the rank, so the rule
+            // (smallest free numbers, in import order) stays the importer's.
+            let mut stand_ins: Vec<Model> = members
+                .iter()
+                .map(|&i| {
+                    let mut m = Model::default();
+                    m.info.rank = self.entries[i].own.rank;
+                    m
+                })
+                .collect();
+            {
+                let mut refs: Vec<&mut Model> = stand_ins
+                    .iter_mut()
+                    .zip(&members)
+                    .filter(|(m, &i)| m.info.rank.is_some() || self.entries[i].own.rank_unknown)
+                    .map(|(m, _)| m)
+                    .collect();
+                chrome_json::assign_missing_ranks(&mut refs);
+            }
+            for (k, &i) in members.iter().enumerate() {
+                let e = &mut self.entries[i];
+                let jax = base_name(&e.summary.name).ends_with("perfetto_trace.json.gz");
+                let (hostname, from_siblings) = match (&e.own.hostname, &sibling_host) {
+                    (Some(h), _) => (Some(h.clone()), false),
+                    (None, Some(h)) if jax => (Some(h.clone()), true),
+                    _ => (None, false),
+                };
+                let stand_in = &stand_ins[k];
+                let rank = stand_in.info.rank;
+                let rank_assigned = e.own.rank.is_none() && rank.is_some();
+                let mut diagnostics = e.own.diagnostics.clone();
+                diagnostics.extend(stand_in.diagnostics.entries().iter().map(diagnostic_view));
+                let environment = match (&hostname, from_siblings) {
+                    (Some(h), true) if e.own.environment.is_empty() => format!("host={h}"),
+                    (Some(h), true) => format!("host={h};{}", e.own.environment),
+                    _ => e.own.environment.clone(),
+                };
+                let s = &mut e.summary;
+                let changed = s.hostname != hostname
+                    || s.hostname_from_siblings != from_siblings
+                    || s.rank != rank
+                    || s.rank_assigned != rank_assigned
+                    || s.diagnostics != diagnostics;
+                if changed {
+                    s.hostname = hostname;
+                    s.hostname_from_siblings = from_siblings;
+                    s.rank = rank;
+                    s.rank_assigned = rank_assigned;
+                    s.diagnostics = diagnostics;
+                    e.profile.environment = environment;
+                    if !self.updated.contains(&s.id) {
+                        self.updated.push(s.id);
+                    }
+                }
+            }
+        }
     }
 
     /// Runs the scaling analysis over the imported trials (in import order). A trial without
@@ -531,6 +714,25 @@ impl Session {
                 report,
             }),
         }
+    }
+}
+
+/// The directory part of `name` (`""` for a bare file name): files sharing it are one drop.
+pub fn dir_name(name: &str) -> &str {
+    name.rfind(['/', '\\']).map_or("", |i| &name[..i])
+}
+
+fn diagnostic_view(d: &crate::model::Diagnostic) -> DiagnosticView {
+    DiagnosticView {
+        kind: d.kind.clone(),
+        severity: serde_json::to_value(d.severity)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_else(|| format!("{:?}", d.severity)),
+        count: d.count,
+        first_offset: d.first_offset,
+        first_index: d.first_index,
+        message: d.message.clone(),
     }
 }
 
@@ -681,6 +883,169 @@ mod tests {
         assert_eq!(s.len(), 3);
         s.clear();
         assert!(s.is_empty());
+    }
+
+    const PUBLIC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/public");
+
+    fn read_public(rel: &str) -> Vec<u8> {
+        std::fs::read(format!("{PUBLIC}/{rel}"))
+            .expect("corpus file (../shared beside the checkout)")
+    }
+
+    fn imported(m: FromWorker) -> ImportSummary {
+        match m {
+            FromWorker::Imported { summary, .. } => *summary,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn pytorch_rank_files_report_rank_world_size_and_join_frames_across_trials() {
+        let mut s = Session::new();
+        for (id, t) in [
+            (1, "trial1_coldcache"),
+            (2, "trial2_warmcache"),
+            (3, "trial3_cachesdisabled"),
+        ] {
+            let name = format!("{t}_rank0.pt.trace.json.gz");
+            let sum = imported(s.import(
+                id,
+                &name,
+                &read_public(&format!("local-pytorch/{name}")),
+                &mut |_| {},
+            ));
+            assert_eq!(sum.format, "chrome_json");
+            assert_eq!(sum.compression, "gzip");
+            assert_eq!((sum.rank, sum.world_size), (Some(0), Some(2)));
+            assert!(!sum.rank_assigned);
+            assert_eq!(sum.hostname.as_deref(), Some("vm"));
+            assert!(
+                sum.events >= sum.slices && sum.slices > 500,
+                "{} {}",
+                sum.events,
+                sum.slices
+            );
+            assert!(sum.tracks > 0);
+            let flow = sum
+                .diagnostics
+                .iter()
+                .find(|d| d.kind == "flow_event_not_modelled")
+                .expect("flow events counted");
+            assert_eq!(flow.severity, "info");
+            assert!(flow.first_offset.is_some() && flow.first_index.is_some());
+        }
+        assert!(s.take_updates().is_none(), "nothing derived from siblings");
+        let FromWorker::Analysed { inputs, report, .. } = s.analyse(&AnalyseRequest {
+            seq: 1,
+            settings: vec![],
+            metric: Metric::Inclusive,
+            pattern: r"trial(\d+)".into(),
+        }) else {
+            panic!()
+        };
+        assert_eq!(inputs, vec![(1, Some(1.0)), (2, Some(2.0)), (3, Some(3.0))]);
+        assert!(report.tested_hypotheses > 0);
+        assert!(
+            report.hotspots.iter().any(|h| h.trials == 3),
+            "no frame joined across the 3 trials"
+        );
+    }
+
+    #[test]
+    fn jax_trials_take_the_host_from_sibling_files_and_lose_it_when_the_sibling_goes() {
+        let mut s = Session::new();
+        let a = imported(s.import(
+            1,
+            "run/trial1_perfetto_trace.json.gz",
+            &read_public("local-jax/trial1_perfetto_trace.json.gz"),
+            &mut |_| {},
+        ));
+        assert_eq!(a.hostname, None, "JAX perfetto_trace.json.gz names no host");
+        assert_eq!((a.rank, a.world_size), (None, None));
+        // A file of another drop (another directory) is no sibling.
+        let other = imported(s.import(
+            2,
+            "elsewhere/trial1_xprof.trace.json.gz",
+            &read_public("local-jax/trial1_xprof.trace.json.gz"),
+            &mut |_| {},
+        ));
+        assert_eq!(other.hostname.as_deref(), Some("trial1_xprof"));
+        assert!(s.take_updates().is_none());
+        let b = imported(s.import(
+            3,
+            "run/trial1_xprof.trace.json.gz",
+            &read_public("local-jax/trial1_xprof.trace.json.gz"),
+            &mut |_| {},
+        ));
+        assert_eq!(b.hostname.as_deref(), Some("trial1_xprof"));
+        assert!(!b.hostname_from_siblings, "its own file name names it");
+        let Some(FromWorker::Updated { summaries }) = s.take_updates() else {
+            panic!("the JAX trace gains a host")
+        };
+        assert_eq!(summaries.len(), 1);
+        assert_eq!(summaries[0].id, 1);
+        assert_eq!(summaries[0].hostname.as_deref(), Some("trial1_xprof"));
+        assert!(summaries[0].hostname_from_siblings);
+        assert_eq!(
+            s.entries[0].profile.environment.split(';').next(),
+            Some("host=trial1_xprof")
+        );
+        s.remove(3);
+        let Some(FromWorker::Updated { summaries }) = s.take_updates() else {
+            panic!("the host goes with the sibling")
+        };
+        assert_eq!(
+            (summaries[0].id, summaries[0].hostname.as_deref()),
+            (1, None)
+        );
+        assert!(!s.entries[0].profile.environment.contains("host="));
+    }
+
+    #[test]
+    fn pytorch_files_without_rank_get_distinct_ranks_with_a_warning() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/corpus/quirks/B10_missing_distributed_info"
+        );
+        let mut s = Session::new();
+        let mut sums = Vec::new();
+        for (id, f) in [
+            (1, "worker_a.pt.trace.json"),
+            (2, "worker_b.pt.trace.json"),
+            (3, "rank-3.Jan_01_00_00_00.1234.pt.trace.json"),
+        ] {
+            let bytes = std::fs::read(format!("{dir}/{f}")).expect("quirk file");
+            sums.push(imported(s.import(id, f, &bytes, &mut |_| {})));
+        }
+        assert_eq!(
+            sums[0].rank,
+            Some(0),
+            "alone, the first rank-less file gets rank 0"
+        );
+        assert!(sums[0].rank_assigned);
+        assert_eq!(sums[1].rank, Some(1));
+        assert_eq!(sums[2].rank, Some(3));
+        assert!(!sums[2].rank_assigned);
+        for sum in &sums[..2] {
+            let w = sum
+                .diagnostics
+                .iter()
+                .find(|d| d.kind == "rank_assigned")
+                .expect("warned");
+            assert_eq!((w.severity.as_str(), w.count), ("warning", 1));
+            assert!(sum.diagnostics.iter().any(|d| d.kind == "rank_unknown"));
+        }
+        assert!(
+            s.take_updates().is_none(),
+            "ranks 0 and 1 stay distinct from 3"
+        );
+        // Removing worker_a frees rank 0: worker_b moves to it.
+        s.remove(1);
+        let Some(FromWorker::Updated { summaries }) = s.take_updates() else {
+            panic!()
+        };
+        assert_eq!((summaries[0].id, summaries[0].rank), (2, Some(0)));
+        assert_eq!(s.summary(3).and_then(|x| x.rank), Some(3));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! `perfetto-difftests/json/<case>.json` whose `<case>.expected.txt` selects slice rows
 //! (name, ts, dur and maybe depth), our slices must match those rows exactly. Cases whose
 //! expected output is not about slices are checked by the dedicated tests below; the remaining
-//! differences are listed with reasons in `docs/json-difftest-mismatches.md`.
+//! differences are listed with reasons in README.md, section "Perfetto difftest mismatches (JSON)".
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -354,9 +354,18 @@ fn on_message(state: AppState, data: JsValue) {
                 t.files += 1;
             });
             if let Some(r) = row_of(summary.id) {
-                r.status.set(Status::Imported(Arc::new(summary)));
+                r.status.set(Status::Imported(Arc::from(summary)));
             }
             request_analysis(state);
+        }
+        FromWorker::Updated { summaries } => {
+            for summary in summaries {
+                if let Some(r) = row_of(summary.id) {
+                    if matches!(r.status.get_untracked(), Status::Imported(_)) {
+                        r.status.set(Status::Imported(Arc::new(summary)));
+                    }
+                }
+            }
         }
         FromWorker::ImportFailed { id, message, .. } => {
             if let Some(r) = row_of(id) {

@@ -11,6 +11,7 @@ use super::scatter::ScatterPlot;
 use super::{remove_file, request_analysis, AppState, FileRow, Status};
 use crate::analysis::scaling::{EvidenceStatus, Hotspot, Metric, Report};
 use crate::plot::format_value;
+use crate::session::ImportSummary;
 
 /// The whole scaling tab.
 #[component]
@@ -124,6 +125,16 @@ fn fmt_input(v: Option<f64>) -> String {
     })
 }
 
+/// `rank / world size` as the trial table shows it (`-` for an unknown part, empty when both
+/// are unknown).
+fn rank_text(s: &ImportSummary) -> String {
+    let part = |v: Option<u32>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
+    match (s.rank, s.world_size) {
+        (None, None) => String::new(),
+        (r, w) => format!("{} / {}", part(r), part(w)),
+    }
+}
+
 fn trial_row(state: AppState, row: FileRow) -> impl IntoView {
     let id = row.id;
     let status = row.status;
@@ -152,8 +163,39 @@ fn trial_row(state: AppState, row: FileRow) -> impl IntoView {
                         view! { <progress data-testid="progress" max="1" value=f></progress> }
                             .into_any()
                     }
-                    Status::Imported(s) => view! { <span>{s.format.clone()}</span> }.into_any(),
+                    Status::Imported(s) => {
+                        view! {
+                            <span data-testid="format" data-format=s.format.clone()>
+                                {s.format.clone()}
+                            </span>
+                        }
+                            .into_any()
+                    }
                     Status::Failed(_) => view! { <span class="error">"error"</span> }.into_any(),
+                }}
+            </td>
+            <td class="num">
+                {move || {
+                    summary()
+                        .map(|s| {
+                            let text = rank_text(&s);
+                            let title = if s.rank_assigned {
+                                "rank assigned: the trace names none".to_string()
+                            } else {
+                                String::new()
+                            };
+                            view! {
+                                <span
+                                    data-testid="rank"
+                                    data-rank=s.rank.map(|r| r.to_string())
+                                    data-world-size=s.world_size.map(|w| w.to_string())
+                                    class:warn=s.rank_assigned
+                                    title=title
+                                >
+                                    {text}
+                                </span>
+                            }
+                        })
                 }}
             </td>
             <td class="mono" title=move || summary().map(|s| s.artifact_id.clone())>
@@ -233,6 +275,7 @@ fn TrialTable() -> impl IntoView {
                                 <th>"file"</th>
                                 <th>"size"</th>
                                 <th>"format"</th>
+                                <th title="rank / world size">"rank"</th>
                                 <th>"artifact"</th>
                                 <th>"slices"</th>
                                 <th>"diagnostics"</th>
@@ -477,6 +520,8 @@ fn hotspot_row(state: AppState, r: &Report, i: usize) -> impl IntoView {
             data-name=h.name.clone()
             data-rho=h.spearman_rho.to_string()
             data-q=h.q_value.to_string()
+            data-trials=h.trials.to_string()
+            data-provider=h.provider.clone()
             class:selected=is_selected
             class:significant=h.significant
             title=h.warnings.join("; ")
@@ -490,7 +535,7 @@ fn hotspot_row(state: AppState, r: &Report, i: usize) -> impl IntoView {
             <td class="source">{source}</td>
             <td class="num" data-testid="rho">{format!("{:.3}", h.spearman_rho)}</td>
             <td class="num" data-testid="q">{format!("{:.2e}", h.q_value)}</td>
-            <td class="num">{h.trials.to_string()}</td>
+            <td class="num" data-testid="trials">{h.trials.to_string()}</td>
             <td class="num">
                 {format!("{}–{}", format_value(h.supported_min, ""), format_value(h.supported_max, ""))}
             </td>
@@ -530,71 +575,124 @@ fn SelectedPlot() -> impl IntoView {
     }
 }
 
+/// One file's report, as `trialscope inspect` prints it: what the file is, what was read, the
+/// trace's rank / world size / backend / host, and every diagnostic (kind, severity, count,
+/// first offset and index). All text from the trace goes in as text nodes, never as HTML.
+fn file_report(s: Arc<ImportSummary>) -> impl IntoView {
+    let total: u64 = s.diagnostics.iter().map(|d| d.count).sum();
+    let lost = s.data_loss;
+    let opt = |v: Option<String>| v.unwrap_or_else(|| "-".to_string());
+    let host = match (&s.hostname, s.hostname_from_siblings) {
+        (Some(h), true) => format!("{h} (from sibling file names)"),
+        (Some(h), false) => h.clone(),
+        (None, _) => "-".to_string(),
+    };
+    let rank = match (s.rank, s.rank_assigned) {
+        (Some(r), true) => format!("{r} (assigned: the trace names none)"),
+        (r, _) => opt(r.map(|r| r.to_string())),
+    };
+    let facts = [
+        ("format", s.format.clone()),
+        ("compression", s.compression.clone()),
+        (
+            "size",
+            format!(
+                "{} ({} decompressed)",
+                format_value(s.size_bytes as f64, "bytes"),
+                format_value(s.decompressed_bytes as f64, "bytes")
+            ),
+        ),
+        ("artifact", s.artifact_id.clone()),
+        ("events read", s.events.to_string()),
+        ("tracks", s.tracks.to_string()),
+        ("slices", s.slices.to_string()),
+        ("counters", s.counters.to_string()),
+        ("frames", s.frames.to_string()),
+        ("rank", rank),
+        ("world size", opt(s.world_size.map(|w| w.to_string()))),
+        ("backend", opt(s.backend.clone())),
+        ("host", host),
+    ];
+    let facts = facts
+        .into_iter()
+        .map(|(k, v)| {
+            view! {
+                <dt>{k}</dt>
+                <dd data-fact=k>{v}</dd>
+            }
+        })
+        .collect_view();
+    let rows = s
+        .diagnostics
+        .iter()
+        .map(|d| {
+            view! {
+                <tr class=format!("sev-{}", d.severity) data-kind=d.kind.clone()>
+                    <td>{d.severity.clone()}</td>
+                    <td class="mono">{d.kind.clone()}</td>
+                    <td class="num">{d.count.to_string()}</td>
+                    <td class="num">{d.first_offset.map(|o| o.to_string())}</td>
+                    <td class="num">{d.first_index.map(|o| o.to_string())}</td>
+                    <td>{d.message.clone()}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let diagnostics = if s.diagnostics.is_empty() {
+        view! { <p class="muted">"No repairs or drops."</p> }.into_any()
+    } else {
+        view! {
+            <table>
+                <thead>
+                    <tr>
+                        <th>"severity"</th>
+                        <th>"kind"</th>
+                        <th>"count"</th>
+                        <th>"first offset"</th>
+                        <th>"first index"</th>
+                        <th>"first occurrence"</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        }
+        .into_any()
+    };
+    let headline = if total == 0 {
+        format!("{} — no anomalies", s.name)
+    } else if lost {
+        format!("{} — {total} anomalies, data lost", s.name)
+    } else {
+        format!("{} — {total} anomalies", s.name)
+    };
+    view! {
+        <details data-testid="file-report" data-file=s.name.clone()>
+            <summary class:warn=lost>{headline}</summary>
+            <dl class="facts">{facts}</dl>
+            {diagnostics}
+        </details>
+    }
+}
+
+/// One report per imported file (see [`file_report`]).
 #[component]
 fn DiagnosticsPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let with_diags = move || {
+    let imported = move || {
         state.files.with(|f| {
             f.iter()
                 .filter_map(|r| match r.status.get() {
-                    Status::Imported(s) if !s.diagnostics.is_empty() => Some(s),
+                    Status::Imported(s) => Some(s),
                     _ => None,
                 })
                 .collect::<Vec<_>>()
         })
     };
     view! {
-        <Show when=move || !with_diags().is_empty()>
+        <Show when=move || !imported().is_empty()>
             <section class="diagnostics" data-testid="diagnostics">
-                <h2>"Import diagnostics"</h2>
-                {move || {
-                    with_diags()
-                        .into_iter()
-                        .map(|s| {
-                            let total: u64 = s.diagnostics.iter().map(|d| d.count).sum();
-                            let rows = s
-                                .diagnostics
-                                .iter()
-                                .map(|d| {
-                                    view! {
-                                        <tr class=format!("sev-{}", d.severity)>
-                                            <td>{d.severity.clone()}</td>
-                                            <td class="mono">{d.kind.clone()}</td>
-                                            <td class="num">{d.count.to_string()}</td>
-                                            <td class="num">
-                                                {d.first_offset.map(|o| o.to_string())}
-                                            </td>
-                                            <td class="num">
-                                                {d.first_index.map(|o| o.to_string())}
-                                            </td>
-                                            <td>{d.message.clone()}</td>
-                                        </tr>
-                                    }
-                                })
-                                .collect_view();
-                            view! {
-                                <details>
-                                    <summary>
-                                        {format!("{} — {total} anomalies", s.name)}
-                                    </summary>
-                                    <table>
-                                        <thead>
-                                            <tr>
-                                                <th>"severity"</th>
-                                                <th>"kind"</th>
-                                                <th>"count"</th>
-                                                <th>"first offset"</th>
-                                                <th>"first index"</th>
-                                                <th>"first occurrence"</th>
-                                            </tr>
-                                        </thead>
-                                        <tbody>{rows}</tbody>
-                                    </table>
-                                </details>
-                            }
-                        })
-                        .collect_view()
-                }}
+                <h2>"File reports"</h2>
+                {move || imported().into_iter().map(file_report).collect_view()}
             </section>
         </Show>
     }

@@ -82,6 +82,7 @@ fn handle(data: JsValue) {
                 *import_ms = js_sys::Date::now() - started;
             }
             post(&out);
+            post_updates();
         }
         ToWorker::Analyse(req) => {
             let out = SESSION.with(|s| s.borrow().analyse(&req));
@@ -91,7 +92,18 @@ fn handle(data: JsValue) {
             let out = SESSION.with(|s| s.borrow().analyse_memory(&req));
             post(&out);
         }
-        ToWorker::Remove { id } => SESSION.with(|s| s.borrow_mut().remove(id)),
+        ToWorker::Remove { id } => {
+            SESSION.with(|s| s.borrow_mut().remove(id));
+            post_updates();
+        }
         ToWorker::Clear => SESSION.with(|s| s.borrow_mut().clear()),
+    }
+}
+
+/// Posts [`FromWorker::Updated`] when files of a drop changed each other's facts (a host from
+/// sibling names, an assigned rank).
+fn post_updates() {
+    if let Some(u) = SESSION.with(|s| s.borrow_mut().take_updates()) {
+        post(&u);
     }
 }
