@@ -10,6 +10,7 @@
 pub mod files;
 pub mod scaling;
 pub mod scatter;
+pub mod triage;
 pub mod worker;
 
 use std::cell::{Cell, RefCell};
@@ -69,6 +70,8 @@ pub struct Timing {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tab {
     Scaling,
+    /// Compile-drift triage ([`triage::TriageView`]).
+    Triage,
 }
 
 /// Page state shared by the components (all signals, so it is `Copy`).
@@ -87,6 +90,8 @@ pub struct AppState {
     pub timing: RwSignal<Timing>,
     pub demo_status: RwSignal<Option<String>>,
     pub tab: RwSignal<Tab>,
+    /// State of the compile-triage view.
+    pub triage: triage::TriageState,
 }
 
 impl AppState {
@@ -103,6 +108,7 @@ impl AppState {
             timing: RwSignal::new(Timing::default()),
             demo_status: RwSignal::new(None),
             tab: RwSignal::new(Tab::Scaling),
+            triage: triage::TriageState::new(),
         }
     }
 
@@ -161,6 +167,13 @@ fn post_raw(msg: JsValue, buffer: Option<js_sys::ArrayBuffer>) {
             web_sys::console::error_1(&e);
         }
     });
+}
+
+/// Posts a message without bytes to the worker (queued until it is ready).
+pub fn post_to_worker(msg: &ToWorker) {
+    if let Some(m) = to_js(msg) {
+        post_raw(m, None);
+    }
 }
 
 fn to_js(msg: &ToWorker) -> Option<JsValue> {
@@ -230,6 +243,7 @@ pub fn remove_file(state: AppState, id: FileId) {
         post_raw(m, None);
     }
     request_analysis(state);
+    triage::forget_file(state, id);
 }
 
 /// Removes every file.
@@ -242,6 +256,7 @@ pub fn clear_files(state: AppState) {
     if let Some(m) = to_js(&ToWorker::Clear) {
         post_raw(m, None);
     }
+    triage::forget_all(state);
 }
 
 /// Asks the worker for a new report from the current settings. Waits while files are still
@@ -338,12 +353,14 @@ fn on_message(state: AppState, data: JsValue) {
                 r.status.set(Status::Imported(Arc::new(summary)));
             }
             request_analysis(state);
+            triage::request_triage(state);
         }
         FromWorker::ImportFailed { id, message, .. } => {
             if let Some(r) = row_of(id) {
                 r.status.set(Status::Failed(message));
             }
             request_analysis(state);
+            triage::request_triage(state);
         }
         FromWorker::Analysed {
             seq,
@@ -382,6 +399,18 @@ fn on_message(state: AppState, data: JsValue) {
             finish_analysis(state, seq);
             state.analysis_error.set(Some(message));
         }
+        // Record and pins files leave the trial table: the triage view lists them.
+        FromWorker::RecordsImported { summary } => {
+            state.files.update(|f| f.retain(|r| r.id != summary.id));
+            triage::records_imported(state, summary);
+            request_analysis(state);
+        }
+        FromWorker::PinsLoaded { id, name, pins } => {
+            state.files.update(|f| f.retain(|r| r.id != id));
+            triage::pins_loaded(state, name, pins);
+            request_analysis(state);
+        }
+        FromWorker::Triaged { seq, view } => triage::triaged(state, seq, view),
     }
 }
 
@@ -489,12 +518,16 @@ pub fn App() -> impl IntoView {
             <span class="tagline">
                 "Cross-trial trace analysis in your browser: nothing is uploaded."
             </span>
-            <nav>{tab_button(Tab::Scaling, "Scaling", "tab-scaling")}</nav>
+            <nav>
+                {tab_button(Tab::Scaling, "Scaling", "tab-scaling")}
+                {tab_button(Tab::Triage, "Compile triage", "tab-triage")}
+            </nav>
         </header>
         <main>
             <files::DropZone />
             {move || match state.tab.get() {
                 Tab::Scaling => view! { <scaling::ScalingView /> }.into_any(),
+                Tab::Triage => view! { <triage::TriageView /> }.into_any(),
             }}
         </main>
     }

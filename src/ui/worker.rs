@@ -89,5 +89,13 @@ fn handle(data: JsValue) {
         }
         ToWorker::Remove { id } => SESSION.with(|s| s.borrow_mut().remove(id)),
         ToWorker::Clear => SESSION.with(|s| s.borrow_mut().clear()),
+        ToWorker::Triage(req) => post(&SESSION.with(|s| s.borrow().triage(&req))),
+        ToWorker::PinWarmMedians(req) => {
+            post(&SESSION.with(|s| s.borrow_mut().pin_warm_medians(&req)))
+        }
+        ToWorker::PinKeys { keys, request } => {
+            post(&SESSION.with(|s| s.borrow_mut().pin_keys(&keys, &request)))
+        }
+        ToWorker::ClearPins(req) => post(&SESSION.with(|s| s.borrow_mut().clear_pins(&req))),
     }
 }
