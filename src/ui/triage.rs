@@ -719,6 +719,7 @@ fn Coverage(view: Arc<SessionTriageView>) -> impl IntoView {
                 data-unpinned=view.keys_unpinned.to_string()
                 data-other-kind=view.other_kind.len().to_string()
                 data-malformed=view.malformed.len().to_string()
+                data-warm-rows=r.warm_rows.to_string()
             >
                 {format!(
                     "warm keys pinned: {} · unpinned: {} · other-kind records: {} · malformed records: {} · warm rows: {} ({} older than their pin) · incomplete key: {}",
