@@ -980,4 +980,64 @@ mod tests {
         assert_eq!(v.pins.len(), 24);
         assert!(v.report.unpinned.is_empty());
     }
+
+    /// A real JAX profiler export (corpus `public/local-jax`, 3 compiles: jit_add,
+    /// jit_broadcast_in_dim, jit_step) is a trial *and* feeds the triage; its records lack
+    /// hardware, jax_version, precision and cache_state until the user fills them in.
+    #[test]
+    fn trace_compile_records_are_kept_and_filled_in_by_the_user() {
+        let path = format!(
+            "{}/../shared/corpus/public/local-jax/trial1_perfetto_trace.json.gz",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let bytes = std::fs::read(path).expect("corpus file");
+        let mut s = Session::new();
+        assert!(matches!(
+            s.import(7, "trial1_perfetto_trace.json.gz", &bytes, &mut |_| {}),
+            FromWorker::Imported { .. }
+        ));
+        assert_eq!(s.len(), 1, "the trace is still a trial");
+        let v = view(s.triage(&triage_req(1.0)));
+        assert_eq!(v.sources.len(), 1);
+        let src = &v.sources[0];
+        assert!(src.trace);
+        assert_eq!(src.records, 3);
+        for f in ["hardware", "precision", "cache_state"] {
+            assert!(
+                src.unknown_fields.iter().any(|u| u == f),
+                "{:?}",
+                src.unknown_fields
+            );
+        }
+        assert!(v.needs_fill);
+        assert_eq!(v.report.warm_rows, 0);
+        assert_eq!(v.report.incomplete.len(), 3);
+        let mut req = triage_req(1.0);
+        req.fills = vec![TraceFill {
+            id: 7,
+            defaults: KeyDefaults {
+                hardware: Some("cpu".into()),
+                hostname: Some("vm".into()),
+                jax_version: Some("0.10.2".into()),
+                precision: Some("fp32".into()),
+                cache_state: Some(CacheState::Warm),
+                transform: None,
+            },
+        }];
+        let v = view(s.triage(&req));
+        assert!(
+            v.sources[0].unknown_fields.is_empty(),
+            "{:?}",
+            v.sources[0].unknown_fields
+        );
+        assert!(!v.needs_fill);
+        assert_eq!(v.report.warm_rows, 3);
+        assert_eq!(v.keys_unpinned, 3);
+        assert_eq!(v.points.len(), 3);
+        // A fill-in for another file id changes nothing here.
+        req.fills[0].id = 8;
+        assert_eq!(view(s.triage(&req)).report.warm_rows, 0);
+        s.remove(7);
+        assert!(view(s.triage(&req)).sources.is_empty());
+    }
 }

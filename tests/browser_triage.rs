@@ -364,12 +364,111 @@ fn triage_cache_regression_against_baseline_pins() {
     });
 }
 
+/// A real JAX profiler export (corpus `public/local-jax`, 3 compiled functions) is a trial and a
+/// source of compile records; its missing key fields come from the fill-in form.
+#[test]
+fn triage_trace_records_take_the_users_key_fields() {
+    serial(async {
+        let server = Server::start(dist(), PREFIX);
+        let driver = Driver::start(&tmp());
+        let c = connect(&driver, &tmp()).await;
+        c.goto(&format!("http://127.0.0.1:{}{PREFIX}?demo=0", server.port))
+            .await
+            .unwrap();
+        let trace = PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/corpus/public/local-jax/trial1_perfetto_trace.json.gz"
+        ))
+        .canonicalize()
+        .unwrap();
+        pick(&c, &[trace.display().to_string()]).await;
+        click(&c, "[data-testid=tab-triage]").await;
+        let src = "tr[data-testid=trace-source][data-file=\"trial1_perfetto_trace.json.gz\"]";
+        wait_count(&c, src, 1).await;
+        let unknown = c
+            .find(Locator::Css(&format!("{src} td:last-child")))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(unknown.contains("hardware"), "{unknown}");
+        wait_attr(&c, "[data-testid=coverage-counts]", "data-warm-rows", "0").await;
+        click(&c, &format!("{src} [data-testid=fill-select]")).await;
+        for (id, v) in [
+            ("fill-hardware", "cpu"),
+            ("fill-hostname", "vm"),
+            ("fill-version", "0.10.2"),
+            ("fill-precision", "fp32"),
+        ] {
+            c.find(Locator::Css(&format!("[data-testid={id}]")))
+                .await
+                .unwrap()
+                .send_keys(v)
+                .await
+                .unwrap();
+        }
+        c.find(Locator::Css("[data-testid=fill-cache]"))
+            .await
+            .unwrap()
+            .select_by_value("warm")
+            .await
+            .unwrap();
+        click(&c, "[data-testid=fill-apply]").await;
+        wait_attr(&c, "[data-testid=coverage-counts]", "data-warm-rows", "3").await;
+        wait_count(&c, "tr[data-testid=triage-row][data-kind=unpinned]", 3).await;
+        let keys: Vec<String> = {
+            let mut v = Vec::new();
+            for r in c
+                .find_all(Locator::Css("tr[data-testid=triage-row]"))
+                .await
+                .unwrap()
+            {
+                v.push(r.attr("data-key").await.unwrap().unwrap_or_default());
+            }
+            v
+        };
+        assert!(
+            keys.iter()
+                .any(|k| k.starts_with("jit_add · jit · cpu · host vm · jax 0.10.2 · fp32 · warm")),
+            "{keys:?}"
+        );
+        let shot = c.screenshot().await.unwrap();
+        std::fs::write(tmp().join("triage_view.png"), shot).unwrap();
+        assert_local_only(&c, &server).await;
+        let _ = c.close().await;
+    });
+}
+
 #[test]
 fn triage_version_bump_expected_recompiles() {
     serial(async {
         let server = Server::start(dist(), PREFIX);
         let driver = Driver::start(&tmp());
         let c = open_and_pin_baseline(&server, &driver).await;
+        // The downloaded pins.json loads back through the pins picker after "clear pins".
+        let href = attr(&c, "[data-testid=download-pins]", "href")
+            .await
+            .expect("a download link");
+        let text = c
+            .execute(
+                "return fetch(arguments[0]).then(r => r.text())",
+                vec![Value::String(href)],
+            )
+            .await
+            .unwrap();
+        let pins_file = tmp().join("baseline_pins.json");
+        std::fs::write(&pins_file, text.as_str().unwrap()).unwrap();
+        click(&c, "[data-testid=clear-pins]").await;
+        wait_count(&c, "[data-testid=no-pins]", 1).await;
+        c.find(Locator::Css("[data-testid=pins-input]"))
+            .await
+            .unwrap()
+            .send_keys(&pins_file.display().to_string())
+            .await
+            .unwrap();
+        wait_attr(&c, "[data-testid=pin-count]", "data-pins", "12").await;
+        assert_eq!(count(&c, "tr[data-testid=trial-row]").await, 0);
         // Removing the baseline keeps its pins.
         click(
             &c,
@@ -428,6 +527,82 @@ fn triage_version_bump_expected_recompiles() {
         click(&c, "[data-testid=pin-selected]").await;
         wait_attr(&c, "[data-testid=pin-count]", "data-pins", "13").await;
         wait_count(&c, "tr[data-testid=triage-row][data-kind=unpinned]", 11).await;
+        assert_local_only(&c, &server).await;
+        let _ = c.close().await;
+    });
+}
+
+/// A real JAX profiler export (corpus `public/local-jax`, 3 compiled functions) is a trial and a
+/// source of compile records; its missing key fields come from the fill-in form.
+#[test]
+fn triage_trace_records_take_the_users_key_fields() {
+    serial(async {
+        let server = Server::start(dist(), PREFIX);
+        let driver = Driver::start(&tmp());
+        let c = connect(&driver, &tmp()).await;
+        c.goto(&format!("http://127.0.0.1:{}{PREFIX}?demo=0", server.port))
+            .await
+            .unwrap();
+        let trace = PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/corpus/public/local-jax/trial1_perfetto_trace.json.gz"
+        ))
+        .canonicalize()
+        .unwrap();
+        pick(&c, &[trace.display().to_string()]).await;
+        click(&c, "[data-testid=tab-triage]").await;
+        let src = "tr[data-testid=trace-source][data-file=\"trial1_perfetto_trace.json.gz\"]";
+        wait_count(&c, src, 1).await;
+        let unknown = c
+            .find(Locator::Css(&format!("{src} td:last-child")))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(unknown.contains("hardware"), "{unknown}");
+        wait_attr(&c, "[data-testid=coverage-counts]", "data-warm-rows", "0").await;
+        click(&c, &format!("{src} [data-testid=fill-select]")).await;
+        for (id, v) in [
+            ("fill-hardware", "cpu"),
+            ("fill-hostname", "vm"),
+            ("fill-version", "0.10.2"),
+            ("fill-precision", "fp32"),
+        ] {
+            c.find(Locator::Css(&format!("[data-testid={id}]")))
+                .await
+                .unwrap()
+                .send_keys(v)
+                .await
+                .unwrap();
+        }
+        c.find(Locator::Css("[data-testid=fill-cache]"))
+            .await
+            .unwrap()
+            .select_by_value("warm")
+            .await
+            .unwrap();
+        click(&c, "[data-testid=fill-apply]").await;
+        wait_attr(&c, "[data-testid=coverage-counts]", "data-warm-rows", "3").await;
+        wait_count(&c, "tr[data-testid=triage-row][data-kind=unpinned]", 3).await;
+        let keys: Vec<String> = {
+            let mut v = Vec::new();
+            for r in c
+                .find_all(Locator::Css("tr[data-testid=triage-row]"))
+                .await
+                .unwrap()
+            {
+                v.push(r.attr("data-key").await.unwrap().unwrap_or_default());
+            }
+            v
+        };
+        assert!(
+            keys.iter()
+                .any(|k| k.starts_with("jit_add · jit · cpu · host vm · jax 0.10.2 · fp32 · warm")),
+            "{keys:?}"
+        );
+        let shot = c.screenshot().await.unwrap();
+        std::fs::write(tmp().join("triage_view.png"), shot).unwrap();
         assert_local_only(&c, &server).await;
         let _ = c.close().await;
     });

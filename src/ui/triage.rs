@@ -44,6 +44,8 @@ pub struct TriageState {
     pub min_ratio: RwSignal<f64>,
     pub min_abs_s: RwSignal<f64>,
     pub load_threshold: RwSignal<f64>,
+    /// Compare load_avg_1m / cpu_count with the load threshold (default off).
+    pub load_per_core: RwSignal<bool>,
     /// The user's fill-ins per trace file.
     pub fills: RwSignal<BTreeMap<FileId, KeyDefaults>>,
     /// Trace files the fill-in form applies to.
@@ -72,6 +74,7 @@ impl TriageState {
             min_ratio: RwSignal::new(d.min_ratio),
             min_abs_s: RwSignal::new(d.min_abs_s),
             load_threshold: RwSignal::new(d.load_threshold),
+            load_per_core: RwSignal::new(d.load_per_core),
             fills: RwSignal::new(BTreeMap::new()),
             fill_selected: RwSignal::new(BTreeSet::new()),
             row_selected: RwSignal::new(BTreeMap::new()),
@@ -105,6 +108,7 @@ fn next_request(state: AppState) -> TriageRequest {
             min_ratio: t.min_ratio.get_untracked(),
             min_abs_s: t.min_abs_s.get_untracked(),
             load_threshold: t.load_threshold.get_untracked(),
+            load_per_core: t.load_per_core.get_untracked(),
             ..Params::default()
         },
         fills: t.fills.with_untracked(|f| {
@@ -630,6 +634,19 @@ fn Thresholds() -> impl IntoView {
             {field("drift ratio ≥ ", "min-ratio", t.min_ratio)}
             {field(" × pin; and absolute floor ≥ ", "min-abs", t.min_abs_s)}
             {field(" s; host load ≥ ", "load-threshold", t.load_threshold)}
+            <label>
+                " per core "
+                <input
+                    type="checkbox"
+                    data-testid="load-per-core"
+                    prop:checked=move || t.load_per_core.get()
+                    on:change=move |ev| {
+                        t.load_per_core.set(event_target_checked(&ev));
+                        request_triage(state);
+                    }
+                />
+            </label>
+            " "
             <button
                 class="small"
                 on:click=move |_| {
@@ -637,6 +654,7 @@ fn Thresholds() -> impl IntoView {
                     t.min_ratio.set(d.min_ratio);
                     t.min_abs_s.set(d.min_abs_s);
                     t.load_threshold.set(d.load_threshold);
+                    t.load_per_core.set(d.load_per_core);
                     request_triage(state);
                 }
             >
