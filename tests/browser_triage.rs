@@ -10,9 +10,16 @@
 //!   the table shows 31 `cache-regression` drift rows (31 actionable), and the per-key chart marks
 //!   drifted points against a pin line. A record file with a malformed line and an other-kind
 //!   line is listed (counts and `file:line` rows), not dropped.
-//! * `triage_version_bump_expected_recompiles`: baseline pinned, then the baseline file removed
+//! * `triage_version_bump_expected_recompiles`: baseline pinned; the downloaded `pins.json`
+//!   loads back through the pins picker after "clear pins" (12 pins); the baseline file removed
 //!   (pins stay) and `version_bump.jsonl` added; with the floor at 0.05 s: 34
-//!   `expected-recompile` drift rows plus 12 unpinned keys, 0 actionable.
+//!   `expected-recompile` drift rows plus 12 unpinned keys, 0 actionable; "pin selected rows" on
+//!   one unpinned key gives 13 pins and 11 unpinned keys.
+//! * `triage_trace_records_take_the_users_key_fields`: a real JAX profiler export (3 compiles)
+//!   lists hardware among its unknown fields; the fill-in form (hardware, hostname, framework
+//!   version, precision, cache state) applied to it makes 3 warm rows with complete keys (3
+//!   unpinned keys, e.g. `jit_add · jit · cpu · host vm · jax 0.10.2 · fp32 · warm`). Saves a
+//!   screenshot to `target/tmp/triage_view.png`.
 //!
 //! Both assert that every request the page made stayed on the test server (or data:/blob:).
 
