@@ -319,6 +319,8 @@ fn triage_cache_regression_against_baseline_pins() {
             1
         );
         assert!(count(&c, "[data-testid=key-chart] [data-testid=chart-point]").await > 0);
+        let shot = c.screenshot().await.unwrap();
+        std::fs::write(tmp().join("triage_cache_regression.png"), shot).unwrap();
         // The class filter narrows the table.
         c.find(Locator::Css("[data-testid=class-filter]"))
             .await

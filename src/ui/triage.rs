@@ -285,10 +285,7 @@ fn rows_of(v: &SessionTriageView) -> Vec<Row> {
             observed: None,
             ratio: None,
             evidence,
-            action: format!(
-                "unpinned: {} — pin it when these rows are the expected baseline",
-                u.classification.action()
-            ),
+            action: u.classification.action().to_string(),
             location: String::new(),
         }
     }));
