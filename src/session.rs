@@ -13,6 +13,15 @@
 //! [`AnalyseRequest`] is answered by one [`FromWorker::Analysed`] (or
 //! [`FromWorker::AnalyseFailed`] for a bad input pattern). Analyses follow
 //! `../shared/reference/scaling.md` through [`crate::analysis::scaling::run`].
+//!
+//! Compile triage (`../shared/reference/compile-triage.md`): a file that is not a trace but
+//! reads as a compile-record file is answered by [`FromWorker::RecordsImported`] (it is no
+//! trial and no failed import); a file named `*pins*.json` ([`is_pins_name`]) replaces the pins
+//! ([`FromWorker::PinsLoaded`]); a trace keeps its compile records
+//! ([`crate::formats::records::compile_records_from_model`]) beside its profile. Pins move only
+//! on [`ToWorker::PinWarmMedians`], [`ToWorker::PinKeys`], [`ToWorker::ClearPins`] or a pins
+//! file; a [`TriageRequest`] (thresholds, the user's key fill-ins per trace) is answered by one
+//! [`FromWorker::Triaged`] carrying a [`TriageView`].
 
 use serde::{Deserialize, Serialize};
 
