@@ -849,7 +849,7 @@ fn Table(view: Arc<SessionTriageView>) -> impl IntoView {
                     />
                 </label>
             </div>
-            <div class="scroll">
+            <div class="scroll tall">
                 <table class="triage" data-testid="triage-table">
                     <thead>
                         <tr>
