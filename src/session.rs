@@ -13,14 +13,26 @@
 //! [`AnalyseRequest`] is answered by one [`FromWorker::Analysed`] (or
 //! [`FromWorker::AnalyseFailed`] for a bad input pattern). Analyses follow
 //! `../shared/reference/scaling.md` through [`crate::analysis::scaling::run`].
+//!
+//! Compile triage (`../shared/reference/compile-triage.md`): a file that is not a trace but
+//! reads as a compile-record file is answered by [`FromWorker::RecordsImported`] (it is no
+//! trial and no failed import); a file named `*pins*.json` ([`is_pins_name`]) replaces the pins
+//! ([`FromWorker::PinsLoaded`]); a trace keeps its compile records
+//! ([`crate::formats::records::compile_records_from_model`]) beside its profile. Pins move only
+//! on [`ToWorker::PinWarmMedians`], [`ToWorker::PinKeys`], [`ToWorker::ClearPins`] or a pins
+//! file; a [`TriageRequest`] (thresholds, the user's key fill-ins per trace) is answered by one
+//! [`FromWorker::Triaged`] carrying a [`TriageView`].
 
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::collective_memory::{self as cm, RankSeries};
+use crate::analysis::compile_triage;
 use crate::analysis::scaling::{
     self, compile_input_regex, input_from_name, Metric, Params, Report, Trial, TrialProfile,
 };
+use crate::formats::records::{self, ExcludedRecord, KeyDefaults};
 use crate::formats::{self, chrome_json, ImportOptions};
+use crate::model::compile_record::{CacheState, CompileRecord, FullKey, Pin};
 use crate::model::Model;
 use crate::plot::downsample::lttb_series;
 
@@ -143,6 +155,19 @@ pub enum ToWorker {
     },
     /// Forget every file.
     Clear,
+    /// Run the compile triage ([`Session::triage`]).
+    Triage(TriageRequest),
+    /// Replace the pins by the warm medians of the records loaded now
+    /// ([`compile_triage::pins_from_records`]); answered by a [`FromWorker::Triaged`].
+    PinWarmMedians(TriageRequest),
+    /// Pin (or explicitly re-pin) the given full keys to the warm medians of their current
+    /// rows; other pins stay. Answered by a [`FromWorker::Triaged`].
+    PinKeys {
+        keys: Vec<FullKey>,
+        request: TriageRequest,
+    },
+    /// Forget every pin ("no pins" state). Answered by a [`FromWorker::Triaged`].
+    ClearPins(TriageRequest),
 }
 
 /// Messages from the worker to the app.
@@ -181,6 +206,16 @@ pub enum FromWorker {
     /// of the same drop arrived or left (a host name from sibling file names, an assigned rank);
     /// the app replaces its summaries of these ids. See [`Session::take_updates`].
     Updated { summaries: Vec<ImportSummary> },
+    /// The file was a compile-record file (not a trace): its counts for the record-files table.
+    RecordsImported { summary: RecordFileSummary },
+    /// The file was a `*pins*.json`; it replaced the session's pins.
+    PinsLoaded {
+        id: FileId,
+        name: String,
+        pins: usize,
+    },
+    /// The answer to a [`TriageRequest`] (or a pin command carrying one).
+    Triaged { seq: u64, view: Box<TriageView> },
 }
 
 /// A rank memory analysis request: a preset (`low`, `medium`, `high`) and knob overrides
@@ -317,6 +352,132 @@ fn draw_lane(label: &str, rank: u32, s: &RankSeries, offset: i64) -> MemoryLane 
     }
 }
 
+/// What the record-files table shows about one compile-record file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordFileSummary {
+    pub id: FileId,
+    pub name: String,
+    /// Records with every identity field present and well typed.
+    pub records: u64,
+    /// Records of another kind sharing the folder (compile-triage.md, "Input").
+    pub other_kind: u64,
+    /// Records with some key fields missing or mistyped, or lines that are not JSON.
+    pub malformed: u64,
+}
+
+/// Key fields the user filled in for one trace's derived compile records ([`KeyDefaults`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TraceFill {
+    pub id: FileId,
+    pub defaults: KeyDefaults,
+}
+
+/// A compile-triage request (compile-triage.md): thresholds and the user's key fill-ins.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TriageRequest {
+    /// Echoed in [`FromWorker::Triaged`] so stale answers can be ignored.
+    pub seq: u64,
+    pub params: compile_triage::Params,
+    /// Fill-ins per trace file (applied only where the trace says nothing).
+    pub fills: Vec<TraceFill>,
+}
+
+/// One pin as shown (compile-triage.md, "Pins").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PinView {
+    pub key: FullKey,
+    pub key_text: String,
+    /// Pinned compile time, seconds.
+    pub compile_s: f64,
+    pub source: String,
+    /// ISO 8601, when known.
+    pub source_timestamp: Option<String>,
+}
+
+/// One loaded file as the triage sees it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TriageSource {
+    pub id: FileId,
+    pub name: String,
+    /// True for a trace whose compile slices became records; false for a record file.
+    pub trace: bool,
+    /// Usable records (trace-derived ones may still lack key fields).
+    pub records: u64,
+    /// Identity fields that some of this file's records lack after the fill-ins
+    /// ([`compile_triage::unknown_fields`]).
+    pub unknown_fields: Vec<String>,
+}
+
+/// An excluded record with the file it came from, as listed in the coverage summary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExcludedView {
+    /// `file:line` or `file[index]`.
+    pub location: String,
+    pub reason: String,
+}
+
+/// One point of the per-key chart: a record with a complete key and a compile time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChartPoint {
+    /// The full key without its cache state, rendered readably (the chart's series id).
+    pub series: String,
+    pub cold: bool,
+    /// Seconds since the Unix epoch; `None` when the record has no timestamp.
+    pub unix_s: Option<f64>,
+    /// Compile time, seconds.
+    pub compile_s: f64,
+    /// True when this row is a drift finding.
+    pub drift: bool,
+    /// `file:line` of the record.
+    pub location: String,
+}
+
+/// Everything the triage view shows, computed in the worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TriageView {
+    pub report: compile_triage::Report,
+    /// The pins in force (sorted by key); empty = "no pins".
+    pub pins: Vec<PinView>,
+    /// `pins.json` text of [`TriageView::pins`] ([`records::pins_to_json`]).
+    pub pins_json: String,
+    pub sources: Vec<TriageSource>,
+    pub other_kind: Vec<ExcludedView>,
+    pub malformed: Vec<ExcludedView>,
+    /// Warm full keys with a pin / without one.
+    pub keys_pinned: u64,
+    pub keys_unpinned: u64,
+    pub points: Vec<ChartPoint>,
+    /// Pinned seconds per chart series (warm pins only).
+    pub series_pins: Vec<(String, f64)>,
+    /// True when some file was a trace without a complete key after the fill-ins.
+    pub needs_fill: bool,
+}
+
+/// The chart series of a key: its text without the cache state.
+pub fn series_of(k: &FullKey) -> String {
+    format!(
+        "{} · {} · {} · host {} · jax {} · {}",
+        k.cell, k.transform, k.hardware, k.hostname, k.jax_version, k.precision
+    )
+}
+
+/// Compile records of one dropped file, kept after import.
+struct TriageFile {
+    id: FileId,
+    name: String,
+    trace: bool,
+    /// As read (trace-derived records are not filled in yet).
+    records: Vec<CompileRecord>,
+    other_kind: Vec<ExcludedRecord>,
+    malformed: Vec<ExcludedRecord>,
+}
+
+/// True for a base name like `pins.json`, `baseline_pins.json`.
+pub fn is_pins_name(name: &str) -> bool {
+    let b = base_name(name).to_ascii_lowercase();
+    b.contains("pins") && b.ends_with(".json")
+}
+
 struct Entry {
     summary: ImportSummary,
     profile: TrialProfile,
@@ -344,6 +505,10 @@ pub struct Session {
     failed: Vec<(FileId, String)>,
     /// Ids of earlier files whose summary changed since [`Session::take_updates`].
     updated: Vec<FileId>,
+    /// Compile records of every record file and trace (compile-triage.md).
+    triage: Vec<TriageFile>,
+    /// The pins in force; they change only through explicit pin commands or a pins file.
+    pins: Vec<Pin>,
 }
 
 impl Session {
@@ -373,10 +538,33 @@ impl Session {
         progress: &mut dyn FnMut(f64),
     ) -> FromWorker {
         self.remove(id);
+        if is_pins_name(name) {
+            return match records::parse_pins(bytes) {
+                Ok(pins) => {
+                    self.pins = pins;
+                    self.pins.sort_by(|a, b| a.key.cmp(&b.key));
+                    FromWorker::PinsLoaded {
+                        id,
+                        name: name.to_string(),
+                        pins: self.pins.len(),
+                    }
+                }
+                Err(e) => FromWorker::ImportFailed {
+                    id,
+                    name: name.to_string(),
+                    message: format!("{name}: {e}"),
+                },
+            };
+        }
         let artifact = match formats::import_with(name, bytes, &ImportOptions::default(), progress)
         {
             Ok(a) => a,
             Err(e) => {
+                // Not a trace: a compile-record file (compile-triage.md) is listed on its own.
+                if let Some(msg) = self.import_records(id, name, bytes) {
+                    progress(1.0);
+                    return msg;
+                }
                 self.failed.push((id, name.to_string()));
                 return FromWorker::ImportFailed {
                     id,
@@ -385,6 +573,17 @@ impl Session {
                 };
             }
         };
+        let compile_records = records::compile_records_from_model(&artifact.model, name);
+        if !compile_records.is_empty() {
+            self.triage.push(TriageFile {
+                id,
+                name: name.to_string(),
+                trace: true,
+                records: compile_records,
+                other_kind: Vec::new(),
+                malformed: Vec::new(),
+            });
+        }
         let profile = scaling::profile(&artifact.artifact_id, &artifact.model);
         let m = &artifact.model;
         let default_input = compile_input_regex(scaling::DEFAULT_INPUT_PATTERN)
@@ -457,7 +656,7 @@ impl Session {
     }
 
     /// Forgets file `id` (imported or failed). Facts derived from the files of its drop are
-    /// derived again (see [`Session::take_updates`]).
+    /// derived again (see [`Session::take_updates`]). Pins stay.
     pub fn remove(&mut self, id: FileId) {
         let before = self.entries.len();
         self.entries.retain(|e| e.summary.id != id);
@@ -466,13 +665,15 @@ impl Session {
         if self.entries.len() != before {
             self.derive_drop_facts();
         }
+        self.triage.retain(|t| t.id != id);
     }
 
-    /// Forgets every file.
+    /// Forgets every file. Pins stay (they move only on an explicit command).
     pub fn clear(&mut self) {
         self.entries.clear();
         self.failed.clear();
         self.updated.clear();
+        self.triage.clear();
     }
 
     /// The summary of imported file `id`, as it is now.
@@ -584,6 +785,183 @@ impl Session {
                     }
                 }
             }
+        }
+    }
+
+    /// Reads `bytes` as a compile-record file; `None` when they are not one (then the trace
+    /// importer's error stands).
+    fn import_records(&mut self, id: FileId, name: &str, bytes: &[u8]) -> Option<FromWorker> {
+        let f = records::parse_records(name, bytes).ok()?;
+        if f.records.is_empty() && f.other_kind.is_empty() && f.malformed.is_empty() {
+            return None;
+        }
+        let summary = RecordFileSummary {
+            id,
+            name: name.to_string(),
+            records: f.records.len() as u64,
+            other_kind: f.other_kind.len() as u64,
+            malformed: f.malformed.len() as u64,
+        };
+        self.triage.push(TriageFile {
+            id,
+            name: name.to_string(),
+            trace: false,
+            records: f.records,
+            other_kind: f.other_kind,
+            malformed: f.malformed,
+        });
+        Some(FromWorker::RecordsImported { summary })
+    }
+
+    /// Number of pins in force.
+    pub fn pin_count(&self) -> usize {
+        self.pins.len()
+    }
+
+    /// Every loaded compile record, trace-derived ones filled in with `fills`, in load order.
+    fn triage_records(&self, fills: &[TraceFill]) -> Vec<CompileRecord> {
+        let mut out = Vec::new();
+        for t in &self.triage {
+            let fill = fills.iter().find(|f| f.id == t.id && t.trace);
+            for r in &t.records {
+                let mut r = r.clone();
+                if let Some(f) = fill {
+                    f.defaults.fill(&mut r);
+                }
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    /// Replaces the pins with the warm medians of every loaded record
+    /// ([`compile_triage::pins_from_records`]), then runs [`Session::triage`].
+    pub fn pin_warm_medians(&mut self, req: &TriageRequest) -> FromWorker {
+        self.pins = compile_triage::pins_from_records(&self.triage_records(&req.fills));
+        self.triage(req)
+    }
+
+    /// Pins (or explicitly re-pins) `keys` to the warm medians of their loaded rows; other
+    /// pins stay. A key without warm rows is left as it was. Then runs [`Session::triage`].
+    pub fn pin_keys(&mut self, keys: &[FullKey], req: &TriageRequest) -> FromWorker {
+        let recs: Vec<CompileRecord> = self
+            .triage_records(&req.fills)
+            .into_iter()
+            .filter(|r| r.full_key().is_some_and(|k| keys.contains(&k)))
+            .collect();
+        let new = compile_triage::pins_from_records(&recs);
+        self.pins.retain(|p| !new.iter().any(|n| n.key == p.key));
+        self.pins.extend(new);
+        self.pins.sort_by(|a, b| a.key.cmp(&b.key));
+        self.triage(req)
+    }
+
+    /// Forgets every pin ("no pins"), then runs [`Session::triage`].
+    pub fn clear_pins(&mut self, req: &TriageRequest) -> FromWorker {
+        self.pins.clear();
+        self.triage(req)
+    }
+
+    /// Runs the compile triage ([`compile_triage::run`]) over every loaded record with the
+    /// pins in force, and gathers the view: coverage, excluded rows, chart points.
+    pub fn triage(&self, req: &TriageRequest) -> FromWorker {
+        let recs = self.triage_records(&req.fills);
+        let report = compile_triage::run(&recs, &self.pins, &req.params);
+        let drift: std::collections::BTreeSet<String> = report
+            .findings
+            .iter()
+            .map(|f| f.location.to_string())
+            .collect();
+        let mut warm_keys = std::collections::BTreeSet::new();
+        let mut points = Vec::new();
+        for r in &recs {
+            let (Some(k), Some(s)) = (r.full_key(), r.compile_s) else {
+                continue;
+            };
+            if !s.is_finite() {
+                continue;
+            }
+            let loc = r.location.to_string();
+            if k.cache_state == CacheState::Warm {
+                warm_keys.insert(k.clone());
+            }
+            points.push(ChartPoint {
+                series: series_of(&k),
+                cold: k.cache_state == CacheState::Cold,
+                unix_s: r.timestamp.as_ref().map(|t| t.unix_ns as f64 / 1e9),
+                compile_s: s,
+                drift: drift.contains(&loc),
+                location: loc,
+            });
+        }
+        let keys_pinned = warm_keys
+            .iter()
+            .filter(|k| self.pins.iter().any(|p| &p.key == *k))
+            .count() as u64;
+        let excluded = |v: &Vec<ExcludedRecord>| -> Vec<ExcludedView> {
+            v.iter()
+                .map(|e| ExcludedView {
+                    location: e.location.to_string(),
+                    reason: e.reason.clone(),
+                })
+                .collect()
+        };
+        let mut other_kind = Vec::new();
+        let mut malformed = Vec::new();
+        let mut sources = Vec::new();
+        let mut needs_fill = false;
+        for t in &self.triage {
+            other_kind.extend(excluded(&t.other_kind));
+            malformed.extend(excluded(&t.malformed));
+            let mine: Vec<CompileRecord> = recs
+                .iter()
+                .filter(|r| r.location.file == t.name)
+                .cloned()
+                .collect();
+            let unknown: Vec<String> = compile_triage::unknown_fields(&mine)
+                .into_iter()
+                .map(str::to_string)
+                .collect();
+            needs_fill |= t.trace && !unknown.is_empty();
+            sources.push(TriageSource {
+                id: t.id,
+                name: t.name.clone(),
+                trace: t.trace,
+                records: t.records.len() as u64,
+                unknown_fields: unknown,
+            });
+        }
+        let series_pins = self
+            .pins
+            .iter()
+            .filter(|p| p.key.cache_state == CacheState::Warm)
+            .map(|p| (series_of(&p.key), p.compile_s))
+            .collect();
+        FromWorker::Triaged {
+            seq: req.seq,
+            view: Box::new(TriageView {
+                pins_json: records::pins_to_json(&self.pins),
+                pins: self
+                    .pins
+                    .iter()
+                    .map(|p| PinView {
+                        key_text: p.key.to_string(),
+                        key: p.key.clone(),
+                        compile_s: p.compile_s,
+                        source: p.source.clone(),
+                        source_timestamp: p.source_timestamp.as_ref().map(|t| t.text.clone()),
+                    })
+                    .collect(),
+                sources,
+                other_kind,
+                malformed,
+                keys_pinned,
+                keys_unpinned: warm_keys.len() as u64 - keys_pinned,
+                points,
+                series_pins,
+                needs_fill,
+                report,
+            }),
         }
     }
 
@@ -1071,5 +1449,192 @@ mod tests {
         let j = serde_json::to_string(&p).unwrap();
         assert_eq!(serde_json::from_str::<FromWorker>(&j).unwrap(), p);
         assert_eq!(base_name("a/b\\c.pb"), "c.pb");
+    }
+
+    fn jax(name: &str) -> Vec<u8> {
+        std::fs::read(format!(
+            "{}/../shared/corpus/jax_compile/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .expect("corpus file (../shared beside the checkout)")
+    }
+
+    fn triage_req(min_abs_s: f64) -> TriageRequest {
+        TriageRequest {
+            seq: 1,
+            params: compile_triage::Params {
+                min_abs_s,
+                ..compile_triage::Params::default()
+            },
+            fills: vec![],
+        }
+    }
+
+    fn view(m: FromWorker) -> Box<TriageView> {
+        match m {
+            FromWorker::Triaged { view, .. } => view,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn record_files_are_routed_to_the_triage_and_pins_come_from_the_baseline_only() {
+        let mut s = Session::new();
+        match s.import(1, "jax/baseline.jsonl", &jax("baseline.jsonl"), &mut |_| {}) {
+            FromWorker::RecordsImported { summary } => {
+                assert_eq!(summary.records, 72);
+                assert_eq!((summary.other_kind, summary.malformed), (0, 0));
+            }
+            other => panic!("{other:?}"),
+        }
+        // A record file is no trial of the scaling analysis and no failed import.
+        assert_eq!(s.len(), 0);
+        assert!(s.failed.is_empty());
+        let v = view(s.triage(&triage_req(0.05)));
+        assert!(v.pins.is_empty(), "no pins until the user pins");
+        assert_eq!(v.report.pins, 0);
+        assert_eq!(v.keys_unpinned, 12);
+        let v = view(s.pin_warm_medians(&triage_req(0.05)));
+        assert_eq!(v.pins.len(), 12);
+        assert_eq!(
+            records::parse_pins(v.pins_json.as_bytes()).unwrap().len(),
+            12
+        );
+        assert!(matches!(
+            s.import(
+                2,
+                "cache_regression.jsonl",
+                &jax("cache_regression.jsonl"),
+                &mut |_| {}
+            ),
+            FromWorker::RecordsImported { .. }
+        ));
+        // Adding rows never moves a pin.
+        let v = view(s.triage(&triage_req(0.05)));
+        assert_eq!(v.pins.len(), 12);
+        assert_eq!(v.report.counts["cache-regression"], 31);
+        assert_eq!(v.report.findings.len(), 31);
+        assert_eq!(v.points.iter().filter(|p| p.drift).count(), 31);
+        assert_eq!((v.keys_pinned, v.keys_unpinned), (12, 0));
+        let v = view(s.triage(&triage_req(1.0)));
+        assert!(v.report.findings.is_empty());
+        // A malformed line is listed with its file and line; the file still loads.
+        let bad = b"{\"cell\": \"f\", \"transform\": \"jit\", \"hardware\": \"cpu\", \"compile_s\": 1.0}\n{\"kind\": \"note\"}\nnot json\n";
+        match s.import(3, "odd.jsonl", bad, &mut |_| {}) {
+            FromWorker::RecordsImported { summary } => {
+                assert_eq!(
+                    (summary.other_kind, summary.malformed),
+                    (1, 2),
+                    "{summary:?}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let v = view(s.triage(&triage_req(0.05)));
+        assert!(
+            v.malformed.iter().any(|m| m.location == "odd.jsonl:1"),
+            "{:?}",
+            v.malformed
+        );
+        assert!(v.malformed.iter().any(|m| m.location == "odd.jsonl:3"));
+        assert_eq!(v.other_kind[0].location, "odd.jsonl:2");
+        // A pins file replaces the pins; clearing them is the "no pins" state again.
+        let pins_json = v.pins_json.clone();
+        let v = view(s.clear_pins(&triage_req(0.05)));
+        assert!(v.pins.is_empty());
+        assert!(v.report.findings.is_empty());
+        assert!(matches!(
+            s.import(4, "my_pins.json", pins_json.as_bytes(), &mut |_| {}),
+            FromWorker::PinsLoaded { pins: 12, .. }
+        ));
+        assert!(matches!(
+            s.import(5, "bad_pins.json", b"{\"pins\": 3}", &mut |_| {}),
+            FromWorker::ImportFailed { .. }
+        ));
+        assert_eq!(s.pin_count(), 12);
+    }
+
+    #[test]
+    fn version_bump_shows_expected_recompiles_and_unpinned_keys() {
+        let mut s = Session::new();
+        s.import(1, "baseline.jsonl", &jax("baseline.jsonl"), &mut |_| {});
+        s.pin_warm_medians(&triage_req(0.05));
+        s.remove(1);
+        assert_eq!(s.pin_count(), 12, "removing the file keeps the pins");
+        s.import(
+            2,
+            "version_bump.jsonl",
+            &jax("version_bump.jsonl"),
+            &mut |_| {},
+        );
+        let v = view(s.triage(&triage_req(0.05)));
+        assert_eq!(v.report.counts["expected-recompile"], 34);
+        assert_eq!(v.report.findings.len(), 34);
+        assert_eq!(v.report.unpinned.len(), 12);
+        // Pinning the unpinned keys explicitly moves only those.
+        let keys: Vec<FullKey> = v.report.unpinned.iter().map(|u| u.key.clone()).collect();
+        let v = view(s.pin_keys(&keys, &triage_req(0.05)));
+        assert_eq!(v.pins.len(), 24);
+        assert!(v.report.unpinned.is_empty());
+    }
+
+    /// A real JAX profiler export (corpus `public/local-jax`, 3 compiles: jit_add,
+    /// jit_broadcast_in_dim, jit_step) is a trial *and* feeds the triage; its records lack
+    /// hardware, jax_version, precision and cache_state until the user fills them in.
+    #[test]
+    fn trace_compile_records_are_kept_and_filled_in_by_the_user() {
+        let path = format!(
+            "{}/../shared/corpus/public/local-jax/trial1_perfetto_trace.json.gz",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let bytes = std::fs::read(path).expect("corpus file");
+        let mut s = Session::new();
+        assert!(matches!(
+            s.import(7, "trial1_perfetto_trace.json.gz", &bytes, &mut |_| {}),
+            FromWorker::Imported { .. }
+        ));
+        assert_eq!(s.len(), 1, "the trace is still a trial");
+        let v = view(s.triage(&triage_req(1.0)));
+        assert_eq!(v.sources.len(), 1);
+        let src = &v.sources[0];
+        assert!(src.trace);
+        assert_eq!(src.records, 3);
+        for f in ["hardware", "precision", "cache_state"] {
+            assert!(
+                src.unknown_fields.iter().any(|u| u == f),
+                "{:?}",
+                src.unknown_fields
+            );
+        }
+        assert!(v.needs_fill);
+        assert_eq!(v.report.warm_rows, 0);
+        assert_eq!(v.report.incomplete.len(), 3);
+        let mut req = triage_req(1.0);
+        req.fills = vec![TraceFill {
+            id: 7,
+            defaults: KeyDefaults {
+                hardware: Some("cpu".into()),
+                hostname: Some("vm".into()),
+                jax_version: Some("0.10.2".into()),
+                precision: Some("fp32".into()),
+                cache_state: Some(CacheState::Warm),
+                transform: None,
+            },
+        }];
+        let v = view(s.triage(&req));
+        assert!(
+            v.sources[0].unknown_fields.is_empty(),
+            "{:?}",
+            v.sources[0].unknown_fields
+        );
+        assert!(!v.needs_fill);
+        assert_eq!(v.report.warm_rows, 3);
+        assert_eq!(v.keys_unpinned, 3);
+        assert_eq!(v.points.len(), 3);
+        // A fill-in for another file id changes nothing here.
+        req.fills[0].id = 8;
+        assert_eq!(view(s.triage(&req)).report.warm_rows, 0);
+        s.remove(7);
+        assert!(view(s.triage(&req)).sources.is_empty());
     }
 }

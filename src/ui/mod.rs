@@ -11,6 +11,7 @@ pub mod files;
 pub mod memory;
 pub mod scaling;
 pub mod scatter;
+pub mod triage;
 pub mod worker;
 
 use std::cell::{Cell, RefCell};
@@ -70,6 +71,8 @@ pub struct Timing {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tab {
     Scaling,
+    /// Compile-drift triage ([`triage::TriageView`]).
+    Triage,
     /// Rank memory timelines ([`memory`]).
     Memory,
 }
@@ -90,6 +93,8 @@ pub struct AppState {
     pub timing: RwSignal<Timing>,
     pub demo_status: RwSignal<Option<String>>,
     pub tab: RwSignal<Tab>,
+    /// State of the compile-triage view.
+    pub triage: triage::TriageState,
     /// The latest memory view ([`memory`]).
     pub memory: RwSignal<Option<Arc<crate::session::MemoryView>>>,
     pub memory_error: RwSignal<Option<String>>,
@@ -113,6 +118,7 @@ impl AppState {
             timing: RwSignal::new(Timing::default()),
             demo_status: RwSignal::new(None),
             tab: RwSignal::new(Tab::Scaling),
+            triage: triage::TriageState::new(),
             memory: RwSignal::new(None),
             memory_error: RwSignal::new(None),
             memory_preset: RwSignal::new("medium".to_string()),
@@ -175,6 +181,13 @@ fn post_raw(msg: JsValue, buffer: Option<js_sys::ArrayBuffer>) {
             web_sys::console::error_1(&e);
         }
     });
+}
+
+/// Posts a message without bytes to the worker (queued until it is ready).
+pub fn post_to_worker(msg: &ToWorker) {
+    if let Some(m) = to_js(msg) {
+        post_raw(m, None);
+    }
 }
 
 fn to_js(msg: &ToWorker) -> Option<JsValue> {
@@ -244,6 +257,7 @@ pub fn remove_file(state: AppState, id: FileId) {
         post_raw(m, None);
     }
     request_analysis(state);
+    triage::forget_file(state, id);
 }
 
 /// Removes every file.
@@ -258,6 +272,7 @@ pub fn clear_files(state: AppState) {
     if let Some(m) = to_js(&ToWorker::Clear) {
         post_raw(m, None);
     }
+    triage::forget_all(state);
 }
 
 /// Asks the worker for a new report from the current settings. Waits while files are still
@@ -357,6 +372,7 @@ fn on_message(state: AppState, data: JsValue) {
                 r.status.set(Status::Imported(Arc::from(summary)));
             }
             request_analysis(state);
+            triage::request_triage(state);
         }
         FromWorker::Updated { summaries } => {
             for summary in summaries {
@@ -372,6 +388,7 @@ fn on_message(state: AppState, data: JsValue) {
                 r.status.set(Status::Failed(message));
             }
             request_analysis(state);
+            triage::request_triage(state);
         }
         FromWorker::Analysed {
             seq,
@@ -410,6 +427,18 @@ fn on_message(state: AppState, data: JsValue) {
             finish_analysis(state, seq);
             state.analysis_error.set(Some(message));
         }
+        // Record and pins files leave the trial table: the triage view lists them.
+        FromWorker::RecordsImported { summary } => {
+            state.files.update(|f| f.retain(|r| r.id != summary.id));
+            triage::records_imported(state, summary);
+            request_analysis(state);
+        }
+        FromWorker::PinsLoaded { id, name, pins } => {
+            state.files.update(|f| f.retain(|r| r.id != id));
+            triage::pins_loaded(state, name, pins);
+            request_analysis(state);
+        }
+        FromWorker::Triaged { seq, view } => triage::triaged(state, seq, view),
         FromWorker::MemoryAnalysed { seq, view } => {
             if seq == memory::latest_seq() {
                 state.memory_error.set(None);
@@ -530,6 +559,7 @@ pub fn App() -> impl IntoView {
             </span>
             <nav>
                 {tab_button(Tab::Scaling, "Scaling", "tab-scaling")}
+                {tab_button(Tab::Triage, "Compile triage", "tab-triage")}
                 {tab_button(Tab::Memory, "Memory", "tab-memory")}
             </nav>
         </header>
@@ -537,6 +567,7 @@ pub fn App() -> impl IntoView {
             <files::DropZone />
             {move || match state.tab.get() {
                 Tab::Scaling => view! { <scaling::ScalingView /> }.into_any(),
+                Tab::Triage => view! { <triage::TriageView /> }.into_any(),
                 Tab::Memory => view! { <memory::MemoryTab /> }.into_any(),
             }}
         </main>

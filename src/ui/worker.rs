@@ -97,6 +97,14 @@ fn handle(data: JsValue) {
             post_updates();
         }
         ToWorker::Clear => SESSION.with(|s| s.borrow_mut().clear()),
+        ToWorker::Triage(req) => post(&SESSION.with(|s| s.borrow().triage(&req))),
+        ToWorker::PinWarmMedians(req) => {
+            post(&SESSION.with(|s| s.borrow_mut().pin_warm_medians(&req)))
+        }
+        ToWorker::PinKeys { keys, request } => {
+            post(&SESSION.with(|s| s.borrow_mut().pin_keys(&keys, &request)))
+        }
+        ToWorker::ClearPins(req) => post(&SESSION.with(|s| s.borrow_mut().clear_pins(&req))),
     }
 }
 

@@ -1,0 +1,542 @@
+//! Browser tests of the compile-triage view: the built site (`dist/`, from
+//! `trunk build --release --offline`) served from 127.0.0.1 under `/trialscope/`, driven
+//! through chromedriver + headless Chromium (harness in `tests/browser/harness.rs`).
+//!
+//! * `triage_cache_regression_against_baseline_pins`: picks the corpus `jax_compile/baseline.jsonl`
+//!   (a record file, listed in the record-files table with 72 records, not as a failed trace),
+//!   shows "no pins", clicks "pin the current warm medians" (12 pins, from the baseline set only),
+//!   checks the `pins.json` download link is a `blob:` URL whose text holds 12 pins, then adds
+//!   `cache_regression.jsonl`: default gates give 0 drift rows; with the absolute floor at 0.05 s
+//!   the table shows 31 `cache-regression` drift rows (31 actionable), and the per-key chart marks
+//!   drifted points against a pin line. A record file with a malformed line and an other-kind
+//!   line is listed (counts and `file:line` rows), not dropped.
+//! * `triage_version_bump_expected_recompiles`: baseline pinned; the downloaded `pins.json`
+//!   loads back through the pins picker after "clear pins" (12 pins); the baseline file removed
+//!   (pins stay) and `version_bump.jsonl` added; with the floor at 0.05 s: 34
+//!   `expected-recompile` drift rows plus 12 unpinned keys, 0 actionable; "pin selected rows" on
+//!   one unpinned key gives 13 pins and 11 unpinned keys.
+//! * `triage_trace_records_take_the_users_key_fields`: a real JAX profiler export (3 compiles)
+//!   lists hardware among its unknown fields; the fill-in form (hardware, hostname, framework
+//!   version, precision, cache state) applied to it makes 3 warm rows with complete keys (3
+//!   unpinned keys, e.g. `jit_add · jit · cpu · host vm · jax 0.10.2 · fp32 · warm`). Saves a
+//!   screenshot to `target/tmp/triage_view.png`.
+//!
+//! Both assert that every request the page made stayed on the test server (or data:/blob:).
+
+#[path = "browser/harness.rs"]
+mod harness;
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use fantoccini::{Client, Locator};
+use harness::{connect, log_entries, requested_urls, wait_until, Driver, Server};
+use serde_json::Value;
+
+const PREFIX: &str = "/trialscope/";
+/// One browser at a time: the machine may have only 2 cores.
+static SERIAL: Mutex<()> = Mutex::new(());
+const WAIT: Duration = Duration::from_secs(60);
+
+fn serial(f: impl std::future::Future<Output = ()>) {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+        .block_on(f);
+}
+
+fn dist() -> PathBuf {
+    let d = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/dist"));
+    assert!(
+        d.join("index.html").is_file(),
+        "dist/index.html is missing: build the site first with `trunk build --release --offline`"
+    );
+    d
+}
+
+fn tmp() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+}
+
+/// A corpus record set, canonicalized.
+fn jax(name: &str) -> String {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/jax_compile"
+    ))
+    .join(name)
+    .canonicalize()
+    .expect("../shared/corpus/jax_compile beside the checkout")
+    .display()
+    .to_string()
+}
+
+/// A record file with one malformed record (key fields missing), one record of another kind
+/// and one line that is not JSON.
+fn odd_record_file() -> String {
+    let p = tmp().join("odd_records.jsonl");
+    std::fs::write(
+        &p,
+        "{\"cell\": \"f\", \"transform\": \"jit\", \"hardware\": \"cpu\", \"compile_s\": 1.0}\n\
+         {\"kind\": \"note\", \"text\": \"<b>not html</b>\"}\n\
+         not json at all\n",
+    )
+    .unwrap();
+    p.display().to_string()
+}
+
+async fn attr(c: &Client, css: &str, name: &str) -> Option<String> {
+    let e = c.find(Locator::Css(css)).await.ok()?;
+    e.attr(name).await.ok().flatten()
+}
+
+async fn count(c: &Client, css: &str) -> usize {
+    c.find_all(Locator::Css(css)).await.map_or(0, |v| v.len())
+}
+
+async fn click(c: &Client, css: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("click {css}: {e}"));
+}
+
+/// Picks files through the page's file input.
+async fn pick(c: &Client, paths: &[String]) {
+    let input = c
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::Css("#file-input"))
+        .await
+        .expect("the app mounted its file input");
+    input.send_keys(&paths.join("\n")).await.unwrap();
+}
+
+/// Waits until `css`'s attribute `name` equals `want`.
+async fn wait_attr(c: &Client, css: &str, name: &str, want: &str) {
+    let what = format!("{css} [{name}={want}]");
+    wait_until(WAIT, &what, || async {
+        (attr(c, css, name).await.as_deref() == Some(want)).then_some(())
+    })
+    .await;
+}
+
+/// Waits until exactly `n` elements match `css`.
+async fn wait_count(c: &Client, css: &str, n: usize) {
+    let what = format!("{n} × {css}");
+    wait_until(WAIT, &what, || async {
+        (count(c, css).await == n).then_some(())
+    })
+    .await;
+}
+
+/// Types `value` into the threshold input `testid` and commits it (change event).
+async fn set_threshold(c: &Client, testid: &str, value: &str) {
+    let css = format!("[data-testid={testid}]");
+    let e = c.find(Locator::Css(&css)).await.unwrap();
+    e.clear().await.unwrap();
+    e.send_keys(value).await.unwrap();
+    // Leaving the field fires `change`.
+    click(c, "[data-testid=triage-summary]").await;
+}
+
+/// Opens the page, picks the baseline, switches to the triage tab and pins its warm medians.
+async fn open_and_pin_baseline(server: &Server, driver: &Driver) -> Client {
+    let c = connect(driver, &tmp()).await;
+    c.goto(&format!("http://127.0.0.1:{}{PREFIX}?demo=0", server.port))
+        .await
+        .unwrap();
+    pick(&c, &[jax("baseline.jsonl")]).await;
+    click(&c, "[data-testid=tab-triage]").await;
+    let base = "tr[data-testid=record-file-row][data-file=\"baseline.jsonl\"]";
+    wait_count(&c, base, 1).await;
+    let records = c
+        .find(Locator::Css(&format!("{base} [data-testid=records]")))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(records, "72");
+    // A record file is not a trace: no failed import, no trial row.
+    assert_eq!(count(&c, "[data-testid=file-error]").await, 0);
+    assert_eq!(count(&c, "tr[data-testid=trial-row]").await, 0);
+    // "No pins" is its own state, with the offer to pin.
+    wait_count(&c, "[data-testid=pin-warm-medians]", 1).await;
+    let no_pins = c
+        .find(Locator::Css("[data-testid=no-pins]"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(no_pins.contains("not an all-clear"), "{no_pins}");
+    assert_eq!(
+        count(&c, "tr[data-testid=triage-row][data-kind=drift]").await,
+        0
+    );
+    click(&c, "[data-testid=pin-warm-medians]").await;
+    wait_attr(&c, "[data-testid=pin-count]", "data-pins", "12").await;
+    wait_attr(&c, "[data-testid=coverage-counts]", "data-pinned", "12").await;
+    c
+}
+
+/// Asserts that every request went to the test server (or data:/blob:) and got 200.
+async fn assert_local_only(c: &Client, server: &Server) {
+    let entries = log_entries(c, "performance").await;
+    let urls = requested_urls(&entries);
+    assert!(!urls.is_empty(), "the performance log recorded no request");
+    let origin = format!("http://127.0.0.1:{}/", server.port);
+    for u in &urls {
+        let internal = u.starts_with("chrome://") || u.starts_with("about:");
+        let local = u.starts_with(&origin) || u.starts_with("data:") || u.starts_with("blob:");
+        assert!(internal || local, "a request left the test server: {u}");
+    }
+    let log = server.log.lock().unwrap().clone();
+    assert!(!log.is_empty());
+    for (m, p, s) in &log {
+        assert_eq!(*s, 200, "the server answered {s} to {m} {p}");
+        assert!(
+            p.starts_with(PREFIX),
+            "request outside the sub-path: {m} {p}"
+        );
+    }
+}
+
+#[test]
+fn triage_cache_regression_against_baseline_pins() {
+    serial(async {
+        let server = Server::start(dist(), PREFIX);
+        let driver = Driver::start(&tmp());
+        let c = open_and_pin_baseline(&server, &driver).await;
+
+        // download pins.json: a blob: link whose text is the 12 pins.
+        let href = attr(&c, "[data-testid=download-pins]", "href")
+            .await
+            .expect("a download link");
+        assert!(href.starts_with("blob:"), "{href}");
+        assert_eq!(
+            attr(&c, "[data-testid=download-pins]", "download")
+                .await
+                .as_deref(),
+            Some("pins.json")
+        );
+        let text = c
+            .execute(
+                "return fetch(arguments[0]).then(r => r.text())",
+                vec![Value::String(href)],
+            )
+            .await
+            .unwrap();
+        let doc: Value = serde_json::from_str(text.as_str().unwrap()).unwrap();
+        assert_eq!(doc["pins"].as_array().unwrap().len(), 12);
+        assert_eq!(doc["version"], 1);
+
+        let baseline_warm: usize = attr(&c, "[data-testid=coverage-counts]", "data-warm-rows")
+            .await
+            .unwrap()
+            .parse()
+            .unwrap();
+        pick(&c, &[jax("cache_regression.jsonl")]).await;
+        wait_count(&c, "tr[data-testid=record-file-row]", 2).await;
+        wait_until(WAIT, "the triage with both sets", || async {
+            let w: usize = attr(&c, "[data-testid=coverage-counts]", "data-warm-rows")
+                .await?
+                .parse()
+                .ok()?;
+            (w > baseline_warm).then_some(())
+        })
+        .await;
+        // Pins never move on their own.
+        assert_eq!(
+            attr(&c, "[data-testid=pin-count]", "data-pins")
+                .await
+                .as_deref(),
+            Some("12")
+        );
+        // Default gates (2.0 ×, 1.0 s): no drift.
+        assert_eq!(
+            attr(&c, "[data-testid=drift-count]", "data-count")
+                .await
+                .as_deref(),
+            Some("0")
+        );
+        assert_eq!(
+            count(&c, "tr[data-testid=triage-row][data-kind=drift]").await,
+            0
+        );
+
+        set_threshold(&c, "min-abs", "0.05").await;
+        wait_attr(&c, "[data-testid=drift-count]", "data-count", "31").await;
+        assert_eq!(
+            count(
+                &c,
+                "tr[data-testid=triage-row][data-kind=drift][data-class=cache-regression]"
+            )
+            .await,
+            31
+        );
+        assert_eq!(
+            count(&c, "tr[data-testid=triage-row][data-kind=drift]").await,
+            31
+        );
+        assert_eq!(
+            attr(&c, "[data-testid=actionable]", "data-count")
+                .await
+                .as_deref(),
+            Some("31")
+        );
+        let next = c
+            .find(Locator::Css("[data-testid=next-action]"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(next.starts_with("31 cache-regression"), "{next}");
+        // The first row (actionable group first) is a cache regression; its chart shows the pin
+        // and marks drifted rows.
+        let first = c
+            .find(Locator::Css("tr[data-testid=triage-row]"))
+            .await
+            .unwrap();
+        assert_eq!(
+            first.attr("data-class").await.unwrap().as_deref(),
+            Some("cache-regression")
+        );
+        first.click().await.unwrap();
+        wait_until(WAIT, "drifted points in the key chart", || async {
+            (count(&c, "[data-testid=key-chart] [data-testid=drift-point]").await > 0).then_some(())
+        })
+        .await;
+        assert_eq!(
+            count(&c, "[data-testid=key-chart] [data-testid=pin-line]").await,
+            1
+        );
+        assert!(count(&c, "[data-testid=key-chart] [data-testid=chart-point]").await > 0);
+        let shot = c.screenshot().await.unwrap();
+        std::fs::write(tmp().join("triage_cache_regression.png"), shot).unwrap();
+        // The class filter narrows the table.
+        c.find(Locator::Css("[data-testid=class-filter]"))
+            .await
+            .unwrap()
+            .select_by_value("cache-regression")
+            .await
+            .unwrap();
+        wait_count(&c, "tr[data-testid=triage-row]", 31).await;
+
+        // A record file with malformed and other-kind rows is listed, not dropped.
+        pick(&c, &[odd_record_file()]).await;
+        let odd = "tr[data-testid=record-file-row][data-file=\"odd_records.jsonl\"]";
+        wait_count(&c, odd, 1).await;
+        let cell = |k: &'static str| {
+            let c = &c;
+            async move {
+                c.find(Locator::Css(&format!("{odd} [data-testid={k}]")))
+                    .await
+                    .unwrap()
+                    .text()
+                    .await
+                    .unwrap()
+            }
+        };
+        assert_eq!(cell("records").await, "0");
+        assert_eq!(cell("other-kind").await, "1");
+        assert_eq!(cell("malformed").await, "2");
+        wait_count(&c, "[data-testid=malformed-row]", 2).await;
+        assert_eq!(
+            count(
+                &c,
+                "[data-testid=malformed-row][data-location=\"odd_records.jsonl:1\"]"
+            )
+            .await,
+            1
+        );
+        assert_eq!(
+            count(
+                &c,
+                "[data-testid=other-kind-row][data-location=\"odd_records.jsonl:2\"]"
+            )
+            .await,
+            1
+        );
+        assert_eq!(count(&c, "[data-testid=file-error]").await, 0);
+        // Text from the file is never HTML.
+        assert_eq!(count(&c, ".coverage b").await, 0);
+        assert_local_only(&c, &server).await;
+        let _ = c.close().await;
+    });
+}
+
+#[test]
+fn triage_version_bump_expected_recompiles() {
+    serial(async {
+        let server = Server::start(dist(), PREFIX);
+        let driver = Driver::start(&tmp());
+        let c = open_and_pin_baseline(&server, &driver).await;
+        // The downloaded pins.json loads back through the pins picker after "clear pins".
+        let href = attr(&c, "[data-testid=download-pins]", "href")
+            .await
+            .expect("a download link");
+        let text = c
+            .execute(
+                "return fetch(arguments[0]).then(r => r.text())",
+                vec![Value::String(href)],
+            )
+            .await
+            .unwrap();
+        let pins_file = tmp().join("baseline_pins.json");
+        std::fs::write(&pins_file, text.as_str().unwrap()).unwrap();
+        click(&c, "[data-testid=clear-pins]").await;
+        wait_count(&c, "[data-testid=no-pins]", 1).await;
+        c.find(Locator::Css("[data-testid=pins-input]"))
+            .await
+            .unwrap()
+            .send_keys(&pins_file.display().to_string())
+            .await
+            .unwrap();
+        wait_attr(&c, "[data-testid=pin-count]", "data-pins", "12").await;
+        assert_eq!(count(&c, "tr[data-testid=trial-row]").await, 0);
+        // Removing the baseline keeps its pins.
+        click(
+            &c,
+            "tr[data-testid=record-file-row][data-file=\"baseline.jsonl\"] button",
+        )
+        .await;
+        wait_count(&c, "tr[data-testid=record-file-row]", 0).await;
+        wait_attr(&c, "[data-testid=coverage-counts]", "data-warm-rows", "0").await;
+        assert_eq!(
+            attr(&c, "[data-testid=pin-count]", "data-pins")
+                .await
+                .as_deref(),
+            Some("12")
+        );
+        pick(&c, &[jax("version_bump.jsonl")]).await;
+        wait_count(&c, "tr[data-testid=record-file-row]", 1).await;
+        wait_count(&c, "tr[data-testid=triage-row][data-kind=unpinned]", 12).await;
+        set_threshold(&c, "min-abs", "0.05").await;
+        wait_attr(&c, "[data-testid=drift-count]", "data-count", "34").await;
+        assert_eq!(
+            count(
+                &c,
+                "tr[data-testid=triage-row][data-kind=drift][data-class=expected-recompile]"
+            )
+            .await,
+            34
+        );
+        assert_eq!(
+            count(
+                &c,
+                "tr[data-testid=triage-row][data-kind=unpinned][data-class=expected-recompile]"
+            )
+            .await,
+            12
+        );
+        assert_eq!(
+            attr(&c, "[data-testid=actionable]", "data-count")
+                .await
+                .as_deref(),
+            Some("0")
+        );
+        assert_eq!(
+            attr(&c, "[data-testid=coverage-counts]", "data-unpinned")
+                .await
+                .as_deref(),
+            Some("12")
+        );
+        // Pin selected rows: select one unpinned key and pin it explicitly.
+        let row = c
+            .find(Locator::Css(
+                "tr[data-testid=triage-row][data-kind=unpinned] [data-testid=row-select]",
+            ))
+            .await
+            .unwrap();
+        row.click().await.unwrap();
+        click(&c, "[data-testid=pin-selected]").await;
+        wait_attr(&c, "[data-testid=pin-count]", "data-pins", "13").await;
+        wait_count(&c, "tr[data-testid=triage-row][data-kind=unpinned]", 11).await;
+        assert_local_only(&c, &server).await;
+        let _ = c.close().await;
+    });
+}
+
+/// A real JAX profiler export (corpus `public/local-jax`, 3 compiled functions) is a trial and a
+/// source of compile records; its missing key fields come from the fill-in form.
+#[test]
+fn triage_trace_records_take_the_users_key_fields() {
+    serial(async {
+        let server = Server::start(dist(), PREFIX);
+        let driver = Driver::start(&tmp());
+        let c = connect(&driver, &tmp()).await;
+        c.goto(&format!("http://127.0.0.1:{}{PREFIX}?demo=0", server.port))
+            .await
+            .unwrap();
+        let trace = PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/corpus/public/local-jax/trial1_perfetto_trace.json.gz"
+        ))
+        .canonicalize()
+        .unwrap();
+        pick(&c, &[trace.display().to_string()]).await;
+        click(&c, "[data-testid=tab-triage]").await;
+        let src = "tr[data-testid=trace-source][data-file=\"trial1_perfetto_trace.json.gz\"]";
+        wait_count(&c, src, 1).await;
+        let unknown = c
+            .find(Locator::Css(&format!("{src} td:last-child")))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(unknown.contains("hardware"), "{unknown}");
+        wait_attr(&c, "[data-testid=coverage-counts]", "data-warm-rows", "0").await;
+        click(&c, &format!("{src} [data-testid=fill-select]")).await;
+        for (id, v) in [
+            ("fill-hardware", "cpu"),
+            ("fill-hostname", "vm"),
+            ("fill-version", "0.10.2"),
+            ("fill-precision", "fp32"),
+        ] {
+            c.find(Locator::Css(&format!("[data-testid={id}]")))
+                .await
+                .unwrap()
+                .send_keys(v)
+                .await
+                .unwrap();
+        }
+        c.find(Locator::Css("[data-testid=fill-cache]"))
+            .await
+            .unwrap()
+            .select_by_value("warm")
+            .await
+            .unwrap();
+        click(&c, "[data-testid=fill-apply]").await;
+        wait_attr(&c, "[data-testid=coverage-counts]", "data-warm-rows", "3").await;
+        wait_count(&c, "tr[data-testid=triage-row][data-kind=unpinned]", 3).await;
+        let keys: Vec<String> = {
+            let mut v = Vec::new();
+            for r in c
+                .find_all(Locator::Css("tr[data-testid=triage-row]"))
+                .await
+                .unwrap()
+            {
+                v.push(r.attr("data-key").await.unwrap().unwrap_or_default());
+            }
+            v
+        };
+        assert!(
+            keys.iter()
+                .any(|k| k.starts_with("jit_add · jit · cpu · host vm · jax 0.10.2 · fp32 · warm")),
+            "{keys:?}"
+        );
+        let shot = c.screenshot().await.unwrap();
+        std::fs::write(tmp().join("triage_view.png"), shot).unwrap();
+        assert_local_only(&c, &server).await;
+        let _ = c.close().await;
+    });
+}
