@@ -21,7 +21,18 @@
 //!   unpinned keys, e.g. `jit_add · jit · cpu · host vm · jax 0.10.2 · fp32 · warm`). Saves a
 //!   screenshot to `target/tmp/triage_view.png`.
 //!
-//! Both assert that every request the page made stayed on the test server (or data:/blob:).
+//! * `triage_host_load_sets_against_baseline_pins`: baseline pinned (12 pins) and kept loaded;
+//!   each of `host_load.jsonl`, `host_load_heavy.jsonl`, `version_bump.jsonl` added alone (the
+//!   previous set removed with its row's button in between): default gates give 0 drift rows
+//!   for all three (version_bump: 12 unpinned `expected-recompile` keys, 0 actionable); with the
+//!   floor at 0.05 s host_load gives 0 and host_load_heavy 14 `host-load` drift rows.
+//! * `triage_pytorch_disabled_cache_is_a_cache_regression`: the corpus PyTorch traces
+//!   (`public/local-pytorch`): warm trial, key fields from the fill-in form, its warm median
+//!   pinned (1 pin); the disabled-cache trial alone is a `library-regression` (no cold record to
+//!   compare with); with the cold trial added it is a `cache-regression` (observed 23–26 s vs
+//!   pinned 1.9–2.1 s) and the per-key chart shows the three compiles.
+//!
+//! All assert that every request the page made stayed on the test server (or data:/blob:).
 
 #[path = "browser/harness.rs"]
 mod harness;
@@ -757,13 +768,16 @@ async fn fill_torch_fields(c: &Client) {
 /// The PyTorch cold/warm/disabled-cache traces in the view, as
 /// `tests/triage_corpus.rs::pytorch_disabled_cache_is_a_cache_regression_against_the_warm_pin`
 /// does with the CLI: the warm trial alone, key fields filled in, "pin the current warm
-/// medians" gives 1 pin (dynamo's `compile_inner`); then the cold and the disabled-cache trials
-/// (cache state from their file names: cold, and warm for "cachesdisabled") with the same
-/// fields: 1 drift row, `cache-regression`, located in the disabled-cache trial, observed
-/// 23–26 s against a pin of 1.9–2.1 s, evidence "back at its own cold scale" (Kineto traces
-/// carry no cache counters, so the cold trial is the reference), 1 actionable; the backward
-/// compile, only compiled without a cache hit, is 1 unpinned `new-cell` key. The per-key chart
-/// shows the compile_s of all three trials.
+/// medians" gives 1 pin (dynamo's `compile_inner`); then the disabled-cache trial (cache state
+/// from its file name: warm for "cachesdisabled") with the same fields: 1 drift row, but
+/// `library-regression` ("no cold record of this key": Kineto traces carry no cache counters and
+/// compile-triage.md's cold-scale rule needs a cold record); then the cold trial (cold by its
+/// file name), same fields: the drift row becomes `cache-regression` (as in the CLI test, which
+/// also loads the cold trial), located in the disabled-cache trial, observed 23–26 s against a
+/// pin of 1.9–2.1 s, evidence "back at its own cold scale", 1 actionable; the backward compile,
+/// only compiled without a cache hit, is 1 unpinned `new-cell` key. The per-key chart shows the
+/// compile_s of all three trials (cold, warm, and the drifted disabled-cache one) and the pin.
+/// Saves a screenshot to `target/tmp/triage_pytorch.png`.
 #[test]
 fn triage_pytorch_disabled_cache_is_a_cache_regression() {
     serial(async {
@@ -785,24 +799,43 @@ fn triage_pytorch_disabled_cache_is_a_cache_regression() {
         click(&c, "[data-testid=pin-warm-medians]").await;
         wait_attr(&c, "[data-testid=pin-count]", "data-pins", "1").await;
 
-        pick(
-            &c,
-            &[torch("trial1_coldcache"), torch("trial3_cachesdisabled")],
-        )
-        .await;
+        // The disabled-cache trial first, without the cold one: a Kineto trace carries no
+        // cache counters, so without a cold record of the key the cache cannot be blamed.
         let cold = "trial1_coldcache_rank0.pt.trace.json.gz";
         let disabled = "trial3_cachesdisabled_rank0.pt.trace.json.gz";
-        select_for_fill(&c, cold).await;
+        pick(&c, &[torch("trial3_cachesdisabled")]).await;
         select_for_fill(&c, disabled).await;
         fill_torch_fields(&c).await;
         wait_attr(&c, "[data-testid=drift-count]", "data-count", "1").await;
+        let row = "tr[data-testid=triage-row][data-kind=drift]";
+        let alone = c.find(Locator::Css(row)).await.unwrap();
+        assert_eq!(
+            alone.attr("data-class").await.unwrap().as_deref(),
+            Some("library-regression")
+        );
+        let evidence = alone.find(Locator::Css("td:nth-child(7)")).await.unwrap();
+        let evidence = evidence.text().await.unwrap();
+        assert!(
+            evidence.contains("no cold record of this key"),
+            "{evidence}"
+        );
+
+        // With the cold trial loaded the cold-scale rule decides: a cache regression.
+        pick(&c, &[torch("trial1_coldcache")]).await;
+        select_for_fill(&c, cold).await;
+        fill_torch_fields(&c).await;
+        wait_count(
+            &c,
+            "tr[data-testid=triage-row][data-kind=drift][data-class=cache-regression]",
+            1,
+        )
+        .await;
         assert_eq!(
             attr(&c, "[data-testid=pin-count]", "data-pins")
                 .await
                 .as_deref(),
             Some("1")
         );
-        let row = "tr[data-testid=triage-row][data-kind=drift]";
         assert_eq!(count(&c, row).await, 1);
         let r = c.find(Locator::Css(row)).await.unwrap();
         assert_eq!(
