@@ -21,7 +21,18 @@
 //!   unpinned keys, e.g. `jit_add · jit · cpu · host vm · jax 0.10.2 · fp32 · warm`). Saves a
 //!   screenshot to `target/tmp/triage_view.png`.
 //!
-//! Both assert that every request the page made stayed on the test server (or data:/blob:).
+//! * `triage_host_load_sets_against_baseline_pins`: baseline pinned (12 pins) and kept loaded;
+//!   each of `host_load.jsonl`, `host_load_heavy.jsonl`, `version_bump.jsonl` added alone (the
+//!   previous set removed with its row's button in between): default gates give 0 drift rows
+//!   for all three (version_bump: 12 unpinned `expected-recompile` keys, 0 actionable); with the
+//!   floor at 0.05 s host_load gives 0 and host_load_heavy 14 `host-load` drift rows.
+//! * `triage_pytorch_disabled_cache_is_a_cache_regression`: the corpus PyTorch traces
+//!   (`public/local-pytorch`): warm trial, key fields from the fill-in form, its warm median
+//!   pinned (1 pin); the disabled-cache trial alone is a `library-regression` (no cold record to
+//!   compare with); with the cold trial added it is a `cache-regression` (observed 23–26 s vs
+//!   pinned 1.9–2.1 s) and the per-key chart shows the three compiles.
+//!
+//! All assert that every request the page made stayed on the test server (or data:/blob:).
 
 #[path = "browser/harness.rs"]
 mod harness;
@@ -536,6 +547,377 @@ fn triage_trace_records_take_the_users_key_fields() {
         );
         let shot = c.screenshot().await.unwrap();
         std::fs::write(tmp().join("triage_view.png"), shot).unwrap();
+        assert_local_only(&c, &server).await;
+        let _ = c.close().await;
+    });
+}
+
+/// Removes the record file `name` with its row's remove button and waits until the triage is
+/// back to `warm_rows` warm rows (an answer computed with the thresholds in force).
+async fn remove_record_file(c: &Client, name: &str, warm_rows: usize) {
+    click(
+        c,
+        &format!("tr[data-testid=record-file-row][data-file=\"{name}\"] button"),
+    )
+    .await;
+    wait_count(
+        c,
+        &format!("tr[data-testid=record-file-row][data-file=\"{name}\"]"),
+        0,
+    )
+    .await;
+    wait_attr(
+        c,
+        "[data-testid=coverage-counts]",
+        "data-warm-rows",
+        &warm_rows.to_string(),
+    )
+    .await;
+}
+
+/// Adds the corpus set `name` beside the baseline and waits for the triage of both (more warm
+/// rows than the baseline alone).
+async fn add_set(c: &Client, name: &str, baseline_warm: usize) {
+    pick(c, &[jax(name)]).await;
+    wait_count(
+        c,
+        &format!("tr[data-testid=record-file-row][data-file=\"{name}\"]"),
+        1,
+    )
+    .await;
+    wait_until(
+        WAIT,
+        &format!("the triage of baseline + {name}"),
+        || async {
+            let w: usize = attr(c, "[data-testid=coverage-counts]", "data-warm-rows")
+                .await?
+                .parse()
+                .ok()?;
+            (w > baseline_warm).then_some(())
+        },
+    )
+    .await;
+}
+
+async fn drift_rows(c: &Client) -> (Option<String>, usize) {
+    (
+        attr(c, "[data-testid=drift-count]", "data-count").await,
+        count(c, "tr[data-testid=triage-row][data-kind=drift]").await,
+    )
+}
+
+/// MANIFEST `jax_compile/`: host_load (a busy host that stays under the gates) and
+/// host_load_heavy, each triaged alone beside the baseline against the baseline's warm-median
+/// pins. Order of the steps: a set is only added after the previous set's removal has been
+/// triaged with the thresholds in force, so each count below is an answer for the named
+/// thresholds, not a stale one.
+/// * default gates (2.0 ×, 1.0 s): host_load 0 drift rows, host_load_heavy 0, version_bump 0
+///   (its 12 unpinned keys all `expected-recompile`);
+/// * absolute floor 0.05 s: host_load 0, host_load_heavy 14 `host-load` drift rows.
+#[test]
+fn triage_host_load_sets_against_baseline_pins() {
+    serial(async {
+        let server = Server::start(dist(), PREFIX);
+        let driver = Driver::start(&tmp());
+        let c = open_and_pin_baseline(&server, &driver).await;
+        let base: usize = attr(&c, "[data-testid=coverage-counts]", "data-warm-rows")
+            .await
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(base > 0);
+
+        // host_load, default gates.
+        add_set(&c, "host_load.jsonl", base).await;
+        assert_eq!(
+            drift_rows(&c).await,
+            (Some("0".into()), 0),
+            "host_load, defaults"
+        );
+
+        // host_load_heavy, floor 0.05 s.
+        remove_record_file(&c, "host_load.jsonl", base).await;
+        set_threshold(&c, "min-abs", "0.05").await;
+        add_set(&c, "host_load_heavy.jsonl", base).await;
+        wait_attr(&c, "[data-testid=drift-count]", "data-count", "14").await;
+        assert_eq!(
+            count(
+                &c,
+                "tr[data-testid=triage-row][data-kind=drift][data-class=host-load]"
+            )
+            .await,
+            14
+        );
+        assert_eq!(
+            count(&c, "tr[data-testid=triage-row][data-kind=drift]").await,
+            14
+        );
+        assert_eq!(
+            attr(
+                &c,
+                "[data-testid=class-count][data-class=host-load]",
+                "data-count"
+            )
+            .await
+            .as_deref(),
+            Some("14")
+        );
+        assert_eq!(
+            attr(&c, "[data-testid=pin-count]", "data-pins")
+                .await
+                .as_deref(),
+            Some("12")
+        );
+
+        // host_load, floor 0.05 s (the removal was triaged with the floor in force).
+        remove_record_file(&c, "host_load_heavy.jsonl", base).await;
+        add_set(&c, "host_load.jsonl", base).await;
+        assert_eq!(
+            drift_rows(&c).await,
+            (Some("0".into()), 0),
+            "host_load, 0.05 s"
+        );
+
+        // host_load_heavy, default gates.
+        set_threshold(&c, "min-abs", "1").await;
+        remove_record_file(&c, "host_load.jsonl", base).await;
+        add_set(&c, "host_load_heavy.jsonl", base).await;
+        assert_eq!(
+            drift_rows(&c).await,
+            (Some("0".into()), 0),
+            "host_load_heavy, defaults"
+        );
+
+        // version_bump, default gates: no drift, 12 unpinned expected recompiles.
+        remove_record_file(&c, "host_load_heavy.jsonl", base).await;
+        add_set(&c, "version_bump.jsonl", base).await;
+        wait_count(&c, "tr[data-testid=triage-row][data-kind=unpinned]", 12).await;
+        assert_eq!(
+            count(
+                &c,
+                "tr[data-testid=triage-row][data-kind=unpinned][data-class=expected-recompile]"
+            )
+            .await,
+            12
+        );
+        assert_eq!(
+            drift_rows(&c).await,
+            (Some("0".into()), 0),
+            "version_bump, defaults"
+        );
+        assert_eq!(
+            attr(&c, "[data-testid=actionable]", "data-count")
+                .await
+                .as_deref(),
+            Some("0")
+        );
+        assert_local_only(&c, &server).await;
+        let _ = c.close().await;
+    });
+}
+
+/// A corpus PyTorch trace (`public/local-pytorch`, torch.compile on CPU, host `vm`).
+fn torch(name: &str) -> String {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/public/local-pytorch"
+    ))
+    .join(format!("{name}_rank0.pt.trace.json.gz"))
+    .canonicalize()
+    .expect("../shared/corpus/public/local-pytorch beside the checkout")
+    .display()
+    .to_string()
+}
+
+/// Ticks the fill-in checkbox of trace `file` (if not ticked yet).
+async fn select_for_fill(c: &Client, file: &str) {
+    let css =
+        format!("tr[data-testid=trace-source][data-file=\"{file}\"] [data-testid=fill-select]");
+    wait_count(c, &css, 1).await;
+    let e = c.find(Locator::Css(&css)).await.unwrap();
+    if !e.is_selected().await.unwrap() {
+        e.click().await.unwrap();
+    }
+}
+
+/// The same user key fields as `tests/triage_corpus.rs` (`TORCH_FILL`: hardware cpu, framework
+/// version torch-2.15.0, precision fp32); the cache state is left to the file name and the
+/// hostname (`vm`) and transform (`torch.compile`) come from the trace.
+async fn fill_torch_fields(c: &Client) {
+    for (id, v) in [
+        ("fill-hardware", "cpu"),
+        ("fill-version", "torch-2.15.0"),
+        ("fill-precision", "fp32"),
+    ] {
+        let e = c
+            .find(Locator::Css(&format!("[data-testid={id}]")))
+            .await
+            .unwrap();
+        e.clear().await.unwrap();
+        e.send_keys(v).await.unwrap();
+    }
+    c.find(Locator::Css("[data-testid=fill-cache]"))
+        .await
+        .unwrap()
+        .select_by_value("")
+        .await
+        .unwrap();
+    click(c, "[data-testid=fill-apply]").await;
+}
+
+/// The PyTorch cold/warm/disabled-cache traces in the view, as
+/// `tests/triage_corpus.rs::pytorch_disabled_cache_is_a_cache_regression_against_the_warm_pin`
+/// does with the CLI: the warm trial alone, key fields filled in, "pin the current warm
+/// medians" gives 1 pin (dynamo's `compile_inner`); then the disabled-cache trial (cache state
+/// from its file name: warm for "cachesdisabled") with the same fields: 1 drift row, but
+/// `library-regression` ("no cold record of this key": Kineto traces carry no cache counters and
+/// compile-triage.md's cold-scale rule needs a cold record); then the cold trial (cold by its
+/// file name), same fields: the drift row becomes `cache-regression` (as in the CLI test, which
+/// also loads the cold trial), located in the disabled-cache trial, observed 23–26 s against a
+/// pin of 1.9–2.1 s, evidence "back at its own cold scale", 1 actionable; the backward compile,
+/// only compiled without a cache hit, is 1 unpinned `new-cell` key. The per-key chart shows the
+/// compile_s of all three trials (cold, warm, and the drifted disabled-cache one) and the pin.
+/// Saves a screenshot to `target/tmp/triage_pytorch.png`.
+#[test]
+fn triage_pytorch_disabled_cache_is_a_cache_regression() {
+    serial(async {
+        let server = Server::start(dist(), PREFIX);
+        let driver = Driver::start(&tmp());
+        let c = connect(&driver, &tmp()).await;
+        c.goto(&format!("http://127.0.0.1:{}{PREFIX}?demo=0", server.port))
+            .await
+            .unwrap();
+        pick(&c, &[torch("trial2_warmcache")]).await;
+        click(&c, "[data-testid=tab-triage]").await;
+        let warm = "trial2_warmcache_rank0.pt.trace.json.gz";
+        select_for_fill(&c, warm).await;
+        // Before the fill-in the records lack key fields: no warm row, nothing to pin.
+        wait_attr(&c, "[data-testid=coverage-counts]", "data-warm-rows", "0").await;
+        assert_eq!(count(&c, "[data-testid=pin-warm-medians]").await, 0);
+        fill_torch_fields(&c).await;
+        wait_count(&c, "[data-testid=pin-warm-medians]", 1).await;
+        click(&c, "[data-testid=pin-warm-medians]").await;
+        wait_attr(&c, "[data-testid=pin-count]", "data-pins", "1").await;
+
+        // The disabled-cache trial first, without the cold one: a Kineto trace carries no
+        // cache counters, so without a cold record of the key the cache cannot be blamed.
+        let cold = "trial1_coldcache_rank0.pt.trace.json.gz";
+        let disabled = "trial3_cachesdisabled_rank0.pt.trace.json.gz";
+        pick(&c, &[torch("trial3_cachesdisabled")]).await;
+        select_for_fill(&c, disabled).await;
+        fill_torch_fields(&c).await;
+        wait_attr(&c, "[data-testid=drift-count]", "data-count", "1").await;
+        let row = "tr[data-testid=triage-row][data-kind=drift]";
+        let alone = c.find(Locator::Css(row)).await.unwrap();
+        assert_eq!(
+            alone.attr("data-class").await.unwrap().as_deref(),
+            Some("library-regression")
+        );
+        let evidence = alone.find(Locator::Css("td:nth-child(7)")).await.unwrap();
+        let evidence = evidence.text().await.unwrap();
+        assert!(
+            evidence.contains("no cold record of this key"),
+            "{evidence}"
+        );
+
+        // With the cold trial loaded the cold-scale rule decides: a cache regression.
+        pick(&c, &[torch("trial1_coldcache")]).await;
+        select_for_fill(&c, cold).await;
+        fill_torch_fields(&c).await;
+        wait_count(
+            &c,
+            "tr[data-testid=triage-row][data-kind=drift][data-class=cache-regression]",
+            1,
+        )
+        .await;
+        assert_eq!(
+            attr(&c, "[data-testid=pin-count]", "data-pins")
+                .await
+                .as_deref(),
+            Some("1")
+        );
+        assert_eq!(count(&c, row).await, 1);
+        let r = c.find(Locator::Css(row)).await.unwrap();
+        assert_eq!(
+            r.attr("data-class").await.unwrap().as_deref(),
+            Some("cache-regression")
+        );
+        let key = r.attr("data-key").await.unwrap().unwrap_or_default();
+        assert!(key.contains("_compile.compile_inner"), "{key}");
+        assert!(
+            key.contains("torch.compile · cpu · host vm") && key.contains("fp32 · warm"),
+            "{key}"
+        );
+        let cells: Vec<String> = {
+            let mut v = Vec::new();
+            for td in r.find_all(Locator::Css("td")).await.unwrap() {
+                v.push(td.text().await.unwrap());
+            }
+            v
+        };
+        // pin, class, key + location, pinned s, observed s, ratio, evidence, action.
+        assert_eq!(cells[1], "cache-regression");
+        assert!(cells[2].contains(disabled), "{cells:?}");
+        let pinned: f64 = cells[3].parse().unwrap();
+        let observed: f64 = cells[4].parse().unwrap();
+        assert!((1.9..2.1).contains(&pinned), "{cells:?}");
+        assert!((23.0..26.0).contains(&observed), "{cells:?}");
+        assert!(cells[6].contains("back at its own cold scale"), "{cells:?}");
+        assert_eq!(
+            attr(&c, "[data-testid=actionable]", "data-count")
+                .await
+                .as_deref(),
+            Some("1")
+        );
+        let unpinned = "tr[data-testid=triage-row][data-kind=unpinned]";
+        assert_eq!(count(&c, unpinned).await, 1);
+        let u = c.find(Locator::Css(unpinned)).await.unwrap();
+        assert_eq!(
+            u.attr("data-class").await.unwrap().as_deref(),
+            Some("new-cell")
+        );
+        assert!(u
+            .attr("data-key")
+            .await
+            .unwrap()
+            .unwrap_or_default()
+            .contains("backward._backward_impl"));
+
+        // The chart of the drifted key: the cold, warm and disabled-cache compiles with their
+        // compile_s, the drifted one marked, the pin line drawn.
+        r.click().await.unwrap();
+        wait_count(&c, "[data-testid=key-chart] [data-testid=drift-point]", 1).await;
+        assert_eq!(
+            count(&c, "[data-testid=key-chart] [data-testid=pin-line]").await,
+            1
+        );
+        let mut titles = Vec::new();
+        for p in c
+            .find_all(Locator::Css(
+                "[data-testid=key-chart] circle[data-testid] title",
+            ))
+            .await
+            .unwrap()
+        {
+            titles.push(p.html(true).await.unwrap());
+        }
+        assert_eq!(titles.len(), 3, "{titles:?}");
+        for (file, state) in [(cold, "cold"), (warm, "warm"), (disabled, "warm")] {
+            assert!(
+                titles
+                    .iter()
+                    .any(|t| t.contains(file) && t.contains(&format!(": {state} "))),
+                "{file}: {titles:?}"
+            );
+        }
+        assert!(
+            titles
+                .iter()
+                .any(|t| t.contains(disabled) && t.ends_with("(drift)")),
+            "{titles:?}"
+        );
+        let shot = c.screenshot().await.unwrap();
+        std::fs::write(tmp().join("triage_pytorch.png"), shot).unwrap();
         assert_local_only(&c, &server).await;
         let _ = c.close().await;
     });
