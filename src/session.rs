@@ -456,8 +456,13 @@ pub struct TriageView {
 /// The chart series of a key: its text without the cache state.
 pub fn series_of(k: &FullKey) -> String {
     format!(
-        "{} · {} · {} · host {} · jax {} · {}",
-        k.cell, k.transform, k.hardware, k.hostname, k.jax_version, k.precision
+        "{} · {} · {} · host {} · {} · {}",
+        k.cell,
+        k.transform,
+        k.hardware,
+        k.hostname,
+        crate::model::compile_record::version_label(&k.jax_version),
+        k.precision
     )
 }
 

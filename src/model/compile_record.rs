@@ -107,12 +107,12 @@ impl std::fmt::Display for FullKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} · {} · {} · host {} · jax {} · {} · {}",
+            "{} · {} · {} · host {} · {} · {} · {}",
             self.cell,
             self.transform,
             self.hardware,
             self.hostname,
-            self.jax_version,
+            version_label(&self.jax_version),
             self.precision,
             self.cache_state.as_str()
         )
@@ -367,5 +367,26 @@ fn days_in_month(y: i64, m: i64) -> i64 {
                 28
             }
         }
+    }
+}
+
+/// The framework version as shown in a key: `jax 0.10.2` for a bare version number (the JAX
+/// records' `jax_version`), the text itself when it names its framework (`torch-2.15.0`).
+pub fn version_label(version: &str) -> String {
+    if version.is_empty() || version.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("jax {version}")
+    } else {
+        version.to_string()
+    }
+}
+
+#[cfg(test)]
+mod version_label_tests {
+    use super::version_label;
+
+    #[test]
+    fn bare_versions_are_jax_and_named_ones_stay() {
+        assert_eq!(version_label("0.10.2"), "jax 0.10.2");
+        assert_eq!(version_label("torch-2.15.0"), "torch-2.15.0");
     }
 }
