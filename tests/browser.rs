@@ -20,39 +20,12 @@
 mod harness;
 
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, Locator};
-use harness::{connect, log_entries, requested_urls, wait_until, Driver, Server};
-
-const PREFIX: &str = "/trialscope/";
-/// One browser at a time: the machine may have only 2 cores.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-/// Runs `f` on a fresh tokio runtime while holding [`SERIAL`].
-fn serial(f: impl std::future::Future<Output = ()>) {
-    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("a tokio runtime")
-        .block_on(f);
-}
-
-fn dist() -> PathBuf {
-    let d = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/dist"));
-    assert!(
-        d.join("index.html").is_file(),
-        "dist/index.html is missing: build the site first with `trunk build --release --offline` \
-         (or run `bash .ci/test`, which does it)"
-    );
-    d
-}
-
-fn tmp() -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-}
+use harness::{
+    assert_local_only, attr, connect, count, dist, serial, tmp, wait_until, Driver, Server, PREFIX,
+};
 
 /// The 18 corpus trials (canonical paths), sorted.
 fn corpus_trials() -> Vec<PathBuf> {
@@ -95,15 +68,6 @@ fn corrupt_file() -> PathBuf {
     p
 }
 
-async fn attr(c: &Client, css: &str, name: &str) -> Option<String> {
-    let e = c.find(Locator::Css(css)).await.ok()?;
-    e.attr(name).await.ok().flatten()
-}
-
-async fn count(c: &Client, css: &str) -> usize {
-    c.find_all(Locator::Css(css)).await.map_or(0, |v| v.len())
-}
-
 /// Waits until every file has finished and a report for the whole batch is shown.
 async fn wait_for_report(c: &Client, files: usize, timeout: Duration) -> (f64, f64, f64) {
     wait_until(timeout, "the import stats of a finished batch", || async {
@@ -121,38 +85,6 @@ async fn wait_for_report(c: &Client, files: usize, timeout: Duration) -> (f64, f
             .then_some((e2e, bytes, ms))
     })
     .await
-}
-
-/// Asserts that every request went to `origin` (or data:/blob:) and was answered with 200.
-async fn assert_local_only(c: &Client, server: &Server) {
-    let entries = log_entries(c, "performance").await;
-    let urls = requested_urls(&entries);
-    assert!(!urls.is_empty(), "the performance log recorded no request");
-    let origin = format!("http://127.0.0.1:{}/", server.port);
-    let mut to_origin = 0;
-    for u in &urls {
-        // chrome:// and about: are the browser's own pages (its blank new-tab page before
-        // navigation), not network requests.
-        let internal = u.starts_with("chrome://") || u.starts_with("about:");
-        let local = u.starts_with(&origin) || u.starts_with("data:") || u.starts_with("blob:");
-        assert!(internal || local, "a request left the test server: {u}");
-        to_origin += usize::from(u.starts_with(&origin));
-    }
-    assert!(
-        to_origin >= 5,
-        "only {to_origin} requests to the test server: {urls:?}"
-    );
-    // The worker's own fetches (worker.js, its wasm) are not in the page's log, but in the
-    // server's: every request the server saw was answered with 200 and stayed in the sub-path.
-    let log = server.log.lock().unwrap().clone();
-    assert!(!log.is_empty());
-    for (m, p, s) in &log {
-        assert_eq!(*s, 200, "the server answered {s} to {m} {p}");
-        assert!(
-            p.starts_with(PREFIX),
-            "request outside the sub-path: {m} {p}"
-        );
-    }
 }
 
 async fn hotspot(c: &Client, name: &str) -> (f64, f64) {

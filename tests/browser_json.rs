@@ -18,37 +18,12 @@
 mod harness;
 
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use fantoccini::{Client, Locator};
-use harness::{connect, log_entries, requested_urls, wait_until, Driver, Server};
-
-const PREFIX: &str = "/trialscope/";
-/// One browser at a time: the machine may have only 2 cores.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial(f: impl std::future::Future<Output = ()>) {
-    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("a tokio runtime")
-        .block_on(f);
-}
-
-fn dist() -> PathBuf {
-    let d = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/dist"));
-    assert!(
-        d.join("index.html").is_file(),
-        "dist/index.html is missing: build the site first with `trunk build --release --offline`"
-    );
-    d
-}
-
-fn tmp() -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-}
+use harness::{
+    assert_local_only, attr, connect, count, dist, serial, tmp, wait_until, Driver, Server, PREFIX,
+};
 
 fn public(rel: &str) -> String {
     let p = PathBuf::from(concat!(
@@ -62,11 +37,6 @@ fn public(rel: &str) -> String {
     p.display().to_string()
 }
 
-async fn attr(c: &Client, css: &str, name: &str) -> Option<String> {
-    let e = c.find(Locator::Css(css)).await.ok()?;
-    e.attr(name).await.ok().flatten()
-}
-
 async fn attrs(c: &Client, css: &str, name: &str) -> Vec<Option<String>> {
     let mut out = Vec::new();
     for e in c.find_all(Locator::Css(css)).await.unwrap_or_default() {
@@ -78,10 +48,6 @@ async fn attrs(c: &Client, css: &str, name: &str) -> Vec<Option<String>> {
 async fn text_content(c: &Client, css: &str) -> Option<String> {
     let e = c.find(Locator::Css(css)).await.ok()?;
     e.prop("textContent").await.ok().flatten()
-}
-
-async fn count(c: &Client, css: &str) -> usize {
-    c.find_all(Locator::Css(css)).await.map_or(0, |v| v.len())
 }
 
 /// The effective inputs shown in the trial table, in row order.
@@ -136,27 +102,6 @@ async fn wait_for_trials(c: &Client, files: usize, want: &[&str]) {
     .await;
     if let Some(t) = text_content(c, "#import-stats").await {
         eprintln!("import figures: {t}");
-    }
-}
-
-/// Asserts that every request went to the test server (or data:/blob:) and got 200.
-async fn assert_local_only(c: &Client, server: &Server) {
-    let urls = requested_urls(&log_entries(c, "performance").await);
-    assert!(!urls.is_empty(), "the performance log recorded no request");
-    let origin = format!("http://127.0.0.1:{}/", server.port);
-    for u in &urls {
-        let internal = u.starts_with("chrome://") || u.starts_with("about:");
-        let local = u.starts_with(&origin) || u.starts_with("data:") || u.starts_with("blob:");
-        assert!(internal || local, "a request left the test server: {u}");
-    }
-    let log = server.log.lock().unwrap().clone();
-    assert!(!log.is_empty());
-    for (m, p, s) in &log {
-        assert_eq!(*s, 200, "the server answered {s} to {m} {p}");
-        assert!(
-            p.starts_with(PREFIX),
-            "request outside the sub-path: {m} {p}"
-        );
     }
 }
 

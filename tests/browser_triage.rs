@@ -38,39 +38,15 @@
 mod harness;
 
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use fantoccini::{Client, Locator};
-use harness::{connect, log_entries, requested_urls, wait_until, Driver, Server};
+use harness::{
+    assert_local_only, attr, connect, count, dist, serial, tmp, wait_until, Driver, Server, PREFIX,
+};
 use serde_json::Value;
 
-const PREFIX: &str = "/trialscope/";
-/// One browser at a time: the machine may have only 2 cores.
-static SERIAL: Mutex<()> = Mutex::new(());
 const WAIT: Duration = Duration::from_secs(60);
-
-fn serial(f: impl std::future::Future<Output = ()>) {
-    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("a tokio runtime")
-        .block_on(f);
-}
-
-fn dist() -> PathBuf {
-    let d = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/dist"));
-    assert!(
-        d.join("index.html").is_file(),
-        "dist/index.html is missing: build the site first with `trunk build --release --offline`"
-    );
-    d
-}
-
-fn tmp() -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-}
 
 /// A corpus record set, canonicalized.
 fn jax(name: &str) -> String {
@@ -97,15 +73,6 @@ fn odd_record_file() -> String {
     )
     .unwrap();
     p.display().to_string()
-}
-
-async fn attr(c: &Client, css: &str, name: &str) -> Option<String> {
-    let e = c.find(Locator::Css(css)).await.ok()?;
-    e.attr(name).await.ok().flatten()
-}
-
-async fn count(c: &Client, css: &str) -> usize {
-    c.find_all(Locator::Css(css)).await.map_or(0, |v| v.len())
 }
 
 async fn click(c: &Client, css: &str) {
@@ -195,28 +162,6 @@ async fn open_and_pin_baseline(server: &Server, driver: &Driver) -> Client {
     wait_attr(&c, "[data-testid=pin-count]", "data-pins", "12").await;
     wait_attr(&c, "[data-testid=coverage-counts]", "data-pinned", "12").await;
     c
-}
-
-/// Asserts that every request went to the test server (or data:/blob:) and got 200.
-async fn assert_local_only(c: &Client, server: &Server) {
-    let entries = log_entries(c, "performance").await;
-    let urls = requested_urls(&entries);
-    assert!(!urls.is_empty(), "the performance log recorded no request");
-    let origin = format!("http://127.0.0.1:{}/", server.port);
-    for u in &urls {
-        let internal = u.starts_with("chrome://") || u.starts_with("about:");
-        let local = u.starts_with(&origin) || u.starts_with("data:") || u.starts_with("blob:");
-        assert!(internal || local, "a request left the test server: {u}");
-    }
-    let log = server.log.lock().unwrap().clone();
-    assert!(!log.is_empty());
-    for (m, p, s) in &log {
-        assert_eq!(*s, 200, "the server answered {s} to {m} {p}");
-        assert!(
-            p.starts_with(PREFIX),
-            "request outside the sub-path: {m} {p}"
-        );
-    }
 }
 
 #[test]

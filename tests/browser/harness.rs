@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use fantoccini::{Client, ClientBuilder};
+use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
 
 /// One request the server answered: (method, path as requested, status).
@@ -241,5 +241,83 @@ where
             "timed out after {timeout:?} waiting for {what}"
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The sub-path the tests serve the site under (GitHub Pages project-site style).
+#[allow(dead_code)]
+pub const PREFIX: &str = "/trialscope/";
+
+/// One browser at a time: the machine may have only 2 cores.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Runs `f` on a fresh tokio runtime while holding [`SERIAL`].
+#[allow(dead_code)]
+pub fn serial(f: impl std::future::Future<Output = ()>) {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+        .block_on(f);
+}
+
+#[allow(dead_code)]
+pub fn dist() -> PathBuf {
+    let d = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/dist"));
+    assert!(
+        d.join("index.html").is_file(),
+        "dist/index.html is missing: build the site first with `trunk build --release --offline` \
+         (or run `bash .ci/test`, which does it)"
+    );
+    d
+}
+
+#[allow(dead_code)]
+pub fn tmp() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+}
+
+#[allow(dead_code)]
+pub async fn attr(c: &Client, css: &str, name: &str) -> Option<String> {
+    let e = c.find(Locator::Css(css)).await.ok()?;
+    e.attr(name).await.ok().flatten()
+}
+
+#[allow(dead_code)]
+pub async fn count(c: &Client, css: &str) -> usize {
+    c.find_all(Locator::Css(css)).await.map_or(0, |v| v.len())
+}
+
+/// Asserts that every request went to `origin` (or data:/blob:) and was answered with 200.
+#[allow(dead_code)]
+pub async fn assert_local_only(c: &Client, server: &Server) {
+    let entries = log_entries(c, "performance").await;
+    let urls = requested_urls(&entries);
+    assert!(!urls.is_empty(), "the performance log recorded no request");
+    let origin = format!("http://127.0.0.1:{}/", server.port);
+    let mut to_origin = 0;
+    for u in &urls {
+        // chrome:// and about: are the browser's own pages (its blank new-tab page before
+        // navigation), not network requests.
+        let internal = u.starts_with("chrome://") || u.starts_with("about:");
+        let local = u.starts_with(&origin) || u.starts_with("data:") || u.starts_with("blob:");
+        assert!(internal || local, "a request left the test server: {u}");
+        to_origin += usize::from(u.starts_with(&origin));
+    }
+    assert!(
+        to_origin >= 5,
+        "only {to_origin} requests to the test server: {urls:?}"
+    );
+    // The worker's own fetches (worker.js, its wasm) are not in the page's log, but in the
+    // server's: every request the server saw was answered with 200 and stayed in the sub-path.
+    let log = server.log.lock().unwrap().clone();
+    assert!(!log.is_empty());
+    for (m, p, s) in &log {
+        assert_eq!(*s, 200, "the server answered {s} to {m} {p}");
+        assert!(
+            p.starts_with(PREFIX),
+            "request outside the sub-path: {m} {p}"
+        );
     }
 }
