@@ -10,12 +10,17 @@
 //!                                      Report)
 //! ```
 //!
-//! * [`formats`] — detection, decompression, Perfetto protobuf and Chrome JSON importers. The
-//!   only module that knows wire formats.
-//! * [`model`] — interned strings, tracks, columnar slices, counters, frames with their
-//!   semantic identity, diagnostics. Depends on nothing else in the crate.
-//! * [`analysis`] — scaling (and later compile triage, collective memory): pure functions.
-//! * [`plot`] — scales, ticks, downsampling, SVG geometry; knows no analysis.
+//! * [`formats`] — detection and decompression, then one module per wire format: Perfetto
+//!   protobuf (`perfetto`), Chrome Trace Event JSON incl. Kineto and JAX (`chrome_json`),
+//!   compile records (`records`), memory telemetry JSON Lines (`telemetry`). The only module
+//!   that knows wire formats.
+//! * [`model`] — interned strings, tracks, columnar slices (one [`model::SliceBuilder`] for
+//!   every format), counters, frames with their semantic identity, compile records, the
+//!   collective token rule, diagnostics. Depends on nothing else in the crate.
+//! * [`analysis`] — pure functions over models/records: `scaling` (`../shared/reference/scaling.md`),
+//!   `compile_triage` (`compile-triage.md`), `collective_memory` (`collective-memory.md`), and
+//!   `stats` (Spearman, BH, BCa bootstrap, fits).
+//! * [`plot`] — scales, ticks, LTTB downsampling, scatter geometry; knows no analysis.
 //! * [`session`] — the worker's state machine and the app⇄worker messages (native-testable).
 //! * `ui` — Leptos components and the worker protocol; compiled only for wasm32.
 //!
@@ -25,7 +30,10 @@
 //! * Frames are joined across files only by semantic frame id, never by a file-local id.
 //! * Analyses are deterministic: the same inputs give byte-identical reports in the browser and
 //!   on the command line.
-//! * Text from traces is never inserted as HTML.
+//! * Text from traces is never inserted as HTML, and nothing is sent over the network: the app
+//!   fetches only its own files (and the bundled demo).
+//! * Dependency direction: `model` ← `formats`; `model` ← `analysis` → `plot`; everything ←
+//!   `session` ← `ui`. Only `ui` names leptos/web-sys/js-sys.
 
 pub mod analysis;
 pub mod formats;

@@ -1,7 +1,7 @@
 //! The web worker's state machine, independent of the browser so it is tested natively.
 //!
 //! The worker holds one [`Session`]: every imported file keeps only its
-//! [`TrialProfile`](crate::analysis::scaling::TrialProfile) (the [`Model`](crate::model::Model)
+//! [`TrialProfile`] (the [`Model`]
 //! is dropped right after import to save memory) plus a summary for the trial table. The app
 //! sends [`ToWorker`] messages and receives [`FromWorker`] messages; both are serde types that
 //! cross the worker boundary through `serde-wasm-bindgen` (file bytes travel separately, as a
