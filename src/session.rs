@@ -31,7 +31,7 @@ use crate::analysis::scaling::{
     self, compile_input_regex, input_from_name, Metric, Params, Report, Trial, TrialProfile,
 };
 use crate::formats::records::{self, ExcludedRecord, KeyDefaults};
-use crate::formats::{self, chrome_json, ImportOptions};
+use crate::formats::{self, chrome_json, telemetry, ImportOptions};
 use crate::model::compile_record::{CacheState, CompileRecord, FullKey, Pin};
 use crate::model::Model;
 use crate::plot::downsample::lttb_series;
@@ -216,6 +216,55 @@ pub enum FromWorker {
     },
     /// The answer to a [`TriageRequest`] (or a pin command carrying one).
     Triaged { seq: u64, view: Box<TriageView> },
+    /// The file was memory telemetry JSON Lines (collective-memory.md, "Telemetry records"):
+    /// it feeds only the memory view (one lane per rank it holds), never the scaling analysis.
+    TelemetryImported { summary: TelemetrySummary },
+}
+
+/// What the memory tab lists about one telemetry JSON Lines file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TelemetrySummary {
+    pub id: FileId,
+    pub name: String,
+    /// Size as dropped, bytes.
+    pub size_bytes: u64,
+    /// Records read (samples and markers).
+    pub records: u64,
+    /// The rank each part states, in part order (`None`: records without a rank).
+    pub ranks: Vec<Option<u32>>,
+    /// Malformed lines as `file:line: problem` (the first
+    /// [`telemetry::MAX_BAD_LINES_KEPT`]; `diagnostics` counts them all).
+    pub bad_lines: Vec<String>,
+    /// The file's diagnostics (`telemetry_bad_line`, data loss, first line as `first_index`).
+    pub diagnostics: Vec<DiagnosticView>,
+}
+
+/// A user-set rank for one memory source: part `part` (0 for a trace; the index in
+/// [`TelemetrySummary::ranks`] for a telemetry file) of file `id`. It wins over the rank the
+/// content or the file name states (collective-memory.md, "Rank identity").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RankOverride {
+    pub id: FileId,
+    pub part: u32,
+    pub rank: u32,
+}
+
+/// One input of the memory view as [`Session::analyse_memory`] resolved it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MemorySource {
+    pub id: FileId,
+    /// 0 for a trace; the rank part of a telemetry file.
+    pub part: u32,
+    /// The lane label (file name, `name (rank r)` for a telemetry part).
+    pub label: String,
+    /// The rank stated by the content, else by the file name; `None` when neither says.
+    pub stated_rank: Option<u32>,
+    /// The rank used (the override, the stated rank, or an assigned one).
+    pub rank: u32,
+    /// True when a [`RankOverride`] set `rank`.
+    pub overridden: bool,
+    /// True for a telemetry file.
+    pub telemetry: bool,
 }
 
 /// A rank memory analysis request: a preset (`low`, `medium`, `high`) and knob overrides
@@ -226,6 +275,13 @@ pub struct MemoryRequest {
     pub seq: u64,
     pub preset: String,
     pub overrides: Vec<(String, String)>,
+    /// The counter-name mapping (collective-memory.md, "Per-rank series"); `None` = the
+    /// default [`cm::Mapping`].
+    #[serde(default)]
+    pub mapping: Option<cm::Mapping>,
+    /// User-set ranks, applied before [`cm::resolve_ranks`].
+    #[serde(default)]
+    pub rank_overrides: Vec<RankOverride>,
 }
 
 /// Points kept per drawn memory series (largest-triangle-three-buckets; drawing only).
@@ -278,6 +334,9 @@ pub struct MemoryView {
     pub origin_ns: String,
     pub lanes: Vec<MemoryLane>,
     pub report: cm::Report,
+    /// Every input (trace file or telemetry rank part), in import order, with its rank.
+    #[serde(default)]
+    pub sources: Vec<MemorySource>,
 }
 
 /// Largest integer a JavaScript number holds exactly.
@@ -483,6 +542,8 @@ struct Entry {
     profile: TrialProfile,
     /// Memory series, markers and phases for the rank memory view.
     memory: RankSeries,
+    /// Every counter of the trace, for re-mapping ([`cm::apply_mapping`]).
+    counters: Vec<cm::Series>,
     /// What the file itself says, before facts derived from the other files of its drop.
     own: OwnFacts,
 }
@@ -497,6 +558,39 @@ struct OwnFacts {
     environment: String,
 }
 
+/// One imported telemetry file: per rank part, its series (default mapping) and its counters.
+struct TelemetryFile {
+    summary: TelemetrySummary,
+    parts: Vec<(RankSeries, Vec<cm::Series>)>,
+}
+
+/// Up to the first 64 KiB of `bytes` after one gzip/zlib layer (errors end the peek): enough
+/// for [`telemetry::looks_like_telemetry`] without decompressing a whole trace twice.
+fn peek_head(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    const HEAD: u64 = 1 << 16;
+    let mut out = Vec::new();
+    let r: Box<dyn Read + '_> = if bytes.starts_with(&[0x1f, 0x8b]) {
+        Box::new(flate2::read::MultiGzDecoder::new(bytes))
+    } else if bytes.len() >= 2
+        && bytes[0] == 0x78
+        && (u16::from(bytes[0]) << 8 | u16::from(bytes[1])) % 31 == 0
+    {
+        Box::new(flate2::read::ZlibDecoder::new(bytes))
+    } else {
+        return bytes[..bytes.len().min(HEAD as usize)].to_vec();
+    };
+    let mut r = r.take(HEAD);
+    let mut buf = [0u8; 8192];
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+        }
+    }
+    out
+}
+
 /// The imported trials of one browser session.
 #[derive(Default)]
 pub struct Session {
@@ -509,6 +603,8 @@ pub struct Session {
     triage: Vec<TriageFile>,
     /// The pins in force; they change only through explicit pin commands or a pins file.
     pins: Vec<Pin>,
+    /// Memory telemetry files (memory view only).
+    telemetry: Vec<TelemetryFile>,
 }
 
 impl Session {
@@ -555,6 +651,11 @@ impl Session {
                     message: format!("{name}: {e}"),
                 },
             };
+        }
+        if telemetry::looks_like_telemetry(&peek_head(bytes)) {
+            let out = self.import_telemetry(id, name, bytes);
+            progress(1.0);
+            return out;
         }
         let artifact = match formats::import_with(name, bytes, &ImportOptions::default(), progress)
         {
@@ -631,12 +732,14 @@ impl Session {
             environment: profile.environment.clone(),
         };
         let memory = cm::series_from_model(&artifact.model, &cm::Mapping::default());
+        let counters = cm::counters_from_model(&artifact.model);
         // The model is dropped here: only the profile, the memory series and the summary stay.
         drop(artifact);
         self.entries.push(Entry {
             summary,
             profile,
             memory,
+            counters,
             own,
         });
         self.derive_drop_facts();
@@ -666,6 +769,7 @@ impl Session {
             self.derive_drop_facts();
         }
         self.triage.retain(|t| t.id != id);
+        self.telemetry.retain(|t| t.summary.id != id);
     }
 
     /// Forgets every file. Pins stay (they move only on an explicit command).
@@ -674,6 +778,67 @@ impl Session {
         self.failed.clear();
         self.updated.clear();
         self.triage.clear();
+        self.telemetry.clear();
+    }
+
+    /// Imports a memory telemetry JSON Lines file (already recognised by
+    /// [`telemetry::looks_like_telemetry`]): [`FromWorker::TelemetryImported`], or
+    /// [`FromWorker::ImportFailed`] for an unreadable container, an unknown schema version or
+    /// a file without one record.
+    fn import_telemetry(&mut self, id: FileId, name: &str, bytes: &[u8]) -> FromWorker {
+        let fail = |this: &mut Self, message: String| {
+            this.failed.push((id, name.to_string()));
+            FromWorker::ImportFailed {
+                id,
+                name: name.to_string(),
+                message,
+            }
+        };
+        let data = match formats::decompress_cow(bytes, formats::DEFAULT_MAX_DECOMPRESSED) {
+            Ok((_, d)) => d,
+            Err(e) => return fail(self, format!("{name}: {e}")),
+        };
+        let t = match telemetry::import(name, &data) {
+            Ok(t) => t,
+            Err(e) => return fail(self, e.to_string()),
+        };
+        drop(data);
+        let mut bad_lines: Vec<String> = t
+            .bad_lines
+            .iter()
+            .map(|b| format!("{name}:{}: {}; line skipped", b.line, b.message))
+            .collect();
+        let n_bad = t.diagnostics.count("telemetry_bad_line");
+        if n_bad > t.bad_lines.len() as u64 {
+            bad_lines.push(format!(
+                "{name}: {} more malformed lines skipped",
+                n_bad - t.bad_lines.len() as u64
+            ));
+        }
+        let parts: Vec<(RankSeries, Vec<cm::Series>)> = t
+            .models
+            .iter()
+            .map(|m| {
+                (
+                    cm::series_from_model(m, &cm::Mapping::default()),
+                    cm::counters_from_model(m),
+                )
+            })
+            .collect();
+        let summary = TelemetrySummary {
+            id,
+            name: name.to_string(),
+            size_bytes: bytes.len() as u64,
+            records: t.records,
+            ranks: parts.iter().map(|(s, _)| s.rank).collect(),
+            bad_lines,
+            diagnostics: t.diagnostics.entries().iter().map(diagnostic_view).collect(),
+        };
+        self.telemetry.push(TelemetryFile {
+            summary: summary.clone(),
+            parts,
+        });
+        FromWorker::TelemetryImported { summary }
     }
 
     /// The summary of imported file `id`, as it is now.
@@ -1040,12 +1205,53 @@ impl Session {
                 Err(e) => return failed(e.to_string()),
             };
         }
-        let items: Vec<(String, RankSeries)> = self
-            .entries
-            .iter()
-            .map(|e| (base_name(&e.summary.name).to_string(), e.memory.clone()))
-            .collect();
+        let mapping = req.mapping.as_ref();
+        // (id, part, telemetry, label, series, counters)
+        let mut raw: Vec<(FileId, u32, bool, String, &RankSeries, &[cm::Series])> = Vec::new();
+        for e in &self.entries {
+            let label = base_name(&e.summary.name).to_string();
+            raw.push((e.summary.id, 0, false, label, &e.memory, &e.counters));
+        }
+        for t in &self.telemetry {
+            let base = base_name(&t.summary.name);
+            for (part, (s, c)) in t.parts.iter().enumerate() {
+                let label = match s.rank {
+                    Some(r) => format!("{base} (rank {r})"),
+                    None => base.to_string(),
+                };
+                raw.push((t.summary.id, part as u32, true, label, s, c));
+            }
+        }
+        let mut sources = Vec::with_capacity(raw.len());
+        let mut items: Vec<(String, RankSeries)> = Vec::with_capacity(raw.len());
+        for (id, part, is_tel, label, s, counters) in raw {
+            let mut s = s.clone();
+            if let Some(m) = mapping {
+                cm::apply_mapping(&mut s, counters, m);
+            }
+            let stated_rank = s.rank.or_else(|| cm::rank_from_file_name(&label));
+            let o = req
+                .rank_overrides
+                .iter()
+                .find(|o| o.id == id && o.part == part);
+            if let Some(o) = o {
+                s.rank = Some(o.rank);
+            }
+            sources.push(MemorySource {
+                id,
+                part,
+                label: label.clone(),
+                stated_rank,
+                rank: 0,
+                overridden: o.is_some(),
+                telemetry: is_tel,
+            });
+            items.push((label, s));
+        }
         let (inputs, mut warnings) = cm::resolve_ranks(items);
+        for (src, inp) in sources.iter_mut().zip(&inputs) {
+            src.rank = inp.rank;
+        }
         let mut report = cm::run(&inputs, &params);
         warnings.append(&mut report.warnings);
         report.warnings = warnings;
@@ -1090,6 +1296,7 @@ impl Session {
                 origin_ns: origin.to_string(),
                 lanes,
                 report,
+                sources,
             }),
         }
     }

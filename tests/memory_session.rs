@@ -20,6 +20,8 @@ fn request(seq: u64, preset: &str, overrides: &[(&str, &str)]) -> MemoryRequest 
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
+        mapping: None,
+        rank_overrides: Vec::new(),
     }
 }
 

@@ -57,6 +57,8 @@ pub fn request_memory(state: AppState) {
         seq,
         preset: state.memory_preset.get_untracked(),
         overrides,
+        mapping: None,
+        rank_overrides: Vec::new(),
     };
     if let Some(m) = to_js(&ToWorker::Memory(req)) {
         post_raw(m, None);
