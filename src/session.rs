@@ -832,7 +832,12 @@ impl Session {
             records: t.records,
             ranks: parts.iter().map(|(s, _)| s.rank).collect(),
             bad_lines,
-            diagnostics: t.diagnostics.entries().iter().map(diagnostic_view).collect(),
+            diagnostics: t
+                .diagnostics
+                .entries()
+                .iter()
+                .map(diagnostic_view)
+                .collect(),
         };
         self.telemetry.push(TelemetryFile {
             summary: summary.clone(),

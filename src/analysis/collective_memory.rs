@@ -577,7 +577,11 @@ pub fn apply_mapping(out: &mut RankSeries, counters: &[Series], mapping: &Mappin
         let Some(kind) = mapping.classify(&c.name) else {
             continue;
         };
-        let key = (!fold(&c.name).contains("cpu"), c.ts_ns.len(), usize::MAX - ci);
+        let key = (
+            !fold(&c.name).contains("cpu"),
+            c.ts_ns.len(),
+            usize::MAX - ci,
+        );
         if best.get(&kind).is_none_or(|b| key > *b) {
             best.insert(kind, key);
         }
