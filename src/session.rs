@@ -1850,3 +1850,171 @@ mod tests {
         assert!(view(s.triage(&req)).sources.is_empty());
     }
 }
+
+#[cfg(test)]
+mod memory_tests {
+    //! The worker side of the memory view: telemetry files, rank overrides, the mapping.
+    use super::*;
+
+    /// Telemetry JSON Lines for ranks 0–3 on an epoch clock: 200 samples 10 ms apart per rank
+    /// (allocator reserved 1.5 GiB, allocated 1 GiB, device used 2 GiB unless `with_used` is
+    /// false), one `nccl_all_reduce` marker per rank, and a malformed fifth line.
+    fn telemetry4(with_used: bool) -> Vec<u8> {
+        const GIB: u64 = 1 << 30;
+        let base: u64 = 1_700_000_000_000_000_000;
+        let mut out = String::new();
+        for i in 0..200u64 {
+            for r in 0..4u64 {
+                let used = if with_used {
+                    format!(",\"device_used_bytes\":{}", 2 * GIB)
+                } else {
+                    String::new()
+                };
+                out.push_str(&format!(
+                    "{{\"timestamp_ns\":{},\"event_type\":\"sample\",\"rank\":{r},\"world_size\":4,\"allocator_reserved_bytes\":{},\"allocator_allocated_bytes\":{}{used}}}\n",
+                    base + i * 10_000_000 + r,
+                    3 * GIB / 2,
+                    GIB
+                ));
+            }
+            if i == 0 {
+                out.push_str("this line is not JSON\n");
+            }
+        }
+        for r in 0..4u64 {
+            out.push_str(&format!(
+                "{{\"timestamp_ns\":{},\"event_type\":\"nccl_all_reduce\",\"rank\":{r},\"duration_ns\":5000000}}\n",
+                base + 1_000_000_000
+            ));
+        }
+        out.into_bytes()
+    }
+
+    fn req(mapping: Option<cm::Mapping>, rank_overrides: Vec<RankOverride>) -> MemoryRequest {
+        MemoryRequest {
+            seq: 1,
+            preset: "medium".into(),
+            overrides: Vec::new(),
+            mapping,
+            rank_overrides,
+        }
+    }
+
+    fn memory_view(out: FromWorker) -> MemoryView {
+        match out {
+            FromWorker::MemoryAnalysed { view, .. } => *view,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn gzipped_telemetry_feeds_the_memory_view_with_its_bad_line_and_no_trial() {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut enc, &telemetry4(true)).unwrap();
+        let gz = enc.finish().unwrap();
+        let mut s = Session::new();
+        let out = s.import(3, "job/mem.jsonl.gz", &gz, &mut |_| {});
+        let FromWorker::TelemetryImported { summary } = out else {
+            panic!("{out:?}")
+        };
+        assert_eq!(summary.ranks, [Some(0), Some(1), Some(2), Some(3)]);
+        assert_eq!(summary.records, 804);
+        assert_eq!(summary.bad_lines.len(), 1);
+        assert!(
+            summary.bad_lines[0].starts_with("job/mem.jsonl.gz:5: not JSON"),
+            "{:?}",
+            summary.bad_lines
+        );
+        assert_eq!(summary.diagnostics.len(), 1);
+        assert_eq!(summary.diagnostics[0].kind, "telemetry_bad_line");
+        assert_eq!(summary.diagnostics[0].count, 1);
+        assert_eq!(summary.diagnostics[0].first_index, Some(5));
+        // Not a scaling trial.
+        assert_eq!(s.len(), 0);
+        let FromWorker::Analysed { report, inputs, .. } = s.analyse(&AnalyseRequest {
+            seq: 1,
+            settings: Vec::new(),
+            metric: Metric::Inclusive,
+            pattern: scaling::DEFAULT_INPUT_PATTERN.into(),
+        }) else {
+            panic!("analysis failed")
+        };
+        assert!(inputs.is_empty());
+        assert!(report.hotspots.is_empty());
+        // One lane per rank, with device-used memory and a marker each.
+        let v = memory_view(s.analyse_memory(&req(None, Vec::new())));
+        let ranks: Vec<u32> = v.lanes.iter().map(|l| l.rank).collect();
+        assert_eq!(ranks, [0, 1, 2, 3]);
+        assert_eq!(v.lanes[2].label, "mem.jsonl.gz (rank 2)");
+        assert!(v.lanes.iter().all(|l| l.device_used.is_some()));
+        assert!(v.lanes.iter().all(|l| l.markers.len() == 1));
+        assert_eq!(v.sources.len(), 4);
+        assert!(v.sources.iter().all(|s| s.telemetry && s.id == 3));
+        s.remove(3);
+        assert!(memory_view(s.analyse_memory(&req(None, Vec::new())))
+            .lanes
+            .is_empty());
+    }
+
+    #[test]
+    fn a_rank_override_moves_one_lane() {
+        let mut s = Session::new();
+        s.import(1, "mem.jsonl", &telemetry4(true), &mut |_| {});
+        let v = memory_view(s.analyse_memory(&req(
+            None,
+            vec![RankOverride {
+                id: 1,
+                part: 1,
+                rank: 7,
+            }],
+        )));
+        let ranks: Vec<u32> = v.lanes.iter().map(|l| l.rank).collect();
+        assert_eq!(ranks, [0, 2, 3, 7]);
+        assert_eq!(v.lanes[3].label, "mem.jsonl (rank 1)");
+        let src = &v.sources[1];
+        assert_eq!(
+            (src.stated_rank, src.rank, src.overridden),
+            (Some(1), 7, true)
+        );
+        assert!(!v.sources[0].overridden);
+        // An override of an unknown source changes nothing.
+        let v = memory_view(s.analyse_memory(&req(
+            None,
+            vec![RankOverride {
+                id: 9,
+                part: 0,
+                rank: 7,
+            }],
+        )));
+        let ranks: Vec<u32> = v.lanes.iter().map(|l| l.rank).collect();
+        assert_eq!(ranks, [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn a_mapping_edit_changes_which_counter_is_device_used() {
+        let mut s = Session::new();
+        s.import(1, "mem.jsonl", &telemetry4(false), &mut |_| {});
+        let v = memory_view(s.analyse_memory(&req(None, Vec::new())));
+        assert!(v.lanes.iter().all(|l| l.device_used.is_none()));
+        assert!(v
+            .report
+            .warnings
+            .iter()
+            .any(|w| w.contains("device-used memory is absent")));
+        let mapping = cm::Mapping {
+            device_used: vec!["allocator_allocated".into()],
+            allocator_allocated: Vec::new(),
+            ..cm::Mapping::default()
+        };
+        let v = memory_view(s.analyse_memory(&req(Some(mapping), Vec::new())));
+        assert_eq!(v.lanes.len(), 4);
+        for l in &v.lanes {
+            let used = l.device_used.as_ref().expect("device-used mapped");
+            assert!(used.bytes.iter().all(|&b| b == (1u64 << 30) as f64));
+            assert!(l.allocator_allocated.is_none());
+            assert!(l.allocator_reserved.is_some());
+            // Both series now exist, so the gap band is drawn.
+            assert!(l.gap.is_some());
+        }
+    }
+}
