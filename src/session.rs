@@ -1212,7 +1212,8 @@ impl Session {
         }
         let mapping = req.mapping.as_ref();
         // (id, part, telemetry, label, series, counters)
-        let mut raw: Vec<(FileId, u32, bool, String, &RankSeries, &[cm::Series])> = Vec::new();
+        type Raw<'a> = (FileId, u32, bool, String, &'a RankSeries, &'a [cm::Series]);
+        let mut raw: Vec<Raw> = Vec::new();
         for e in &self.entries {
             let label = base_name(&e.summary.name).to_string();
             raw.push((e.summary.id, 0, false, label, &e.memory, &e.counters));
