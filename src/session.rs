@@ -384,7 +384,8 @@ fn draw_lane(label: &str, rank: u32, s: &RankSeries, offset: i64) -> MemoryLane 
             Some(DrawBand {
                 ts_ns: idx.iter().map(|&i| ts[i]).collect(),
                 lo: idx.iter().map(|&i| lo[i]).collect(),
-                hi: idx.iter().map(|&i| u.value[i]).collect(),
+                // Never below `lo`: where device-used is under reserved the gap is 0, no band.
+                hi: idx.iter().map(|&i| u.value[i].max(lo[i])).collect(),
             })
         }
         _ => None,
@@ -2014,8 +2015,10 @@ mod memory_tests {
             assert!(used.bytes.iter().all(|&b| b == (1u64 << 30) as f64));
             assert!(l.allocator_allocated.is_none());
             assert!(l.allocator_reserved.is_some());
-            // Both series now exist, so the gap band is drawn.
-            assert!(l.gap.is_some());
+            // Both series now exist, so the gap band is computed; used (1 GiB) is under
+            // reserved (1.5 GiB), so it is empty (hi clamped to lo), never inverted.
+            let g = l.gap.as_ref().expect("gap band");
+            assert!(g.lo.iter().zip(&g.hi).all(|(lo, hi)| hi == lo));
         }
     }
 }

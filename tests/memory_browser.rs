@@ -339,5 +339,19 @@ async fn memory_tab_reads_telemetry_with_rank_overrides_and_mapping() {
         tmp().join("memory-telemetry.png"),
         c.screenshot().await.unwrap_or_default(),
     );
+
+    // Removing the telemetry file empties the view.
+    c.find(Locator::Css("[data-testid=telemetry-file] button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_until(Duration::from_secs(60), "an empty memory view", || async {
+        (count(&c, "[data-testid=memory-lane]").await == 0
+            && count(&c, "[data-testid=telemetry-file]").await == 0)
+            .then_some(())
+    })
+    .await;
     c.close().await.unwrap();
 }
