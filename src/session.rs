@@ -559,6 +559,35 @@ struct OwnFacts {
     environment: String,
 }
 
+/// Counter samples a trace keeps for re-mapping beyond the series the default mapping picks
+/// (16 bytes each: 4 MiB per file).
+pub const MAX_KEPT_COUNTER_SAMPLES: usize = 1 << 18;
+
+/// The counters a trace keeps for [`cm::apply_mapping`]: every counter the default mapping
+/// classifies, then the others in model order while their samples fit in
+/// [`MAX_KEPT_COUNTER_SAMPLES`]. Returns the kept ones and how many were dropped.
+fn keep_counters(all: Vec<cm::Series>) -> (Vec<cm::Series>, usize) {
+    let default = cm::Mapping::default();
+    let mut budget = MAX_KEPT_COUNTER_SAMPLES;
+    let mut dropped = 0;
+    let kept = all
+        .into_iter()
+        .filter(|c| {
+            if default.classify(&c.name).is_some() {
+                return true;
+            }
+            if c.ts_ns.len() <= budget {
+                budget -= c.ts_ns.len();
+                true
+            } else {
+                dropped += 1;
+                false
+            }
+        })
+        .collect();
+    (kept, dropped)
+}
+
 /// One imported telemetry file: per rank part, its series (default mapping) and its counters.
 struct TelemetryFile {
     summary: TelemetrySummary,
@@ -701,7 +730,8 @@ impl Session {
             .artifact_id
             .strip_prefix("sha256:")
             .unwrap_or(&artifact.artifact_id);
-        let summary = ImportSummary {
+        let (counters, not_kept) = keep_counters(cm::counters_from_model(&artifact.model));
+        let mut summary = ImportSummary {
             id,
             name: name.to_string(),
             size_bytes: artifact.size_bytes,
@@ -725,6 +755,18 @@ impl Session {
             hostname: m.info.hostname.clone(),
             hostname_from_siblings: false,
         };
+        if not_kept > 0 {
+            summary.diagnostics.push(DiagnosticView {
+                kind: "counters_not_kept_for_mapping".into(),
+                severity: "info".into(),
+                count: not_kept as u64,
+                first_offset: None,
+                first_index: None,
+                message: format!(
+                    "{not_kept} counter series beyond {MAX_KEPT_COUNTER_SAMPLES} samples were not kept for re-mapping in the memory view (the default mapping's series are kept)"
+                ),
+            });
+        }
         let own = OwnFacts {
             hostname: m.info.hostname.clone(),
             rank: m.info.rank,
@@ -733,7 +775,6 @@ impl Session {
             environment: profile.environment.clone(),
         };
         let memory = cm::series_from_model(&artifact.model, &cm::Mapping::default());
-        let counters = cm::counters_from_model(&artifact.model);
         // The model is dropped here: only the profile, the memory series and the summary stay.
         drop(artifact);
         self.entries.push(Entry {
@@ -1956,6 +1997,26 @@ mod memory_tests {
         assert!(memory_view(s.analyse_memory(&req(None, Vec::new())))
             .lanes
             .is_empty());
+    }
+
+    #[test]
+    fn counters_kept_for_remapping_are_bounded() {
+        let series = |name: &str, n: usize| cm::Series {
+            name: name.into(),
+            ts_ns: (0..n as i64).collect(),
+            value: vec![1.0; n],
+        };
+        let big = MAX_KEPT_COUNTER_SAMPLES;
+        let (kept, dropped) = keep_counters(vec![
+            series("GPU memory used", big + 1),
+            series("cpu_freq", big - 10),
+            series("fb_bytes", 20),
+            series("fan_rpm", 10),
+        ]);
+        let names: Vec<&str> = kept.iter().map(|c| c.name.as_str()).collect();
+        // The default-mapped series always; then the others while the budget lasts.
+        assert_eq!(names, ["GPU memory used", "cpu_freq", "fan_rpm"]);
+        assert_eq!(dropped, 1);
     }
 
     #[test]
