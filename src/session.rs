@@ -31,7 +31,7 @@ use crate::analysis::scaling::{
     self, compile_input_regex, input_from_name, Metric, Params, Report, Trial, TrialProfile,
 };
 use crate::formats::records::{self, ExcludedRecord, KeyDefaults};
-use crate::formats::{self, chrome_json, ImportOptions};
+use crate::formats::{self, chrome_json, telemetry, ImportOptions};
 use crate::model::compile_record::{CacheState, CompileRecord, FullKey, Pin};
 use crate::model::Model;
 use crate::plot::downsample::lttb_series;
@@ -216,6 +216,55 @@ pub enum FromWorker {
     },
     /// The answer to a [`TriageRequest`] (or a pin command carrying one).
     Triaged { seq: u64, view: Box<TriageView> },
+    /// The file was memory telemetry JSON Lines (collective-memory.md, "Telemetry records"):
+    /// it feeds only the memory view (one lane per rank it holds), never the scaling analysis.
+    TelemetryImported { summary: TelemetrySummary },
+}
+
+/// What the memory tab lists about one telemetry JSON Lines file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TelemetrySummary {
+    pub id: FileId,
+    pub name: String,
+    /// Size as dropped, bytes.
+    pub size_bytes: u64,
+    /// Records read (samples and markers).
+    pub records: u64,
+    /// The rank each part states, in part order (`None`: records without a rank).
+    pub ranks: Vec<Option<u32>>,
+    /// Malformed lines as `file:line: problem` (the first
+    /// [`telemetry::MAX_BAD_LINES_KEPT`]; `diagnostics` counts them all).
+    pub bad_lines: Vec<String>,
+    /// The file's diagnostics (`telemetry_bad_line`, data loss, first line as `first_index`).
+    pub diagnostics: Vec<DiagnosticView>,
+}
+
+/// A user-set rank for one memory source: part `part` (0 for a trace; the index in
+/// [`TelemetrySummary::ranks`] for a telemetry file) of file `id`. It wins over the rank the
+/// content or the file name states (collective-memory.md, "Rank identity").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RankOverride {
+    pub id: FileId,
+    pub part: u32,
+    pub rank: u32,
+}
+
+/// One input of the memory view as [`Session::analyse_memory`] resolved it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MemorySource {
+    pub id: FileId,
+    /// 0 for a trace; the rank part of a telemetry file.
+    pub part: u32,
+    /// The lane label (file name, `name (rank r)` for a telemetry part).
+    pub label: String,
+    /// The rank stated by the content, else by the file name; `None` when neither says.
+    pub stated_rank: Option<u32>,
+    /// The rank used (the override, the stated rank, or an assigned one).
+    pub rank: u32,
+    /// True when a [`RankOverride`] set `rank`.
+    pub overridden: bool,
+    /// True for a telemetry file.
+    pub telemetry: bool,
 }
 
 /// A rank memory analysis request: a preset (`low`, `medium`, `high`) and knob overrides
@@ -226,6 +275,13 @@ pub struct MemoryRequest {
     pub seq: u64,
     pub preset: String,
     pub overrides: Vec<(String, String)>,
+    /// The counter-name mapping (collective-memory.md, "Per-rank series"); `None` = the
+    /// default [`cm::Mapping`].
+    #[serde(default)]
+    pub mapping: Option<cm::Mapping>,
+    /// User-set ranks, applied before [`cm::resolve_ranks`].
+    #[serde(default)]
+    pub rank_overrides: Vec<RankOverride>,
 }
 
 /// Points kept per drawn memory series (largest-triangle-three-buckets; drawing only).
@@ -278,6 +334,9 @@ pub struct MemoryView {
     pub origin_ns: String,
     pub lanes: Vec<MemoryLane>,
     pub report: cm::Report,
+    /// Every input (trace file or telemetry rank part), in import order, with its rank.
+    #[serde(default)]
+    pub sources: Vec<MemorySource>,
 }
 
 /// Largest integer a JavaScript number holds exactly.
@@ -325,7 +384,8 @@ fn draw_lane(label: &str, rank: u32, s: &RankSeries, offset: i64) -> MemoryLane 
             Some(DrawBand {
                 ts_ns: idx.iter().map(|&i| ts[i]).collect(),
                 lo: idx.iter().map(|&i| lo[i]).collect(),
-                hi: idx.iter().map(|&i| u.value[i]).collect(),
+                // Never below `lo`: where device-used is under reserved the gap is 0, no band.
+                hi: idx.iter().map(|&i| u.value[i].max(lo[i])).collect(),
             })
         }
         _ => None,
@@ -488,6 +548,8 @@ struct Entry {
     profile: TrialProfile,
     /// Memory series, markers and phases for the rank memory view.
     memory: RankSeries,
+    /// Every counter of the trace, for re-mapping ([`cm::apply_mapping`]).
+    counters: Vec<cm::Series>,
     /// What the file itself says, before facts derived from the other files of its drop.
     own: OwnFacts,
 }
@@ -502,6 +564,68 @@ struct OwnFacts {
     environment: String,
 }
 
+/// Counter samples a trace keeps for re-mapping beyond the series the default mapping picks
+/// (16 bytes each: 4 MiB per file).
+pub const MAX_KEPT_COUNTER_SAMPLES: usize = 1 << 18;
+
+/// The counters a trace keeps for [`cm::apply_mapping`]: every counter the default mapping
+/// classifies, then the others in model order while their samples fit in
+/// [`MAX_KEPT_COUNTER_SAMPLES`]. Returns the kept ones and how many were dropped.
+fn keep_counters(all: Vec<cm::Series>) -> (Vec<cm::Series>, usize) {
+    let default = cm::Mapping::default();
+    let mut budget = MAX_KEPT_COUNTER_SAMPLES;
+    let mut dropped = 0;
+    let kept = all
+        .into_iter()
+        .filter(|c| {
+            if default.classify(&c.name).is_some() {
+                return true;
+            }
+            if c.ts_ns.len() <= budget {
+                budget -= c.ts_ns.len();
+                true
+            } else {
+                dropped += 1;
+                false
+            }
+        })
+        .collect();
+    (kept, dropped)
+}
+
+/// One imported telemetry file: per rank part, its series (default mapping) and its counters.
+struct TelemetryFile {
+    summary: TelemetrySummary,
+    parts: Vec<(RankSeries, Vec<cm::Series>)>,
+}
+
+/// Up to the first 64 KiB of `bytes` after one gzip/zlib layer (errors end the peek): enough
+/// for [`telemetry::looks_like_telemetry`] without decompressing a whole trace twice.
+fn peek_head(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    const HEAD: u64 = 1 << 16;
+    let mut out = Vec::new();
+    let r: Box<dyn Read + '_> = if bytes.starts_with(&[0x1f, 0x8b]) {
+        Box::new(flate2::read::MultiGzDecoder::new(bytes))
+    } else if bytes.len() >= 2
+        && bytes[0] == 0x78
+        && (u16::from(bytes[0]) << 8 | u16::from(bytes[1])) % 31 == 0
+    {
+        Box::new(flate2::read::ZlibDecoder::new(bytes))
+    } else {
+        return bytes[..bytes.len().min(HEAD as usize)].to_vec();
+    };
+    let mut r = r.take(HEAD);
+    let mut buf = [0u8; 8192];
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+        }
+    }
+    out
+}
+
 /// The imported trials of one browser session.
 #[derive(Default)]
 pub struct Session {
@@ -514,6 +638,8 @@ pub struct Session {
     triage: Vec<TriageFile>,
     /// The pins in force; they change only through explicit pin commands or a pins file.
     pins: Vec<Pin>,
+    /// Memory telemetry files (memory view only).
+    telemetry: Vec<TelemetryFile>,
 }
 
 impl Session {
@@ -561,6 +687,11 @@ impl Session {
                 },
             };
         }
+        if telemetry::looks_like_telemetry(&peek_head(bytes)) {
+            let out = self.import_telemetry(id, name, bytes);
+            progress(1.0);
+            return out;
+        }
         let artifact = match formats::import_with(name, bytes, &ImportOptions::default(), progress)
         {
             Ok(a) => a,
@@ -604,7 +735,8 @@ impl Session {
             .artifact_id
             .strip_prefix("sha256:")
             .unwrap_or(&artifact.artifact_id);
-        let summary = ImportSummary {
+        let (counters, not_kept) = keep_counters(cm::counters_from_model(&artifact.model));
+        let mut summary = ImportSummary {
             id,
             name: name.to_string(),
             size_bytes: artifact.size_bytes,
@@ -628,6 +760,18 @@ impl Session {
             hostname: m.info.hostname.clone(),
             hostname_from_siblings: false,
         };
+        if not_kept > 0 {
+            summary.diagnostics.push(DiagnosticView {
+                kind: "counters_not_kept_for_mapping".into(),
+                severity: "info".into(),
+                count: not_kept as u64,
+                first_offset: None,
+                first_index: None,
+                message: format!(
+                    "{not_kept} counter series beyond {MAX_KEPT_COUNTER_SAMPLES} samples were not kept for re-mapping in the memory view (the default mapping's series are kept)"
+                ),
+            });
+        }
         let own = OwnFacts {
             hostname: m.info.hostname.clone(),
             rank: m.info.rank,
@@ -642,6 +786,7 @@ impl Session {
             summary,
             profile,
             memory,
+            counters,
             own,
         });
         self.derive_drop_facts();
@@ -671,6 +816,7 @@ impl Session {
             self.derive_drop_facts();
         }
         self.triage.retain(|t| t.id != id);
+        self.telemetry.retain(|t| t.summary.id != id);
     }
 
     /// Forgets every file. Pins stay (they move only on an explicit command).
@@ -679,6 +825,72 @@ impl Session {
         self.failed.clear();
         self.updated.clear();
         self.triage.clear();
+        self.telemetry.clear();
+    }
+
+    /// Imports a memory telemetry JSON Lines file (already recognised by
+    /// [`telemetry::looks_like_telemetry`]): [`FromWorker::TelemetryImported`], or
+    /// [`FromWorker::ImportFailed`] for an unreadable container, an unknown schema version or
+    /// a file without one record.
+    fn import_telemetry(&mut self, id: FileId, name: &str, bytes: &[u8]) -> FromWorker {
+        let fail = |this: &mut Self, message: String| {
+            this.failed.push((id, name.to_string()));
+            FromWorker::ImportFailed {
+                id,
+                name: name.to_string(),
+                message,
+            }
+        };
+        let data = match formats::decompress_cow(bytes, formats::DEFAULT_MAX_DECOMPRESSED) {
+            Ok((_, d)) => d,
+            Err(e) => return fail(self, format!("{name}: {e}")),
+        };
+        let t = match telemetry::import(name, &data) {
+            Ok(t) => t,
+            Err(e) => return fail(self, e.to_string()),
+        };
+        drop(data);
+        let mut bad_lines: Vec<String> = t
+            .bad_lines
+            .iter()
+            .map(|b| format!("{name}:{}: {}; line skipped", b.line, b.message))
+            .collect();
+        let n_bad = t.diagnostics.count("telemetry_bad_line");
+        if n_bad > t.bad_lines.len() as u64 {
+            bad_lines.push(format!(
+                "{name}: {} more malformed lines skipped",
+                n_bad - t.bad_lines.len() as u64
+            ));
+        }
+        let parts: Vec<(RankSeries, Vec<cm::Series>)> = t
+            .models
+            .iter()
+            .map(|m| {
+                (
+                    cm::series_from_model(m, &cm::Mapping::default()),
+                    cm::counters_from_model(m),
+                )
+            })
+            .collect();
+        let summary = TelemetrySummary {
+            id,
+            name: name.to_string(),
+            size_bytes: bytes.len() as u64,
+            records: t.records,
+            ranks: parts.iter().map(|(s, _)| s.rank).collect(),
+            bad_lines,
+            diagnostics: t
+                .diagnostics
+                .entries()
+                .iter()
+                .map(diagnostic_view)
+                .collect(),
+        };
+        self.telemetry.push(TelemetryFile {
+            summary: summary.clone(),
+            parts,
+        });
+        FromWorker::TelemetryImported { summary }
     }
 
     /// The summary of imported file `id`, as it is now.
@@ -1045,12 +1257,54 @@ impl Session {
                 Err(e) => return failed(e.to_string()),
             };
         }
-        let items: Vec<(String, RankSeries)> = self
-            .entries
-            .iter()
-            .map(|e| (base_name(&e.summary.name).to_string(), e.memory.clone()))
-            .collect();
+        let mapping = req.mapping.as_ref();
+        // (id, part, telemetry, label, series, counters)
+        type Raw<'a> = (FileId, u32, bool, String, &'a RankSeries, &'a [cm::Series]);
+        let mut raw: Vec<Raw> = Vec::new();
+        for e in &self.entries {
+            let label = base_name(&e.summary.name).to_string();
+            raw.push((e.summary.id, 0, false, label, &e.memory, &e.counters));
+        }
+        for t in &self.telemetry {
+            let base = base_name(&t.summary.name);
+            for (part, (s, c)) in t.parts.iter().enumerate() {
+                let label = match s.rank {
+                    Some(r) => format!("{base} (rank {r})"),
+                    None => base.to_string(),
+                };
+                raw.push((t.summary.id, part as u32, true, label, s, c));
+            }
+        }
+        let mut sources = Vec::with_capacity(raw.len());
+        let mut items: Vec<(String, RankSeries)> = Vec::with_capacity(raw.len());
+        for (id, part, is_tel, label, s, counters) in raw {
+            let mut s = s.clone();
+            if let Some(m) = mapping {
+                cm::apply_mapping(&mut s, counters, m);
+            }
+            let stated_rank = s.rank.or_else(|| cm::rank_from_file_name(&label));
+            let o = req
+                .rank_overrides
+                .iter()
+                .find(|o| o.id == id && o.part == part);
+            if let Some(o) = o {
+                s.rank = Some(o.rank);
+            }
+            sources.push(MemorySource {
+                id,
+                part,
+                label: label.clone(),
+                stated_rank,
+                rank: 0,
+                overridden: o.is_some(),
+                telemetry: is_tel,
+            });
+            items.push((label, s));
+        }
         let (inputs, mut warnings) = cm::resolve_ranks(items);
+        for (src, inp) in sources.iter_mut().zip(&inputs) {
+            src.rank = inp.rank;
+        }
         let mut report = cm::run(&inputs, &params);
         warnings.append(&mut report.warnings);
         report.warnings = warnings;
@@ -1095,6 +1349,7 @@ impl Session {
                 origin_ns: origin.to_string(),
                 lanes,
                 report,
+                sources,
             }),
         }
     }
@@ -1641,5 +1896,195 @@ mod tests {
         assert_eq!(view(s.triage(&req)).report.warm_rows, 0);
         s.remove(7);
         assert!(view(s.triage(&req)).sources.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod memory_tests {
+    //! The worker side of the memory view: telemetry files, rank overrides, the mapping.
+    use super::*;
+
+    /// Telemetry JSON Lines for ranks 0–3 on an epoch clock: 200 samples 10 ms apart per rank
+    /// (allocator reserved 1.5 GiB, allocated 1 GiB, device used 2 GiB unless `with_used` is
+    /// false), one `nccl_all_reduce` marker per rank, and a malformed fifth line.
+    fn telemetry4(with_used: bool) -> Vec<u8> {
+        const GIB: u64 = 1 << 30;
+        let base: u64 = 1_700_000_000_000_000_000;
+        let mut out = String::new();
+        for i in 0..200u64 {
+            for r in 0..4u64 {
+                let used = if with_used {
+                    format!(",\"device_used_bytes\":{}", 2 * GIB)
+                } else {
+                    String::new()
+                };
+                out.push_str(&format!(
+                    "{{\"timestamp_ns\":{},\"event_type\":\"sample\",\"rank\":{r},\"world_size\":4,\"allocator_reserved_bytes\":{},\"allocator_allocated_bytes\":{}{used}}}\n",
+                    base + i * 10_000_000 + r,
+                    3 * GIB / 2,
+                    GIB
+                ));
+            }
+            if i == 0 {
+                out.push_str("this line is not JSON\n");
+            }
+        }
+        for r in 0..4u64 {
+            out.push_str(&format!(
+                "{{\"timestamp_ns\":{},\"event_type\":\"nccl_all_reduce\",\"rank\":{r},\"duration_ns\":5000000}}\n",
+                base + 1_000_000_000
+            ));
+        }
+        out.into_bytes()
+    }
+
+    fn req(mapping: Option<cm::Mapping>, rank_overrides: Vec<RankOverride>) -> MemoryRequest {
+        MemoryRequest {
+            seq: 1,
+            preset: "medium".into(),
+            overrides: Vec::new(),
+            mapping,
+            rank_overrides,
+        }
+    }
+
+    fn memory_view(out: FromWorker) -> MemoryView {
+        match out {
+            FromWorker::MemoryAnalysed { view, .. } => *view,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn gzipped_telemetry_feeds_the_memory_view_with_its_bad_line_and_no_trial() {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut enc, &telemetry4(true)).unwrap();
+        let gz = enc.finish().unwrap();
+        let mut s = Session::new();
+        let out = s.import(3, "job/mem.jsonl.gz", &gz, &mut |_| {});
+        let FromWorker::TelemetryImported { summary } = out else {
+            panic!("{out:?}")
+        };
+        assert_eq!(summary.ranks, [Some(0), Some(1), Some(2), Some(3)]);
+        assert_eq!(summary.records, 804);
+        assert_eq!(summary.bad_lines.len(), 1);
+        assert!(
+            summary.bad_lines[0].starts_with("job/mem.jsonl.gz:5: not JSON"),
+            "{:?}",
+            summary.bad_lines
+        );
+        assert_eq!(summary.diagnostics.len(), 1);
+        assert_eq!(summary.diagnostics[0].kind, "telemetry_bad_line");
+        assert_eq!(summary.diagnostics[0].count, 1);
+        assert_eq!(summary.diagnostics[0].first_index, Some(5));
+        // Not a scaling trial.
+        assert_eq!(s.len(), 0);
+        let FromWorker::Analysed { report, inputs, .. } = s.analyse(&AnalyseRequest {
+            seq: 1,
+            settings: Vec::new(),
+            metric: Metric::Inclusive,
+            pattern: scaling::DEFAULT_INPUT_PATTERN.into(),
+        }) else {
+            panic!("analysis failed")
+        };
+        assert!(inputs.is_empty());
+        assert!(report.hotspots.is_empty());
+        // One lane per rank, with device-used memory and a marker each.
+        let v = memory_view(s.analyse_memory(&req(None, Vec::new())));
+        let ranks: Vec<u32> = v.lanes.iter().map(|l| l.rank).collect();
+        assert_eq!(ranks, [0, 1, 2, 3]);
+        assert_eq!(v.lanes[2].label, "mem.jsonl.gz (rank 2)");
+        assert!(v.lanes.iter().all(|l| l.device_used.is_some()));
+        assert!(v.lanes.iter().all(|l| l.markers.len() == 1));
+        assert_eq!(v.sources.len(), 4);
+        assert!(v.sources.iter().all(|s| s.telemetry && s.id == 3));
+        s.remove(3);
+        assert!(memory_view(s.analyse_memory(&req(None, Vec::new())))
+            .lanes
+            .is_empty());
+    }
+
+    #[test]
+    fn counters_kept_for_remapping_are_bounded() {
+        let series = |name: &str, n: usize| cm::Series {
+            name: name.into(),
+            ts_ns: (0..n as i64).collect(),
+            value: vec![1.0; n],
+        };
+        let big = MAX_KEPT_COUNTER_SAMPLES;
+        let (kept, dropped) = keep_counters(vec![
+            series("GPU memory used", big + 1),
+            series("cpu_freq", big - 10),
+            series("fb_bytes", 20),
+            series("fan_rpm", 10),
+        ]);
+        let names: Vec<&str> = kept.iter().map(|c| c.name.as_str()).collect();
+        // The default-mapped series always; then the others while the budget lasts.
+        assert_eq!(names, ["GPU memory used", "cpu_freq", "fan_rpm"]);
+        assert_eq!(dropped, 1);
+    }
+
+    #[test]
+    fn a_rank_override_moves_one_lane() {
+        let mut s = Session::new();
+        s.import(1, "mem.jsonl", &telemetry4(true), &mut |_| {});
+        let v = memory_view(s.analyse_memory(&req(
+            None,
+            vec![RankOverride {
+                id: 1,
+                part: 1,
+                rank: 7,
+            }],
+        )));
+        let ranks: Vec<u32> = v.lanes.iter().map(|l| l.rank).collect();
+        assert_eq!(ranks, [0, 2, 3, 7]);
+        assert_eq!(v.lanes[3].label, "mem.jsonl (rank 1)");
+        let src = &v.sources[1];
+        assert_eq!(
+            (src.stated_rank, src.rank, src.overridden),
+            (Some(1), 7, true)
+        );
+        assert!(!v.sources[0].overridden);
+        // An override of an unknown source changes nothing.
+        let v = memory_view(s.analyse_memory(&req(
+            None,
+            vec![RankOverride {
+                id: 9,
+                part: 0,
+                rank: 7,
+            }],
+        )));
+        let ranks: Vec<u32> = v.lanes.iter().map(|l| l.rank).collect();
+        assert_eq!(ranks, [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn a_mapping_edit_changes_which_counter_is_device_used() {
+        let mut s = Session::new();
+        s.import(1, "mem.jsonl", &telemetry4(false), &mut |_| {});
+        let v = memory_view(s.analyse_memory(&req(None, Vec::new())));
+        assert!(v.lanes.iter().all(|l| l.device_used.is_none()));
+        assert!(v
+            .report
+            .warnings
+            .iter()
+            .any(|w| w.contains("device-used memory is absent")));
+        let mapping = cm::Mapping {
+            device_used: vec!["allocator_allocated".into()],
+            allocator_allocated: Vec::new(),
+            ..cm::Mapping::default()
+        };
+        let v = memory_view(s.analyse_memory(&req(Some(mapping), Vec::new())));
+        assert_eq!(v.lanes.len(), 4);
+        for l in &v.lanes {
+            let used = l.device_used.as_ref().expect("device-used mapped");
+            assert!(used.bytes.iter().all(|&b| b == (1u64 << 30) as f64));
+            assert!(l.allocator_allocated.is_none());
+            assert!(l.allocator_reserved.is_some());
+            // Both series now exist, so the gap band is computed; used (1 GiB) is under
+            // reserved (1.5 GiB), so it is empty (hi clamped to lo), never inverted.
+            let g = l.gap.as_ref().expect("gap band");
+            assert!(g.lo.iter().zip(&g.hi).all(|(lo, hi)| hi == lo));
+        }
     }
 }

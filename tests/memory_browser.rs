@@ -6,6 +6,10 @@
 //! * The synthetic 4-rank Perfetto job (`tests/memory_fixtures/perfetto4.rs`): four lanes with
 //!   a gap band and a `collective_confident` interval each, whose tooltip gives the evidence;
 //!   an unknown override knob is reported by name.
+//! * A telemetry JSON Lines file made here (4 ranks, no device-used field, one malformed line):
+//!   four lanes, the file listed in the memory tab with the bad line as `file:line`, not in
+//!   the trial table; a rank override moves one lane; a mapping edit (device used =
+//!   `allocator_allocated`) makes a device-used line and a gap band appear on every lane.
 
 #[path = "browser/harness.rs"]
 #[allow(dead_code)] // the scaling test uses the rest of the harness
@@ -170,5 +174,184 @@ async fn memory_tab_shows_rank_lanes() {
     })
     .await;
     assert!(err.contains("unknown knob `marker_widow`"), "{err}");
+    c.close().await.unwrap();
+}
+
+/// Telemetry JSON Lines for ranks 0–3 on an epoch clock: 100 samples 10 ms apart per rank with
+/// allocator reserved (1.5 GiB) and allocated (1 GiB) bytes but no device-used field, one
+/// `nccl_all_reduce` marker per rank, and a malformed fifth line.
+fn telemetry4() -> Vec<u8> {
+    const GIB: u64 = 1 << 30;
+    let base: u64 = 1_700_000_000_000_000_000;
+    let mut out = String::new();
+    for i in 0..100u64 {
+        for r in 0..4u64 {
+            out.push_str(&format!(
+                "{{\"timestamp_ns\":{},\"event_type\":\"sample\",\"rank\":{r},\"world_size\":4,\"allocator_reserved_bytes\":{},\"allocator_allocated_bytes\":{}}}\n",
+                base + i * 10_000_000 + r,
+                3 * GIB / 2,
+                GIB
+            ));
+        }
+        if i == 0 {
+            out.push_str("this line is not JSON\n");
+        }
+    }
+    for r in 0..4u64 {
+        out.push_str(&format!(
+            "{{\"timestamp_ns\":{},\"event_type\":\"nccl_all_reduce\",\"rank\":{r},\"duration_ns\":5000000}}\n",
+            base + 500_000_000
+        ));
+    }
+    out.into_bytes()
+}
+
+async fn blur(c: &Client) {
+    // `change` fires on blur: click elsewhere.
+    c.find(Locator::Css("[data-testid=memory-summary]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+async fn lane_titles(c: &Client) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in c
+        .find_all(Locator::Css("[data-testid=memory-lane] .lane-title"))
+        .await
+        .unwrap_or_default()
+    {
+        out.push(e.text().await.unwrap_or_default());
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn memory_tab_reads_telemetry_with_rank_overrides_and_mapping() {
+    let server = Server::start(dist(), PREFIX);
+    let driver = Driver::start(&tmp());
+    let dir = tmp().join("memory-telemetry");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("mem4.jsonl");
+    std::fs::write(&path, telemetry4()).unwrap();
+    let c = open_memory(&server, &driver, &[path.display().to_string()], 4).await;
+
+    // Listed in the memory tab with its malformed line; four lanes in rank order.
+    assert_eq!(count(&c, "[data-testid=telemetry-file]").await, 1);
+    let bad = text(&c, "[data-testid=telemetry-bad-lines]").await.unwrap();
+    assert!(bad.contains("mem4.jsonl:5: not JSON"), "{bad}");
+    let diags = text(&c, "[data-testid=telemetry-diagnostics]")
+        .await
+        .unwrap();
+    assert!(diags.contains("telemetry_bad_line"), "{diags}");
+    let summary = text(&c, "[data-testid=memory-summary]").await.unwrap();
+    assert!(summary.starts_with("4 ranks · world size 4"), "{summary}");
+    assert_eq!(
+        lane_titles(&c).await,
+        (0..4)
+            .map(|r| format!("rank {r} · mem4.jsonl (rank {r})"))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        count(&c, "[data-testid=memory-lane] polyline.used").await,
+        0
+    );
+    assert_eq!(count(&c, "[data-testid=memory-source]").await, 4);
+
+    // Not a scaling trial: the trial table does not list it.
+    c.find(Locator::Css("[data-testid=tab-scaling]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let body = text(&c, "body").await.unwrap_or_default();
+    assert!(!body.contains("mem4.jsonl"), "{body}");
+    c.find(Locator::Css("[data-testid=tab-memory]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_until(
+        Duration::from_secs(60),
+        "the memory lanes again",
+        || async { (count(&c, "[data-testid=memory-lane]").await == 4).then_some(()) },
+    )
+    .await;
+
+    // A rank override moves rank 1's lane to rank 7.
+    let edits = c
+        .find_all(Locator::Css("[data-testid=rank-override]"))
+        .await
+        .unwrap();
+    assert_eq!(edits.len(), 4);
+    edits[1].send_keys("7").await.unwrap();
+    blur(&c).await;
+    let titles = wait_until(Duration::from_secs(60), "the overridden rank", || async {
+        let t = lane_titles(&c).await;
+        t.iter()
+            .any(|t| t == "rank 7 · mem4.jsonl (rank 1)")
+            .then_some(t)
+    })
+    .await;
+    assert_eq!(
+        titles,
+        [
+            "rank 0 · mem4.jsonl (rank 0)",
+            "rank 2 · mem4.jsonl (rank 2)",
+            "rank 3 · mem4.jsonl (rank 3)",
+            "rank 7 · mem4.jsonl (rank 1)"
+        ]
+    );
+
+    // A mapping edit: the allocated counter becomes device-used memory.
+    let allocated = c
+        .find(Locator::Css("[data-testid=memory-map-allocator_allocated]"))
+        .await
+        .unwrap();
+    allocated.clear().await.unwrap();
+    blur(&c).await;
+    let used = c
+        .find(Locator::Css("[data-testid=memory-map-device_used]"))
+        .await
+        .unwrap();
+    used.clear().await.unwrap();
+    used.send_keys("allocator_allocated").await.unwrap();
+    blur(&c).await;
+    wait_until(Duration::from_secs(60), "device-used lines", || async {
+        (count(&c, "[data-testid=memory-lane] polyline.used").await == 4).then_some(())
+    })
+    .await;
+    assert_eq!(count(&c, "[data-testid=memory-lane] polygon.gap").await, 4);
+    assert_eq!(
+        count(&c, "[data-testid=memory-lane] polyline.allocated").await,
+        0
+    );
+    // The override survives the re-analysis.
+    assert!(lane_titles(&c)
+        .await
+        .contains(&"rank 7 · mem4.jsonl (rank 1)".to_string()));
+    let _ = std::fs::write(
+        tmp().join("memory-telemetry.png"),
+        c.screenshot().await.unwrap_or_default(),
+    );
+
+    // Removing the telemetry file empties the view.
+    c.find(Locator::Css("[data-testid=telemetry-file] button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_until(Duration::from_secs(60), "an empty memory view", || async {
+        (count(&c, "[data-testid=memory-lane]").await == 0
+            && count(&c, "[data-testid=telemetry-file]").await == 0)
+            .then_some(())
+    })
+    .await;
     c.close().await.unwrap();
 }

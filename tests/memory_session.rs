@@ -20,6 +20,8 @@ fn request(seq: u64, preset: &str, overrides: &[(&str, &str)]) -> MemoryRequest 
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
+        mapping: None,
+        rank_overrides: Vec::new(),
     }
 }
 
@@ -104,4 +106,30 @@ fn bad_preset_or_knob_fails_naming_it() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// Re-mapping kept counters with the default mapping gives exactly the series
+/// `series_from_model` picks from the model (what the worker relies on for mapping edits).
+#[test]
+fn apply_mapping_over_kept_counters_matches_series_from_model() {
+    use trialscope::analysis::collective_memory as cm;
+    let a = trialscope::formats::import("rank0.trace.json.gz", &corpus(0)).unwrap();
+    let direct = cm::series_from_model(&a.model, &cm::Mapping::default());
+    assert!(direct.allocator_allocated.is_some());
+    let counters = cm::counters_from_model(&a.model);
+    let mut remapped = direct.clone();
+    remapped.allocator_allocated = None;
+    remapped.allocator_reserved = None;
+    cm::apply_mapping(&mut remapped, &counters, &cm::Mapping::default());
+    assert_eq!(remapped, direct);
+    // An empty mapping maps nothing.
+    let none = cm::Mapping {
+        device_used: Vec::new(),
+        allocator_reserved: Vec::new(),
+        allocator_allocated: Vec::new(),
+        device_total: Vec::new(),
+    };
+    cm::apply_mapping(&mut remapped, &counters, &none);
+    assert!(remapped.series_present().is_empty());
+    assert_eq!(remapped.markers, direct.markers);
 }

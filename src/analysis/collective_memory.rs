@@ -71,7 +71,7 @@ impl SeriesKind {
 /// Kineto `[memory]` events arrive (from the Chrome JSON importer) as `"<device> allocated"`
 /// and `"<device> reserved"`, which the defaults match. When several counters of a model match
 /// one kind, a non-`cpu` one wins, then the one with more samples, then the first.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Mapping {
     /// Patterns for device-used memory.
     pub device_used: Vec<String>,
@@ -540,6 +540,61 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
             .earliest_record()
             .is_some_and(|t| t >= EPOCH_CLOCK_MIN_NS);
     out
+}
+
+/// Every counter of `model` as a [`Series`] (name, samples sorted by time, non-finite values
+/// dropped), in model order: what [`apply_mapping`] needs to map the counters again without the
+/// model (the browser worker keeps these, not the slices). Memory: 16 bytes per sample.
+pub fn counters_from_model(model: &Model) -> Vec<Series> {
+    model
+        .counters
+        .iter()
+        .map(|c| {
+            let mut pairs: Vec<(i64, f64)> = c
+                .ts_ns
+                .iter()
+                .copied()
+                .zip(c.value.iter().copied())
+                .filter(|(_, v)| v.is_finite())
+                .collect();
+            pairs.sort_by_key(|p| p.0);
+            Series {
+                name: model.str(c.name).to_string(),
+                ts_ns: pairs.iter().map(|p| p.0).collect(),
+                value: pairs.iter().map(|p| p.1).collect(),
+            }
+        })
+        .collect()
+}
+
+/// Replaces the four memory series of `out` by the ones `mapping` selects among `counters`
+/// (from [`counters_from_model`]), with the rule of [`series_from_model`]: per kind, a non-`cpu`
+/// counter wins, then the one with more samples, then the first. A kind no counter maps to
+/// becomes `None`. Markers, phases and identity stay.
+pub fn apply_mapping(out: &mut RankSeries, counters: &[Series], mapping: &Mapping) {
+    let mut best: BTreeMap<SeriesKind, (bool, usize, usize)> = BTreeMap::new();
+    for (ci, c) in counters.iter().enumerate() {
+        let Some(kind) = mapping.classify(&c.name) else {
+            continue;
+        };
+        let key = (
+            !fold(&c.name).contains("cpu"),
+            c.ts_ns.len(),
+            usize::MAX - ci,
+        );
+        if best.get(&kind).is_none_or(|b| key > *b) {
+            best.insert(kind, key);
+        }
+    }
+    let pick = |k: SeriesKind| {
+        best.get(&k)
+            .and_then(|b| counters.get(usize::MAX - b.2))
+            .cloned()
+    };
+    out.device_used = pick(SeriesKind::DeviceUsed);
+    out.allocator_reserved = pick(SeriesKind::AllocatorReserved);
+    out.allocator_allocated = pick(SeriesKind::AllocatorAllocated);
+    out.device_total = pick(SeriesKind::DeviceTotal);
 }
 
 /// One rank handed to [`run`]: its resolved rank number, a label (file name) and its data.

@@ -8,13 +8,100 @@
 //! Text from traces (file names, phase names) is only rendered as text nodes.
 
 use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
 
 use super::{post_raw, to_js, AppState, Status};
-use crate::analysis::collective_memory::{Classification, Interval};
-use crate::session::{DrawBand, DrawSeries, MemoryLane, MemoryRequest, MemoryView, ToWorker};
+use crate::analysis::collective_memory::{Classification, Interval, Mapping};
+use crate::session::{
+    DrawBand, DrawSeries, FileId, MemoryLane, MemoryRequest, MemoryView, RankOverride,
+    TelemetrySummary, ToWorker,
+};
+
+/// The series kinds of the editable mapping, as (kind, label) in the order shown.
+const KINDS: [(&str, &str); 4] = [
+    ("device_used", "device used"),
+    ("allocator_reserved", "allocator reserved"),
+    ("allocator_allocated", "allocated"),
+    ("device_total", "device total"),
+];
+
+/// The memory tab's inputs besides preset and knobs: telemetry files, per-source rank
+/// overrides and the counter-name mapping (all signals, so it is `Copy`).
+#[derive(Clone, Copy)]
+pub struct MemoryState {
+    /// Telemetry JSON Lines files (not trials: they feed only this view).
+    pub telemetry: RwSignal<Vec<TelemetrySummary>>,
+    /// User-set rank per source `(file id, part)`.
+    pub ranks: RwSignal<BTreeMap<(FileId, u32), u32>>,
+    /// Comma-separated patterns per kind, in [`KINDS`] order.
+    pub mapping: RwSignal<[String; 4]>,
+}
+
+impl MemoryState {
+    /// Empty lists and the default mapping ([`Mapping::default`]).
+    pub fn new() -> Self {
+        let m = Mapping::default();
+        MemoryState {
+            telemetry: RwSignal::new(Vec::new()),
+            ranks: RwSignal::new(BTreeMap::new()),
+            mapping: RwSignal::new([
+                m.device_used.join(", "),
+                m.allocator_reserved.join(", "),
+                m.allocator_allocated.join(", "),
+                m.device_total.join(", "),
+            ]),
+        }
+    }
+}
+
+impl Default for MemoryState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn patterns(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn mapping_of(texts: &[String; 4]) -> Mapping {
+    Mapping {
+        device_used: patterns(&texts[0]),
+        allocator_reserved: patterns(&texts[1]),
+        allocator_allocated: patterns(&texts[2]),
+        device_total: patterns(&texts[3]),
+    }
+}
+
+/// A telemetry file was imported: list it and refresh the view.
+pub fn telemetry_imported(state: AppState, summary: TelemetrySummary) {
+    state.memory_inputs.telemetry.update(|v| {
+        v.retain(|t| t.id != summary.id);
+        v.push(summary);
+    });
+    request_memory(state);
+}
+
+/// File `id` was removed: forget its telemetry entry and rank overrides.
+pub fn forget_file(state: AppState, id: FileId) {
+    let m = state.memory_inputs;
+    m.telemetry.update(|v| v.retain(|t| t.id != id));
+    m.ranks.update(|r| r.retain(|k, _| k.0 != id));
+    request_memory(state);
+}
+
+/// Every file was removed.
+pub fn forget_all(state: AppState) {
+    state.memory_inputs.telemetry.set(Vec::new());
+    state.memory_inputs.ranks.set(BTreeMap::new());
+}
 
 thread_local! {
     static SEQ: Cell<u64> = const { Cell::new(0) };
@@ -34,7 +121,10 @@ pub fn request_memory(state: AppState) {
     let any = state.files.with_untracked(|f| {
         f.iter()
             .any(|r| matches!(r.status.get_untracked(), Status::Imported(_)))
-    });
+    }) || state
+        .memory_inputs
+        .telemetry
+        .with_untracked(|t| !t.is_empty());
     if !any {
         state.memory.set(None);
         return;
@@ -57,6 +147,14 @@ pub fn request_memory(state: AppState) {
         seq,
         preset: state.memory_preset.get_untracked(),
         overrides,
+        mapping: Some(mapping_of(&state.memory_inputs.mapping.get_untracked())),
+        rank_overrides: state
+            .memory_inputs
+            .ranks
+            .get_untracked()
+            .into_iter()
+            .map(|((id, part), rank)| RankOverride { id, part, rank })
+            .collect(),
     };
     if let Some(m) = to_js(&ToWorker::Memory(req)) {
         post_raw(m, None);
@@ -276,7 +374,7 @@ pub fn MemoryTab() -> impl IntoView {
         let v: Option<Arc<MemoryView>> = state.memory.get();
         let Some(v) = v else {
             return view! {
-                <p class="hint">"Drop one trace per rank (Kineto JSON with profile_memory, Perfetto with memory counters) to see their memory timelines."</p>
+                <p class="hint">"Drop one trace per rank (Kineto JSON with profile_memory, Perfetto with memory counters) or memory telemetry JSON Lines (any number of ranks per file) to see their memory timelines."</p>
             }
             .into_any();
         };
@@ -289,6 +387,7 @@ pub fn MemoryTab() -> impl IntoView {
             .map(|w| view! { <li>{w.clone()}</li> })
             .collect();
         let lanes: Vec<_> = v.lanes.iter().map(|l| lane_view(l, &v, t0, t1)).collect();
+        let sources = sources_view(state, &v);
         let counts = format!(
             "{} ranks · world size {} · {} attributed intervals · clock {} (skew {:.3} ms) · axis {:.1} ms",
             v.lanes.len(),
@@ -309,11 +408,33 @@ pub fn MemoryTab() -> impl IntoView {
                     <span class="gap">"hidden gap"</span>
                     <span class="marker">"collective"</span>
                 </div>
+                {sources}
                 {lanes}
             </div>
         }
         .into_any()
     };
+    let mapping_inputs: Vec<_> = KINDS
+        .iter()
+        .enumerate()
+        .map(|(i, (kind, label))| {
+            view! {
+                <label class="mapping">
+                    {format!(" {label} ")}
+                    <input
+                        type="text"
+                        data-testid=format!("memory-map-{kind}")
+                        prop:value=move || state.memory_inputs.mapping.with(|m| m[i].clone())
+                        on:change=move |ev| {
+                            let text = event_target_value(&ev);
+                            state.memory_inputs.mapping.update(|m| m[i] = text);
+                            request_memory(state);
+                        }
+                    />
+                </label>
+            }
+        })
+        .collect();
     view! {
         <section class="memory" data-testid="memory-view">
             <div class="controls">
@@ -345,8 +466,136 @@ pub fn MemoryTab() -> impl IntoView {
                     />
                 </label>
             </div>
+            <div class="controls" data-testid="memory-mapping">
+                "Counter names (comma-separated patterns, matched case-insensitively ignoring - and _): "
+                {mapping_inputs}
+            </div>
+            {move || telemetry_view(state)}
             {move || state.memory_error.get().map(|e| view! { <p class="error" data-testid="memory-error">{e}</p> })}
             {body}
         </section>
+    }
+}
+
+/// The telemetry files: name, records, ranks, diagnostics and malformed lines (`file:line`).
+fn telemetry_view(state: AppState) -> impl IntoView {
+    let files = state.memory_inputs.telemetry.get();
+    if files.is_empty() {
+        return None;
+    }
+    let rows: Vec<_> = files
+        .into_iter()
+        .map(|t| {
+            let id = t.id;
+            let ranks = t
+                .ranks
+                .iter()
+                .map(|r| r.map_or("?".to_string(), |r| r.to_string()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let diags = t
+                .diagnostics
+                .iter()
+                .map(|d| format!("{} ({}) ×{}", d.kind, d.severity, d.count))
+                .collect::<Vec<_>>()
+                .join("; ");
+            let bad: Vec<_> = t
+                .bad_lines
+                .iter()
+                .map(|b| view! { <li>{b.clone()}</li> })
+                .collect();
+            view! {
+                <tr data-testid="telemetry-file">
+                    <td>{t.name.clone()}</td>
+                    <td>{t.records}</td>
+                    <td>{ranks}</td>
+                    <td data-testid="telemetry-diagnostics">
+                        {diags}
+                        <ul class="warnings" data-testid="telemetry-bad-lines">{bad}</ul>
+                    </td>
+                    <td>
+                        <button on:click=move |_| super::remove_file(state, id)>"Remove"</button>
+                    </td>
+                </tr>
+            }
+        })
+        .collect();
+    Some(view! {
+        <table class="telemetry" data-testid="telemetry-files">
+            <caption>"Memory telemetry files (memory view only; not scaling trials)"</caption>
+            <thead>
+                <tr>
+                    <th>"File"</th>
+                    <th>"Records"</th>
+                    <th>"Ranks"</th>
+                    <th>"Diagnostics"</th>
+                    <th></th>
+                </tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
+    })
+}
+
+/// One row per memory source (trace file or telemetry rank) with its stated rank and an
+/// editable rank (empty = the stated or assigned one).
+fn sources_view(state: AppState, v: &MemoryView) -> impl IntoView {
+    let rows: Vec<_> = v
+        .sources
+        .iter()
+        .map(|s| {
+            let key = (s.id, s.part);
+            let stated = s.stated_rank.map_or("—".to_string(), |r| r.to_string());
+            let value = if s.overridden {
+                s.rank.to_string()
+            } else {
+                String::new()
+            };
+            let placeholder = s.rank.to_string();
+            view! {
+                <tr data-testid="memory-source">
+                    <td>{s.label.clone()}</td>
+                    <td>{if s.telemetry { "telemetry" } else { "trace" }}</td>
+                    <td>{stated}</td>
+                    <td>
+                        <input
+                            type="number"
+                            min="0"
+                            step="1"
+                            class="rank-override"
+                            data-testid="rank-override"
+                            placeholder=placeholder
+                            prop:value=value
+                            on:change=move |ev| {
+                                let text = event_target_value(&ev);
+                                let parsed = text.trim().parse::<u32>().ok();
+                                state.memory_inputs.ranks.update(|r| match parsed {
+                                    Some(n) => {
+                                        r.insert(key, n);
+                                    }
+                                    None => {
+                                        r.remove(&key);
+                                    }
+                                });
+                                request_memory(state);
+                            }
+                        />
+                    </td>
+                </tr>
+            }
+        })
+        .collect();
+    view! {
+        <table class="memory-sources" data-testid="memory-sources">
+            <thead>
+                <tr>
+                    <th>"Source"</th>
+                    <th>"Kind"</th>
+                    <th>"Stated rank"</th>
+                    <th>"Rank (edit to override)"</th>
+                </tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
     }
 }

@@ -102,6 +102,8 @@ pub struct AppState {
     pub memory_preset: RwSignal<String>,
     /// `knob=value` pairs separated by commas or spaces.
     pub memory_overrides: RwSignal<String>,
+    /// Telemetry files, rank overrides and the counter mapping of the memory tab.
+    pub memory_inputs: memory::MemoryState,
 }
 
 impl AppState {
@@ -123,6 +125,7 @@ impl AppState {
             memory_error: RwSignal::new(None),
             memory_preset: RwSignal::new("medium".to_string()),
             memory_overrides: RwSignal::new(String::new()),
+            memory_inputs: memory::MemoryState::new(),
         }
     }
 
@@ -258,6 +261,7 @@ pub fn remove_file(state: AppState, id: FileId) {
     }
     request_analysis(state);
     triage::forget_file(state, id);
+    memory::forget_file(state, id);
 }
 
 /// Removes every file.
@@ -273,6 +277,7 @@ pub fn clear_files(state: AppState) {
         post_raw(m, None);
     }
     triage::forget_all(state);
+    memory::forget_all(state);
 }
 
 /// Asks the worker for a new report from the current settings. Waits while files are still
@@ -439,6 +444,12 @@ fn on_message(state: AppState, data: JsValue) {
             request_analysis(state);
         }
         FromWorker::Triaged { seq, view } => triage::triaged(state, seq, view),
+        // Telemetry files leave the trial table (no scaling trial): the memory tab lists them.
+        FromWorker::TelemetryImported { summary } => {
+            state.files.update(|f| f.retain(|r| r.id != summary.id));
+            memory::telemetry_imported(state, summary);
+            request_analysis(state);
+        }
         FromWorker::MemoryAnalysed { seq, view } => {
             if seq == memory::latest_seq() {
                 state.memory_error.set(None);
