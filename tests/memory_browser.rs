@@ -21,26 +21,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use fantoccini::{Client, Locator};
-use harness::{connect, wait_until, Driver, Server};
-
-const PREFIX: &str = "/trialscope/";
-
-fn dist() -> PathBuf {
-    let d = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/dist"));
-    assert!(
-        d.join("index.html").is_file(),
-        "dist/index.html is missing: build the site first with `trunk build --release --offline`"
-    );
-    d
-}
-
-fn tmp() -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-}
-
-async fn count(c: &Client, css: &str) -> usize {
-    c.find_all(Locator::Css(css)).await.map_or(0, |v| v.len())
-}
+use harness::{connect, count, dist, tmp, wait_until, Driver, Server, PREFIX};
 
 async fn text(c: &Client, css: &str) -> Option<String> {
     c.find(Locator::Css(css)).await.ok()?.text().await.ok()
