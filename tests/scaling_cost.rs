@@ -36,6 +36,7 @@ fn trials() -> Vec<Trial> {
                             file: None,
                             line: None,
                             function: None,
+                            posted_from: None,
                         },
                         inclusive_ns: ns,
                         self_ns: ns / 2,

@@ -67,6 +67,11 @@ pub struct FrameDescription {
     pub line: Option<u32>,
     /// Source function.
     pub function: Option<String>,
+    /// Chrome task slices: where the task was posted from (`file:function`, file normalized),
+    /// part of the identity (scaling.md), so tasks of one name posted from different sites are
+    /// different frames.
+    #[serde(default)]
+    pub posted_from: Option<String>,
 }
 
 /// Per-frame totals of one trial.
@@ -236,6 +241,16 @@ pub fn environment_of(model: &Model) -> String {
     parts.join(";")
 }
 
+/// `file:function` of a frame's `posted_from` site (either part alone when the other is absent).
+fn posted_from_text(model: &Model, k: &crate::model::FrameKey) -> Option<String> {
+    match (k.posted_from_file, k.posted_from_function) {
+        (None, None) => None,
+        (Some(f), None) => Some(model.str(f).to_string()),
+        (None, Some(func)) => Some(model.str(func).to_string()),
+        (Some(f), Some(func)) => Some(format!("{}:{}", model.str(f), model.str(func))),
+    }
+}
+
 /// Aggregates one model per semantic frame (scaling.md, "Per-trial aggregation"): for each
 /// frame of `model.frames`, the summed duration of its complete slices (`inclusive_ns`; slices
 /// with `dur_ns < 0` are skipped and counted in `incomplete_slices`), the summed self times
@@ -306,6 +321,7 @@ pub fn profile(artifact_id: &str, model: &Model) -> TrialProfile {
                     file: k.file.map(|f| model.str(f).to_string()),
                     line: k.line,
                     function: k.function.map(|f| model.str(f).to_string()),
+                    posted_from: posted_from_text(model, k),
                 },
                 inclusive_ns: 0,
                 self_ns: 0,
@@ -407,6 +423,10 @@ pub struct Hotspot {
     pub file: Option<String>,
     pub line: Option<u32>,
     pub function: Option<String>,
+    /// Chrome task slices: the `posted_from` site (`file:function`) that tells tasks of one
+    /// name apart.
+    #[serde(default)]
+    pub posted_from: Option<String>,
     /// The metric tested.
     pub metric: Metric,
     /// Unit of values, medians, MADs and CIs: `ns` or `count`.
@@ -820,6 +840,7 @@ pub fn run(trials: &[Trial], params: &Params) -> Report {
             file: g.frame.file.clone(),
             line: g.frame.line,
             function: g.frame.function.clone(),
+            posted_from: g.frame.posted_from.clone(),
             metric,
             unit: metric.unit().to_string(),
             spearman_rho: rho,
@@ -1027,6 +1048,49 @@ pub fn run(trials: &[Trial], params: &Params) -> Report {
 mod tests {
     use super::*;
 
+    #[test]
+    fn posted_from_tells_tasks_of_one_name_apart() {
+        use crate::model::{ArgsId, FrameKey, Provider, SliceBuilder, StrId, Track, TrackKind};
+        let mut m = Model::default();
+        let t = m.add_track(Track {
+            name: StrId(0),
+            kind: TrackKind::Thread,
+            pid: Some(1),
+            tid: Some(1),
+            parent: None,
+            overflow_of: None,
+        });
+        let name = m.strings.intern("ThreadPool_RunTask");
+        let cat = m.strings.intern("toplevel");
+        let mut b = SliceBuilder::new();
+        for (i, site) in ["a.cc", "b.cc"].into_iter().enumerate() {
+            let file = m.strings.intern(site);
+            let func = m.strings.intern("PostTask");
+            let key = FrameKey {
+                posted_from_file: Some(file),
+                posted_from_function: Some(func),
+                ..FrameKey::named(Provider::PerfettoTrackEvent, name, cat)
+            };
+            let f = m.frames.intern(key, &m.strings);
+            b.complete(t, 100 * i as i64, 10, name, cat, f, ArgsId(0), 0);
+        }
+        b.finish(&mut m);
+        let p = profile("sha256:x", &m);
+        let mut sites: Vec<_> = p
+            .frames
+            .iter()
+            .map(|f| f.frame.posted_from.clone())
+            .collect();
+        sites.sort();
+        assert_eq!(
+            sites,
+            vec![
+                Some("a.cc:PostTask".to_string()),
+                Some("b.cc:PostTask".to_string())
+            ]
+        );
+    }
+
     fn desc(id: &str) -> FrameDescription {
         FrameDescription {
             semantic_frame_id: id.to_string(),
@@ -1036,6 +1100,7 @@ mod tests {
             file: None,
             line: None,
             function: None,
+            posted_from: None,
         }
     }
 

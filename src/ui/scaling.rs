@@ -393,6 +393,9 @@ fn HotspotTable() -> impl IntoView {
                     || h.file
                         .as_deref()
                         .is_some_and(|s| s.to_lowercase().contains(&f))
+                    || h.posted_from
+                        .as_deref()
+                        .is_some_and(|s| s.to_lowercase().contains(&f))
             })
             .map(|(i, _)| i)
             .collect();
@@ -496,12 +499,13 @@ fn hotspot_row(state: AppState, r: &Report, i: usize) -> impl IntoView {
     let key = (h.variant.clone(), h.semantic_frame_id.clone());
     let key2 = key.clone();
     let is_selected = move || state.selected.with(|s| s.as_ref() == Some(&key2));
-    let source = match (&h.file, h.line, &h.function) {
-        (Some(f), Some(l), Some(func)) => format!("{f}:{l} {func}"),
-        (Some(f), Some(l), None) => format!("{f}:{l}"),
-        (Some(f), None, Some(func)) => format!("{f} {func}"),
-        (Some(f), None, None) => f.clone(),
-        (None, _, Some(func)) => func.clone(),
+    let source = match (&h.file, h.line, &h.function, &h.posted_from) {
+        (Some(f), Some(l), Some(func), _) => format!("{f}:{l} {func}"),
+        (Some(f), Some(l), None, _) => format!("{f}:{l}"),
+        (Some(f), None, Some(func), _) => format!("{f} {func}"),
+        (Some(f), None, None, _) => f.clone(),
+        (None, _, Some(func), _) => func.clone(),
+        (None, _, None, Some(p)) => format!("posted from {p}"),
         _ => String::new(),
     };
     let warn = !h.warnings.is_empty() || h.environment_confounded;

@@ -161,9 +161,10 @@ fn print_text(r: &scaling::Report, top: usize) {
         "rho", "q", "trials", "range", "best fit"
     );
     for h in r.hotspots.iter().take(top) {
-        let loc = match (&h.file, h.line) {
-            (Some(f), Some(l)) => format!(" ({f}:{l})"),
-            (Some(f), None) => format!(" ({f})"),
+        let loc = match (&h.file, h.line, &h.posted_from) {
+            (Some(f), Some(l), _) => format!(" ({f}:{l})"),
+            (Some(f), None, _) => format!(" ({f})"),
+            (None, _, Some(p)) => format!(" (posted from {p})"),
             _ => String::new(),
         };
         let cat = if h.category.is_empty() {
