@@ -88,6 +88,14 @@ fn jax_trials_join_compile_and_pjit_frames() {
         r["tested_hypotheses"]
     );
     assert_eq!(r["failed_imports"].as_array().map(Vec::len), Some(0));
+    // Three trials: the report warns that "significant" is only a ranking here.
+    assert!(
+        r["warnings"].as_array().is_some_and(|w| w.iter().any(|w| w
+            .as_str()
+            .is_some_and(|w| w.starts_with("only 3 usable trials")))),
+        "{}",
+        r["warnings"]
+    );
     for name in ["backend_compile_and_load", "PjitFunction(step)"] {
         let h = hotspot(&r, name);
         assert_eq!(h["trials"], 3, "{name} joined across the three files");

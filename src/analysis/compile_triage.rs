@@ -198,6 +198,11 @@ pub struct Report {
     pub history_rows: usize,
     /// Warm rows compared with a pin although one of the two timestamps was unknown.
     pub rows_without_timestamp: usize,
+    /// Rows compared with their pin that passed the ratio gate but not the absolute floor
+    /// (slower by ≥ `min_ratio`× yet by less than `min_abs_s` seconds): not drift, but said, so
+    /// that "no drift" on short compiles is never silent.
+    #[serde(default)]
+    pub below_abs_floor: usize,
     /// Drifted rows, sorted by (key, timestamp, location).
     pub findings: Vec<Finding>,
     /// Unpinned warm keys, sorted by key.
@@ -344,6 +349,7 @@ pub fn run(records: &[CompileRecord], pins: &[Pin], params: &Params) -> Report {
     let mut warm_rows = 0;
     let mut history_rows = 0;
     let mut rows_without_timestamp = 0;
+    let mut below_abs_floor = 0usize;
     for (pos, (i, key, observed)) in rows.iter().enumerate() {
         if key.cache_state != CacheState::Warm {
             continue;
@@ -381,6 +387,9 @@ pub fn run(records: &[CompileRecord], pins: &[Pin], params: &Params) -> Report {
             *observed > 0.0
         };
         if !(ratio_gate && at_least(observed - pinned, params.min_abs_s)) {
+            if ratio_gate {
+                below_abs_floor += 1;
+            }
             continue;
         }
         let (class, why) = classify(
@@ -468,6 +477,7 @@ pub fn run(records: &[CompileRecord], pins: &[Pin], params: &Params) -> Report {
         &unpinned,
         actionable,
         rows_without_timestamp,
+        (below_abs_floor, params),
     );
     Report {
         params: params.clone(),
@@ -475,6 +485,7 @@ pub fn run(records: &[CompileRecord], pins: &[Pin], params: &Params) -> Report {
         warm_rows,
         history_rows,
         rows_without_timestamp,
+        below_abs_floor,
         findings,
         unpinned,
         counts,
@@ -698,6 +709,7 @@ fn next_action(
     unpinned: &[Unpinned],
     actionable: usize,
     rows_without_timestamp: usize,
+    (below_abs_floor, params): (usize, &Params),
 ) -> String {
     if pins == 0 {
         return format!(
@@ -754,6 +766,13 @@ fn next_action(
     if rows_without_timestamp > 0 {
         s.push_str(&format!(
             "; {rows_without_timestamp} row(s) had no timestamp"
+        ));
+    }
+    if below_abs_floor > 0 {
+        s.push_str(&format!(
+            "; {below_abs_floor} row(s) were at least {}× their pin but less than {} s slower \
+             (under the absolute floor; lower it to list them)",
+            params.min_ratio, params.min_abs_s
         ));
     }
     s.push('.');

@@ -4,6 +4,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -113,7 +114,14 @@ pub struct Driver {
 }
 
 impl Drop for Driver {
+    /// Ends chromedriver *and* the Chromium it started: chromedriver runs in its own process
+    /// group, and the whole group is killed, so a test that panics leaves no browser behind.
     fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.child.id())])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -131,6 +139,7 @@ impl Driver {
     pub fn start(tmp: &Path) -> Driver {
         let port = free_port();
         let child = Command::new("chromedriver")
+            .process_group(0)
             .arg(format!("--port={port}"))
             .env("TMPDIR", tmp)
             .stdout(Stdio::null())
