@@ -663,11 +663,11 @@ fn file_report(s: Arc<ImportSummary>) -> impl IntoView {
         .into_any()
     };
     let headline = if total == 0 {
-        format!("{} — no anomalies", s.name)
+        format!("{} — no import diagnostics", s.name)
     } else if lost {
-        format!("{} — {total} anomalies, data lost", s.name)
+        format!("{} — {total} import diagnostics, data lost", s.name)
     } else {
-        format!("{} — {total} anomalies", s.name)
+        format!("{} — {total} import diagnostics", s.name)
     };
     view! {
         <details data-testid="file-report" data-file=s.name.clone()>
