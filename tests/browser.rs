@@ -24,7 +24,8 @@ use std::time::{Duration, Instant};
 
 use fantoccini::{Client, Locator};
 use harness::{
-    assert_local_only, attr, connect, count, dist, serial, tmp, wait_until, Driver, Server, PREFIX,
+    assert_local_only, attr, connect, count, dist, open_without_demo, serial, tmp, wait_until,
+    Driver, Server, PREFIX,
 };
 
 /// The 18 corpus trials (canonical paths), sorted.
@@ -102,15 +103,7 @@ async fn hotspot(c: &Client, name: &str) -> (f64, f64) {
 /// and the time from sending the files to the finished report, with the import figures.
 async fn load_experiment(server: &Server, driver: &Driver) -> (Client, Duration, (f64, f64, f64)) {
     let c = connect(driver, &tmp()).await;
-    c.goto(&format!("http://127.0.0.1:{}{PREFIX}?demo=0", server.port))
-        .await
-        .unwrap();
-    let input = c
-        .wait()
-        .at_most(Duration::from_secs(60))
-        .for_element(Locator::Css("#file-input"))
-        .await
-        .expect("the app mounted its file input");
+    let input = open_without_demo(&c, server, "#file-input").await;
     let mut paths: Vec<String> = corpus_trials()
         .iter()
         .map(|p| p.display().to_string())
@@ -316,14 +309,7 @@ fn dropped_files_load() {
         let server = Server::start(dist(), PREFIX);
         let driver = Driver::start(&tmp());
         let c = connect(&driver, &tmp()).await;
-        c.goto(&format!("http://127.0.0.1:{}{PREFIX}?demo=0", server.port))
-            .await
-            .unwrap();
-        c.wait()
-            .at_most(Duration::from_secs(60))
-            .for_element(Locator::Css("#dropzone"))
-            .await
-            .unwrap();
+        open_without_demo(&c, &server, "#dropzone").await;
         let dropped = c
             .execute_async(
                 "const done = arguments[arguments.length - 1];
@@ -372,15 +358,7 @@ fn picked_folder_loads() {
         let server = Server::start(dist(), PREFIX);
         let driver = Driver::start(&tmp());
         let c = connect(&driver, &tmp()).await;
-        c.goto(&format!("http://127.0.0.1:{}{PREFIX}?demo=0", server.port))
-            .await
-            .unwrap();
-        let input = c
-            .wait()
-            .at_most(Duration::from_secs(60))
-            .for_element(Locator::Css("#folder-input"))
-            .await
-            .unwrap();
+        let input = open_without_demo(&c, &server, "#folder-input").await;
         input
             .send_keys(&root.join("exp").display().to_string())
             .await
@@ -442,15 +420,7 @@ fn benchmark_import_in_browser() {
         .canonicalize()
         .expect("../shared/corpus/chromium_large/heavy_default.pb.gz");
         let c = connect(&driver, &tmp()).await;
-        c.goto(&format!("http://127.0.0.1:{}{PREFIX}?demo=0", server.port))
-            .await
-            .unwrap();
-        let input = c
-            .wait()
-            .at_most(Duration::from_secs(60))
-            .for_element(Locator::Css("#file-input"))
-            .await
-            .unwrap();
+        let input = open_without_demo(&c, &server, "#file-input").await;
         c.execute(PROBE, vec![]).await.unwrap();
         input.send_keys(&heavy.display().to_string()).await.unwrap();
         let (_, bytes, import_ms) =

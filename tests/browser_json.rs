@@ -22,7 +22,8 @@ use std::time::Duration;
 
 use fantoccini::{Client, Locator};
 use harness::{
-    assert_local_only, attr, connect, count, dist, serial, tmp, wait_until, Driver, Server, PREFIX,
+    assert_local_only, attr, connect, count, dist, open_without_demo, serial, tmp, wait_until,
+    Driver, Server, PREFIX,
 };
 
 fn public(rel: &str) -> String {
@@ -65,15 +66,7 @@ async fn inputs(c: &Client) -> Vec<String> {
 
 /// Opens `?demo=0`, sets the input pattern to `pattern` and picks `files`.
 async fn open_and_pick(c: &Client, server: &Server, pattern: &str, files: &[String]) {
-    c.goto(&format!("http://127.0.0.1:{}{PREFIX}?demo=0", server.port))
-        .await
-        .unwrap();
-    let input = c
-        .wait()
-        .at_most(Duration::from_secs(60))
-        .for_element(Locator::Css("#file-input"))
-        .await
-        .expect("the app mounted its file input");
+    let input = open_without_demo(c, server, "#file-input").await;
     c.execute(
         "const e = document.querySelector('[data-testid=pattern]');
          e.value = arguments[0];

@@ -42,7 +42,8 @@ use std::time::Duration;
 
 use fantoccini::{Client, Locator};
 use harness::{
-    assert_local_only, attr, connect, count, dist, serial, tmp, wait_until, Driver, Server, PREFIX,
+    assert_local_only, attr, connect, count, dist, open_without_demo, serial, tmp, wait_until,
+    Driver, Server, PREFIX,
 };
 use serde_json::Value;
 
@@ -126,9 +127,7 @@ async fn set_threshold(c: &Client, testid: &str, value: &str) {
 /// Opens the page, picks the baseline, switches to the triage tab and pins its warm medians.
 async fn open_and_pin_baseline(server: &Server, driver: &Driver) -> Client {
     let c = connect(driver, &tmp()).await;
-    c.goto(&format!("http://127.0.0.1:{}{PREFIX}?demo=0", server.port))
-        .await
-        .unwrap();
+    open_without_demo(&c, server, "#file-input").await;
     pick(&c, &[jax("baseline.jsonl")]).await;
     click(&c, "[data-testid=tab-triage]").await;
     let base = "tr[data-testid=record-file-row][data-file=\"baseline.jsonl\"]";
@@ -429,9 +428,7 @@ fn triage_trace_records_take_the_users_key_fields() {
         let server = Server::start(dist(), PREFIX);
         let driver = Driver::start(&tmp());
         let c = connect(&driver, &tmp()).await;
-        c.goto(&format!("http://127.0.0.1:{}{PREFIX}?demo=0", server.port))
-            .await
-            .unwrap();
+        open_without_demo(&c, &server, "#file-input").await;
         let trace = PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../shared/corpus/public/local-jax/trial1_perfetto_trace.json.gz"
@@ -729,9 +726,7 @@ fn triage_pytorch_disabled_cache_is_a_cache_regression() {
         let server = Server::start(dist(), PREFIX);
         let driver = Driver::start(&tmp());
         let c = connect(&driver, &tmp()).await;
-        c.goto(&format!("http://127.0.0.1:{}{PREFIX}?demo=0", server.port))
-            .await
-            .unwrap();
+        open_without_demo(&c, &server, "#file-input").await;
         pick(&c, &[torch("trial2_warmcache")]).await;
         click(&c, "[data-testid=tab-triage]").await;
         let warm = "trial2_warmcache_rank0.pt.trace.json.gz";

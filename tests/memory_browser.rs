@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use fantoccini::{Client, Locator};
-use harness::{connect, count, dist, tmp, wait_until, Driver, Server, PREFIX};
+use harness::{connect, count, dist, open_without_demo, tmp, wait_until, Driver, Server, PREFIX};
 
 async fn text(c: &Client, css: &str) -> Option<String> {
     c.find(Locator::Css(css)).await.ok()?.text().await.ok()
@@ -31,15 +31,7 @@ async fn text(c: &Client, css: &str) -> Option<String> {
 /// lanes.
 async fn open_memory(server: &Server, driver: &Driver, paths: &[String], lanes: usize) -> Client {
     let c = connect(driver, &tmp()).await;
-    c.goto(&format!("http://127.0.0.1:{}{PREFIX}?demo=0", server.port))
-        .await
-        .unwrap();
-    let input = c
-        .wait()
-        .at_most(Duration::from_secs(60))
-        .for_element(Locator::Css("#file-input"))
-        .await
-        .expect("the app mounted its file input");
+    let input = open_without_demo(&c, server, "#file-input").await;
     input.send_keys(&paths.join("\n")).await.unwrap();
     c.find(Locator::Css("[data-testid=tab-memory]"))
         .await

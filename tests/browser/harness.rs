@@ -10,6 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use fantoccini::elements::Element;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
 
@@ -329,4 +330,18 @@ pub async fn assert_local_only(c: &Client, server: &Server) {
             "request outside the sub-path: {m} {p}"
         );
     }
+}
+
+/// Opens the site under [`PREFIX`] with `?demo=0` and waits (up to 60 s) until the app has
+/// mounted the element `css`, which it returns.
+#[allow(dead_code)]
+pub async fn open_without_demo(c: &Client, server: &Server, css: &str) -> Element {
+    c.goto(&format!("http://127.0.0.1:{}{PREFIX}?demo=0", server.port))
+        .await
+        .unwrap();
+    c.wait()
+        .at_most(Duration::from_secs(60))
+        .for_element(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("the app mounted {css}: {e:?}"))
 }
