@@ -42,3 +42,4 @@ pub mod plot;
 pub mod session;
 #[cfg(target_arch = "wasm32")]
 pub mod ui;
+pub mod workspace;

@@ -6,7 +6,7 @@
 //!    [`Mapping`]), its collective markers (the spec's token rule,
 //!    [`crate::model::collective::has_collective_token`]) and its phase annotations out of a
 //!    [`Model`] → [`RankSeries`].
-//! 2. The caller resolves each rank's identity ([`rank_from_file_name`] when the content has
+//! 2. The caller resolves each rank's identity ([`crate::model::facts::rank_from_file_name`] when the content has
 //!    none) and builds [`RankInput`]s.
 //! 3. [`run`] aligns the ranks' clocks and runs the spec's attribution algorithm (steps 1–11) →
 //!    [`Report`].
@@ -19,6 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::model::collective::{fold, has_collective_token, COLLECTIVE_TOKENS};
+use crate::model::facts::{rank_in_text, Facts};
 use crate::model::{slice_flags, ArgValue, Model, StrId};
 
 const MIB: u64 = 1 << 20;
@@ -300,61 +301,6 @@ impl RankSeries {
 /// First timestamp (ns) from which a clock is taken to be wall-clock time since the Unix epoch.
 pub const EPOCH_CLOCK_MIN_NS: i64 = 100_000_000_000_000_000;
 
-/// Parses a rank out of text such as `rank 3`, `rank=3`, `rank_3`, `Rank:3` (case-insensitive,
-/// `rank` not preceded by a letter).
-fn rank_in_text(text: &str) -> Option<u32> {
-    let lower = text.to_ascii_lowercase();
-    let b = lower.as_bytes();
-    let mut from = 0;
-    while let Some(p) = lower[from..].find("rank") {
-        let i = from + p;
-        from = i + 4;
-        if i > 0 && b[i - 1].is_ascii_alphabetic() {
-            continue;
-        }
-        let mut j = i + 4;
-        while j < b.len() && matches!(b[j], b' ' | b'_' | b'-' | b':' | b'=' | b'#') && j < i + 7 {
-            j += 1;
-        }
-        let start = j;
-        while j < b.len() && b[j].is_ascii_digit() {
-            j += 1;
-        }
-        if j > start && j - start <= 9 {
-            if let Ok(r) = lower[start..j].parse() {
-                return Some(r);
-            }
-        }
-    }
-    None
-}
-
-/// The rank a file name states: `rank3`, `rank_3`, `rank-3` (not preceded by a letter) or
-/// `-r3`/`_r3`/`.r3` followed by a non-digit or the end (collective-memory.md, "Rank identity").
-/// `None` when the name says nothing.
-pub fn rank_from_file_name(name: &str) -> Option<u32> {
-    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
-    if let Some(r) = rank_in_text(base) {
-        return Some(r);
-    }
-    let b = base.as_bytes();
-    for i in 0..b.len().saturating_sub(2) {
-        if matches!(b[i], b'-' | b'_' | b'.') && (b[i + 1] == b'r' || b[i + 1] == b'R') {
-            let start = i + 2;
-            let mut j = start;
-            while j < b.len() && b[j].is_ascii_digit() {
-                j += 1;
-            }
-            if j > start && j - start <= 9 && (j == b.len() || !b[j].is_ascii_alphanumeric()) {
-                if let Ok(r) = base[start..j].parse() {
-                    return Some(r);
-                }
-            }
-        }
-    }
-    None
-}
-
 /// True for a step/phase annotation: a name containing `step`, `forward`, `backward` or
 /// `optimizer` (after [`fold`]; `ProfilerStep#N`, `train_step`, `DistributedDataParallel.forward`,
 /// `Optimizer.step#SGD.step`) that is not a Python stack frame (`file.py(line): fn`,
@@ -608,41 +554,12 @@ pub struct RankInput {
     pub series: RankSeries,
 }
 
-/// Turns `(label, series)` pairs (label = file name) into [`RankInput`]s: the rank the content
-/// states, else the rank in the label ([`rank_from_file_name`]), else the smallest rank number
-/// not otherwise taken, with a warning naming the label (the spec's "ask the user": callers
-/// that can ask should set [`RankSeries::rank`] first). Returns the inputs in the given order
-/// and the warnings.
-pub fn resolve_ranks(items: Vec<(String, RankSeries)>) -> (Vec<RankInput>, Vec<String>) {
-    let mut warnings = Vec::new();
-    let known: Vec<Option<u32>> = items
-        .iter()
-        .map(|(label, s)| s.rank.or_else(|| rank_from_file_name(label)))
-        .collect();
-    let mut taken: BTreeSet<u32> = known.iter().flatten().copied().collect();
-    let mut next = 0u32;
-    let mut out = Vec::with_capacity(items.len());
-    for ((label, series), k) in items.into_iter().zip(known) {
-        let rank = match k {
-            Some(r) => r,
-            None => {
-                while taken.contains(&next) {
-                    next = next.saturating_add(1);
-                }
-                taken.insert(next);
-                warnings.push(format!(
-                    "{label}: the rank is stated neither in the content nor in the file name; assigned rank {next}"
-                ));
-                next
-            }
-        };
-        out.push(RankInput {
-            rank,
-            label,
-            series,
-        });
-    }
-    (out, warnings)
+/// The memory analysis's input from one trace or telemetry rank part (collective-memory.md,
+/// "Per-rank series"): its series with the default [`Mapping`] ([`series_from_model`]), markers,
+/// phases and the rank the content states. The rank [`run`] uses is the workspace's (content,
+/// file name, or assigned: `crate::workspace::facts`), given in [`RankInput::rank`].
+pub fn extract(model: &Model, _facts: &Facts) -> RankSeries {
+    series_from_model(model, &Mapping::default())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1734,24 +1651,6 @@ mod tests {
             );
             assert!(e.to_string().contains(k), "{e}");
         }
-    }
-
-    #[test]
-    fn rank_from_file_names() {
-        assert_eq!(rank_from_file_name("rank3.trace.json.gz"), Some(3));
-        assert_eq!(rank_from_file_name("/x/y/job_rank_12.json"), Some(12));
-        assert_eq!(
-            rank_from_file_name("large_integer_rank-70.pt.trace.json.gz"),
-            Some(70)
-        );
-        assert_eq!(rank_from_file_name("trace-r5.pftrace"), Some(5));
-        assert_eq!(
-            rank_from_file_name("trial1_coldcache_rank0.pt.trace.json.gz"),
-            Some(0)
-        );
-        assert_eq!(rank_from_file_name("frankfurt3.json"), None);
-        assert_eq!(rank_from_file_name("trace-run2.json"), None);
-        assert_eq!(rank_from_file_name("trace.json"), None);
     }
 
     #[test]

@@ -5,24 +5,28 @@
 //! (`cache-regression`, `expected-recompile`, `autotune-regression`, `host-load`,
 //! `library-regression`) and classifies warm keys without a pin (`expected-recompile`,
 //! `new-machine`, `new-precision`, `new-cell`, `new-key`). [`pins_from_records`] builds pins from
-//! the warm medians per full key. Records come from `formats::records` (record files, and
-//! `compile_records_from_model` for the compile slices of a trace).
+//! the warm medians per full key. Its input ([`Input`] = [`CompileRecord`]) comes from record
+//! files (`formats::load`) and from the compile slices of traces ([`extract`]).
 //!
 //! Pure and deterministic: outputs are sorted by key, time and location; no clock, no I/O.
 //!
-//! Use from the web worker: per dropped file call `formats::records::load` (record files and
-//! traces; for a trace the records are derived while its model is alive, so the model can be
-//! dropped afterwards), keep the records, and on each request call [`run`] over the
-//! concatenation with the user's [`Params`] and pins (`formats::records::parse_pins`). The
-//! report types are `Serialize + Deserialize`, so they cross the worker boundary as they are.
+//! The workspace keeps every file's records (a trace's are extracted while its model is alive)
+//! and on each request calls [`run`] over their concatenation with the user's [`Params`] and
+//! the pins in force. The report types are `Serialize + Deserialize`, so they cross the worker
+//! boundary as they are.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+pub use super::compile_records::{cache_state_from_file_name, extract};
 use crate::model::compile_record::{
     CacheState, CompileRecord, FullKey, Pin, RecordLocation, Timestamp,
 };
+
+/// One input row of the triage: a compile record (from a record file, or [`extract`]ed from a
+/// trace's compile slices).
+pub type Input = CompileRecord;
 
 /// Thresholds of the triage. Defaults are the spec's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -14,6 +14,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::stats::{self, Fits};
+use crate::model::facts::Facts;
 use crate::model::{Model, SemanticFrameId};
 
 /// Which per-frame cost is correlated with the input.
@@ -349,6 +350,41 @@ pub fn profile(artifact_id: &str, model: &Model) -> TrialProfile {
         data_loss: model.diagnostics.has_data_loss(),
         environment: environment_of(model),
         incomplete_slices: incomplete,
+    }
+}
+
+/// The scaling analysis's input: one trial.
+pub type Input = Trial;
+
+/// One trial from one trace (scaling.md, "Per-trial aggregation"): the [`profile`] of `model`,
+/// named `facts.name`, with the environment key the cross-file facts give ([`Trial::apply_facts`])
+/// and the defaults of the per-trial settings (no input, variant `default`, included) — the
+/// caller sets those from the user's settings.
+pub fn extract(model: &Model, facts: &Facts) -> Input {
+    let mut t = Trial {
+        path: facts.name.clone(),
+        input: None,
+        variant: "default".into(),
+        environment: String::new(),
+        excluded: false,
+        profile: profile(&facts.artifact_id, model),
+    };
+    t.apply_facts(facts);
+    t
+}
+
+impl Trial {
+    /// Re-applies the cross-file facts after the file's siblings changed (the model is gone by
+    /// then): the environment key is the profile's own, prefixed with `host=<h>` when the host
+    /// came from the siblings' file names (trace-formats.md §10.5). `extract(m, f2)` equals
+    /// `extract(m, f1)` followed by `apply_facts(f2)`.
+    pub fn apply_facts(&mut self, facts: &Facts) {
+        self.path = facts.name.clone();
+        self.environment = match facts.environment_prefix() {
+            Some(p) if self.profile.environment.is_empty() => p,
+            Some(p) => format!("{p};{}", self.profile.environment),
+            None => String::new(),
+        };
     }
 }
 

@@ -1,20 +1,28 @@
-//! Bytes → [`Model`]: container detection and decompression, then one module per wire format.
-//! The only layer that knows wire formats.
+//! Bytes → what a file is: [`load`] is the one load path of the crate. It decompresses once,
+//! sniffs the content (the file name only breaks a tie: a bare JSON array is pins when the name
+//! says `pins`), and runs the one importer that fits: Perfetto protobuf (`perfetto`), Chrome
+//! Trace Event JSON incl. Kineto and JAX (`chrome_json`), compile records and pins (`records`),
+//! memory telemetry JSON Lines (`telemetry`). The only layer that knows wire formats, and
+//! [`load`] the only function that decides what a file is.
 //!
-//! Architecture Invariant: a bad *event* never fails an import — it is counted in
-//! [`Model::diagnostics`]. Only an unreadable container (not a trace, corrupt compression,
-//! over the size limit) is an [`ImportError`], and it names the file.
+//! Architecture Invariant: a bad *event* never fails a load — it is counted in
+//! [`Model::diagnostics`] (or the record/telemetry file's own lists). Only an unreadable
+//! container (not a trace, corrupt compression, over the size limit) is a [`FileError`], and it
+//! names the file. No function here takes more than one file: facts across files are the
+//! [`crate::workspace`]'s.
 
-pub mod chrome_json;
+mod chrome_json;
 pub mod perfetto;
 pub mod records;
 pub mod telemetry;
 
+use std::cell::Cell;
 use std::io::Read;
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::model::compile_record::Pin;
 use crate::model::Model;
 
 /// Default ceiling on decompressed bytes per file (4 GiB natively, 1.5 GiB in the browser).
@@ -25,7 +33,7 @@ pub const DEFAULT_MAX_DECOMPRESSED: u64 = 4 << 30;
 pub const DEFAULT_MAX_DECOMPRESSED: u64 = 3 << 29;
 
 /// The trace format of a file, after any compression wrapper.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Format {
     /// Perfetto protobuf (`Trace` = repeated `TracePacket`).
@@ -44,8 +52,8 @@ impl Format {
     }
 }
 
-/// A compression wrapper found around the trace bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// A compression wrapper found around the file's bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Compression {
     None,
@@ -53,11 +61,22 @@ pub enum Compression {
     Zlib,
 }
 
+impl Compression {
+    /// `none`, `gzip` or `zlib`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Compression::None => "none",
+            Compression::Gzip => "gzip",
+            Compression::Zlib => "zlib",
+        }
+    }
+}
+
 /// Why a file could not be read at all.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ImportError {
-    /// The bytes are no trace format this tool reads; `seen` says what they look like.
+    /// The bytes are no format this tool reads; `seen` says what they look like.
     #[error("not a trace I can read: {seen}")]
     NotATrace { seen: String },
     /// The compression wrapper is corrupt.
@@ -69,7 +88,7 @@ pub enum ImportError {
     /// The file is empty.
     #[error("the file is empty")]
     Empty,
-    /// The trace container is broken beyond repair (e.g. JSON with no event array).
+    /// The container is broken beyond repair (e.g. JSON with no event array, a bad pins file).
     #[error("{0}")]
     Malformed(String),
 }
@@ -83,7 +102,7 @@ pub struct FileError {
     pub error: ImportError,
 }
 
-/// One imported file (an artifact, scaling.md).
+/// One imported trace file (an artifact, scaling.md).
 #[derive(Debug)]
 pub struct Artifact {
     /// File name (or path) as given by the user.
@@ -97,20 +116,68 @@ pub struct Artifact {
     pub model: Model,
 }
 
-/// Options for [`import_with`].
+/// What every loaded file has, whatever it is.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct Source {
+    /// File name (or path) as given by the user.
+    pub name: String,
+    /// Size of the file as dropped, bytes.
+    pub size_bytes: u64,
+    /// Size after decompression, bytes.
+    pub decompressed_bytes: u64,
+    /// `sha256:` + hex SHA-256 of the bytes as dropped.
+    pub artifact_id: String,
+    pub compression: Compression,
+}
+
+/// What a file is, as [`load`] read it.
+#[derive(Debug)]
+pub enum Loaded {
+    /// A trace: Perfetto protobuf or Chrome JSON (Kineto, JAX), imported into a [`Model`].
+    Trace(Artifact),
+    /// A compile-record file (compile-triage.md, "Input: compile records").
+    Records {
+        source: Source,
+        records: records::RecordFile,
+    },
+    /// A `pins.json` (compile-triage.md, "Pins").
+    Pins { source: Source, pins: Vec<Pin> },
+    /// Memory telemetry JSON Lines (collective-memory.md, "Telemetry records").
+    Telemetry {
+        source: Source,
+        telemetry: telemetry::TelemetryImport,
+    },
+}
+
+impl Loaded {
+    /// `trace`, `records`, `pins` or `telemetry`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Loaded::Trace(_) => "trace",
+            Loaded::Records { .. } => "records",
+            Loaded::Pins { .. } => "pins",
+            Loaded::Telemetry { .. } => "telemetry",
+        }
+    }
+}
+
+/// Options for [`load`].
 #[derive(Clone, Debug)]
-pub struct ImportOptions {
+pub struct LoadOptions {
     /// Ceiling on decompressed bytes; larger files are rejected with [`ImportError::TooLarge`].
     pub max_decompressed_bytes: u64,
 }
 
-impl Default for ImportOptions {
+impl Default for LoadOptions {
     fn default() -> Self {
-        ImportOptions {
+        LoadOptions {
             max_decompressed_bytes: DEFAULT_MAX_DECOMPRESSED,
         }
     }
 }
+
+/// Former name of [`LoadOptions`].
+pub type ImportOptions = LoadOptions;
 
 /// `sha256:` + lowercase hex SHA-256 of `bytes`.
 pub fn artifact_id(bytes: &[u8]) -> String {
@@ -123,57 +190,194 @@ pub fn artifact_id(bytes: &[u8]) -> String {
     s
 }
 
-/// Imports one file with default options. See [`import_with`].
-pub fn import(name: &str, bytes: &[u8]) -> Result<Artifact, FileError> {
-    import_with(name, bytes, &ImportOptions::default(), &mut |_| {})
+thread_local! {
+    static INFLATIONS: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Imports one file: detects compression and format from the bytes (never the name),
-/// decompresses, and runs the format's importer. `progress` receives fractions in [0, 1].
+/// How many times this thread has inflated a file's bytes (one count per [`decompress`] call
+/// that found a gzip/zlib wrapper, however many layers). A test hook: [`load`] inflates each
+/// file exactly once.
+pub fn inflations_on_this_thread() -> u64 {
+    INFLATIONS.with(Cell::get)
+}
+
+/// Loads one file: decompresses it once, decides from the content what it is, and imports it
+/// ([`Loaded`]). Order of the sniff: memory telemetry (a first JSON line with `timestamp_ns`
+/// and `event_type`), a Chrome JSON trace (`traceEvents`, or an array whose objects have `ph`),
+/// a pins file (`{"pins": […]}`, or a bare JSON array when the name contains `pins` and ends
+/// in `.json`), a compile-record file (JSON Lines, an array or `{"records": […]}` with at least
+/// one record), another JSON document read as a trace, a Perfetto protobuf trace; anything else
+/// is [`ImportError::NotATrace`] saying what the bytes look like. `progress` receives fractions
+/// in [0, 1].
 ///
-/// Errors: [`FileError`] naming `name` when the container cannot be read.
-pub fn import_with(
+/// Errors: [`FileError`] naming `name` when the container cannot be read (empty, corrupt
+/// compression, over `opts.max_decompressed_bytes`, no format this tool reads, a malformed pins
+/// file, a telemetry file with an unknown schema version or no record).
+pub fn load(
     name: &str,
     bytes: &[u8],
-    opts: &ImportOptions,
+    opts: &LoadOptions,
     progress: &mut dyn FnMut(f64),
-) -> Result<Artifact, FileError> {
+) -> Result<Loaded, FileError> {
     let err = |error| FileError {
         file: name.to_string(),
         error,
     };
     let artifact_id = artifact_id(bytes);
-    let (compression, data) = decompress_cow(bytes, opts.max_decompressed_bytes).map_err(err)?;
+    let (compression, data) = decompress(bytes, opts.max_decompressed_bytes).map_err(err)?;
     progress(0.1);
-    let format = detect_format(&data).map_err(err)?;
-    let mut model = Model::default();
-    model.stats.decompressed_bytes = data.len() as u64;
-    let mut inner = |f: f64| progress(0.1 + 0.9 * f);
-    match format {
-        Format::PerfettoProto => perfetto::import(&data, &mut model, &mut inner),
-        Format::ChromeJson => {
-            chrome_json::import(&data, name, &mut model, &mut inner).map_err(err)?
-        }
-    }
-    progress(1.0);
-    Ok(Artifact {
+    let source = Source {
         name: name.to_string(),
         size_bytes: bytes.len() as u64,
+        decompressed_bytes: data.len() as u64,
         artifact_id,
-        format,
         compression,
+    };
+    let mut inner = |f: f64| progress(0.1 + 0.9 * f);
+    let trace = |format: Format, data: &[u8], inner: &mut dyn FnMut(f64)| {
+        let mut model = Model::default();
+        model.stats.decompressed_bytes = data.len() as u64;
+        match format {
+            Format::PerfettoProto => perfetto::import(data, &mut model, inner),
+            Format::ChromeJson => chrome_json::import(data, name, &mut model, inner)?,
+        }
+        Ok::<_, ImportError>(model)
+    };
+    let out = match sniff(name, &data) {
+        Sniffed::Telemetry => {
+            let telemetry = telemetry::import(name, &data).map_err(|e| {
+                err(ImportError::Malformed(
+                    e.to_string()
+                        .strip_prefix(&format!("{name}: "))
+                        .map(str::to_string)
+                        .unwrap_or_else(|| e.to_string()),
+                ))
+            })?;
+            Loaded::Telemetry { source, telemetry }
+        }
+        Sniffed::Pins => {
+            let pins = records::parse_pins(&data).map_err(err)?;
+            Loaded::Pins { source, pins }
+        }
+        Sniffed::Json => match records::parse_records(name, &data) {
+            Ok(f) if !(f.records.is_empty() && f.other_kind.is_empty()) => {
+                Loaded::Records { source, records: f }
+            }
+            Ok(f) if !f.malformed.is_empty() && !looks_like_json_document(&data) => {
+                Loaded::Records { source, records: f }
+            }
+            _ => {
+                let model = trace(Format::ChromeJson, &data, &mut inner).map_err(err)?;
+                Loaded::Trace(artifact(source, Format::ChromeJson, model))
+            }
+        },
+        Sniffed::Trace(format) => {
+            let model = trace(format, &data, &mut inner).map_err(err)?;
+            Loaded::Trace(artifact(source, format, model))
+        }
+        Sniffed::Unknown(seen) => return Err(err(ImportError::NotATrace { seen })),
+    };
+    progress(1.0);
+    Ok(out)
+}
+
+fn artifact(source: Source, format: Format, model: Model) -> Artifact {
+    Artifact {
+        name: source.name,
+        size_bytes: source.size_bytes,
+        artifact_id: source.artifact_id,
+        format,
+        compression: source.compression,
         model,
-    })
+    }
+}
+
+/// Loads one file that must be a trace (`trialscope inspect`/`slices`, tests): [`load`], then
+/// anything but a trace is [`ImportError::NotATrace`] naming what the file is.
+pub fn import(name: &str, bytes: &[u8]) -> Result<Artifact, FileError> {
+    import_with(name, bytes, &LoadOptions::default(), &mut |_| {})
+}
+
+/// [`import`] with options and progress.
+pub fn import_with(
+    name: &str,
+    bytes: &[u8],
+    opts: &LoadOptions,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Artifact, FileError> {
+    match load(name, bytes, opts, progress)? {
+        Loaded::Trace(a) => Ok(a),
+        other => Err(FileError {
+            file: name.to_string(),
+            error: ImportError::NotATrace {
+                seen: match other.kind() {
+                    "records" => "a compile-record file".into(),
+                    "pins" => "a pins file".into(),
+                    k => format!("a memory {k} file"),
+                },
+            },
+        }),
+    }
+}
+
+/// What [`sniff`] found.
+enum Sniffed {
+    Telemetry,
+    Pins,
+    /// JSON that is no Chrome trace by its head: records, else a trace.
+    Json,
+    Trace(Format),
+    Unknown(String),
+}
+
+/// The one sniffer: decides what decompressed `data` is from its content; `name` only breaks
+/// the pins-or-records tie of a bare JSON array.
+fn sniff(name: &str, data: &[u8]) -> Sniffed {
+    if telemetry::looks_like_telemetry(data) {
+        return Sniffed::Telemetry;
+    }
+    match detect_format(data) {
+        Ok(Format::ChromeJson) => {
+            if records::is_trace_json(data) {
+                return Sniffed::Trace(Format::ChromeJson);
+            }
+            let head = &data[..data.len().min(4096)];
+            let text = String::from_utf8_lossy(head);
+            let t = text.trim_start_matches('\u{feff}').trim_start();
+            let base = crate::model::facts::base_name(name).to_ascii_lowercase();
+            let pins_name = base.contains("pins") && base.ends_with(".json");
+            let object_with_pins = t.starts_with('{') && text.contains("\"pins\"");
+            if object_with_pins || (pins_name && t.starts_with('[')) {
+                return Sniffed::Pins;
+            }
+            Sniffed::Json
+        }
+        Ok(f) => Sniffed::Trace(f),
+        Err(ImportError::NotATrace { seen }) => {
+            // JSON Lines whose first line starts with a blank or a non-object still may be
+            // records; let the record reader decide when the text is JSON-ish.
+            if records::looks_like_json_lines(data) {
+                Sniffed::Json
+            } else {
+                Sniffed::Unknown(seen)
+            }
+        }
+        Err(e) => Sniffed::Unknown(e.to_string()),
+    }
+}
+
+/// True when `data` (after white space) is one JSON document (object or array) rather than
+/// JSON Lines.
+fn looks_like_json_document(data: &[u8]) -> bool {
+    serde_json::from_slice::<serde::de::IgnoredAny>(data).is_ok()
 }
 
 /// Removes gzip (all members) or zlib wrappers, recursively up to 3 levels, enforcing `limit`.
-pub fn decompress(bytes: &[u8], limit: u64) -> Result<(Compression, Vec<u8>), ImportError> {
-    decompress_cow(bytes, limit).map(|(c, d)| (c, d.into_owned()))
-}
-
-/// Like [`decompress`], but uncompressed input is borrowed, not copied (so an import holds one
-/// copy of the text, not two).
-pub fn decompress_cow(
+/// Uncompressed input is borrowed, not copied (so a load holds one copy of the text, not two).
+/// Counts one inflation ([`inflations_on_this_thread`]) when a wrapper was found.
+///
+/// Errors: [`ImportError::Empty`], [`ImportError::Decompress`], [`ImportError::TooLarge`].
+pub fn decompress(
     bytes: &[u8],
     limit: u64,
 ) -> Result<(Compression, std::borrow::Cow<'_, [u8]>), ImportError> {
@@ -196,7 +400,10 @@ pub fn decompress_cow(
         data = Some(next);
     }
     let data = match data {
-        Some(d) => std::borrow::Cow::Owned(d),
+        Some(d) => {
+            INFLATIONS.with(|c| c.set(c.get() + 1));
+            std::borrow::Cow::Owned(d)
+        }
         None => {
             if bytes.len() as u64 > limit {
                 return Err(ImportError::TooLarge { limit_bytes: limit });
@@ -239,7 +446,7 @@ pub(crate) fn read_limited(
 
 /// Detects the trace format of decompressed bytes (trace-formats.md §7), or says what the bytes
 /// look like instead.
-pub fn detect_format(data: &[u8]) -> Result<Format, ImportError> {
+fn detect_format(data: &[u8]) -> Result<Format, ImportError> {
     let head = &data[..data.len().min(4096)];
     let first_non_ws = head.iter().position(|b| !b.is_ascii_whitespace());
     let skip_bom = if head.starts_with(&[0xef, 0xbb, 0xbf]) {

@@ -390,3 +390,42 @@ mod version_label_tests {
         assert_eq!(version_label("torch-2.15.0"), "torch-2.15.0");
     }
 }
+
+/// Key fields a trace does not carry, given by the user (CLI flags, UI form). Applied only where
+/// a trace-derived record has no value.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct KeyDefaults {
+    pub hardware: Option<String>,
+    pub hostname: Option<String>,
+    pub jax_version: Option<String>,
+    pub precision: Option<String>,
+    pub cache_state: Option<CacheState>,
+    pub transform: Option<String>,
+}
+
+impl KeyDefaults {
+    /// Fills the fields `r` lacks; records the fill in `r.extra["filled_by_user"]`.
+    pub fn fill(&self, r: &mut CompileRecord) {
+        let mut filled = Vec::new();
+        macro_rules! fill {
+            ($f:ident) => {
+                if r.$f.is_none() {
+                    if let Some(v) = &self.$f {
+                        r.$f = Some(v.clone());
+                        filled.push(stringify!($f));
+                    }
+                }
+            };
+        }
+        fill!(hardware);
+        fill!(hostname);
+        fill!(jax_version);
+        fill!(precision);
+        fill!(cache_state);
+        fill!(transform);
+        if !filled.is_empty() {
+            r.extra
+                .insert("filled_by_user".into(), format!("{:?}", filled.join(", ")));
+        }
+    }
+}

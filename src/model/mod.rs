@@ -10,6 +10,7 @@ pub mod builder;
 pub mod collective;
 pub mod compile_record;
 pub mod diagnostics;
+pub mod facts;
 pub mod frame;
 pub mod strings;
 

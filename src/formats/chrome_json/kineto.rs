@@ -63,97 +63,6 @@ pub fn parse_python_frame(name: &str) -> Option<(&str, u32, &str)> {
     Some((file, line, func))
 }
 
-/// The host name a JAX/XProf file name carries: `<host>.trace.json.gz`, `<host>.trace.json`
-/// or `<host>.xplane.pb` (trace-formats.md §10.1/§10.5). `perfetto_trace.json.gz` and Kineto's
-/// `*.pt.trace.json*` carry none. Directories in `name` are ignored.
-pub fn hostname_from_file_name(name: &str) -> Option<String> {
-    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
-    let host = base
-        .strip_suffix(".trace.json.gz")
-        .or_else(|| base.strip_suffix(".trace.json"))
-        .or_else(|| base.strip_suffix(".xplane.pb"))?;
-    if host.is_empty() || host.ends_with(".pt") || host == "perfetto_trace" || host.contains('.') {
-        return None;
-    }
-    Some(host.to_string())
-}
-
-/// The host of a JAX `perfetto_trace.json.gz` from the names of the files beside it
-/// (trace-formats.md §10.5: it has no host of its own; JAX writes `<host>.xplane.pb` and
-/// `<host>.trace.json.gz` into the same run directory). `None` unless exactly one host name is
-/// found among `siblings`.
-pub fn hostname_from_siblings<'s>(siblings: impl IntoIterator<Item = &'s str>) -> Option<String> {
-    let mut hosts: Vec<String> = siblings
-        .into_iter()
-        .filter_map(hostname_from_file_name)
-        .collect();
-    hosts.sort();
-    hosts.dedup();
-    if hosts.len() == 1 {
-        hosts.pop()
-    } else {
-        None
-    }
-}
-
-/// The rank a Kineto file name carries (`rank-3.Jan_01….pt.trace.json`, `trial_rank1.json`,
-/// `rank0.trace.json.gz`): digits after `rank`, `rank-` or `rank_` at a word start.
-pub fn rank_from_file_name(name: &str) -> Option<u32> {
-    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
-    let lower = base.to_ascii_lowercase();
-    let b = lower.as_bytes();
-    let mut from = 0;
-    while let Some(p) = lower[from..].find("rank") {
-        let at = from + p;
-        from = at + 4;
-        if at > 0 && b[at - 1].is_ascii_alphabetic() {
-            continue;
-        }
-        let mut i = at + 4;
-        if matches!(b.get(i), Some(b'-') | Some(b'_')) {
-            i += 1;
-        }
-        let start = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        if i > start && i - start <= 9 {
-            return lower[start..i].parse().ok();
-        }
-    }
-    None
-}
-
-/// Gives every model without a rank a distinct rank not used by the others (the smallest free
-/// numbers, in the order given) and records a `rank_assigned` warning in it (quirk B10: traces
-/// of one job without `distributedInfo` must not collapse onto one rank). Models that already
-/// have a rank are untouched. Returns how many ranks were assigned.
-pub fn assign_missing_ranks(models: &mut [&mut crate::model::Model]) -> usize {
-    let used: std::collections::BTreeSet<u32> = models.iter().filter_map(|m| m.info.rank).collect();
-    let mut next = 0u32;
-    let mut assigned = 0;
-    for m in models.iter_mut() {
-        if m.info.rank.is_some() {
-            continue;
-        }
-        while used.contains(&next) {
-            next += 1;
-        }
-        let r = next;
-        next += 1;
-        m.info.rank = Some(r);
-        m.diagnostics.add(
-            "rank_assigned",
-            crate::model::Severity::Warning,
-            None,
-            None,
-            || format!("the trace names no rank; rank {r} was assigned so ranks stay distinct"),
-        );
-        assigned += 1;
-    }
-    assigned
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,31 +99,5 @@ mod tests {
             Some(("pjit.py", 309, "jit_lower"))
         );
         assert_eq!(parse_python_frame("nn.Module: Linear_0"), None);
-    }
-
-    #[test]
-    fn names_from_files() {
-        assert_eq!(
-            hostname_from_file_name("a/vm.trace.json.gz"),
-            Some("vm".into())
-        );
-        assert_eq!(hostname_from_file_name("vm.xplane.pb"), Some("vm".into()));
-        assert_eq!(hostname_from_file_name("perfetto_trace.json.gz"), None);
-        assert_eq!(
-            hostname_from_siblings(["perfetto_trace.json.gz", "vm.xplane.pb", "vm.trace.json.gz"]),
-            Some("vm".into())
-        );
-        assert_eq!(hostname_from_siblings(["a.xplane.pb", "b.xplane.pb"]), None);
-        assert_eq!(hostname_from_file_name("rank0.pt.trace.json.gz"), None);
-        assert_eq!(
-            rank_from_file_name("rank-3.Jan_01_00_00_00.1234.pt.trace.json"),
-            Some(3)
-        );
-        assert_eq!(
-            rank_from_file_name("trial1_coldcache_rank1.pt.trace.json.gz"),
-            Some(1)
-        );
-        assert_eq!(rank_from_file_name("worker_a.pt.trace.json"), None);
-        assert_eq!(rank_from_file_name("franklin.json"), None);
     }
 }

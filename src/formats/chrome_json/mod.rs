@@ -38,14 +38,12 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::ImportError;
 use crate::model::collective::has_collective_token;
+use crate::model::facts::{hostname_from_file_name, rank_from_file_name};
 use crate::model::{
     normalize_path, slice_flags, ArgValue, CounterSeries, FrameId, FrameKey, Model, ProcessInfo,
     Provider, Severity, SliceBuilder, StrId, ThreadInfo, Track, TrackId, TrackKind,
 };
-pub use kineto::{
-    assign_missing_ranks, hostname_from_file_name, hostname_from_siblings, is_compile_slice,
-    parse_python_frame, rank_from_file_name,
-};
+pub use kineto::{is_compile_slice, parse_python_frame};
 use lexer::{number_of, us_text_to_ns, JVal, Lexer, SyntaxError};
 
 /// Synthetic pids/tids for string ids count down from here (far below any real negative id).

@@ -5,13 +5,14 @@
 //! `count`, `first_offset`, `first_index`, `message`). `--json` prints one JSON array with one
 //! object per imported file; the text form prints the same fields readably. Files that fail to
 //! import are reported on stderr (naming the file) and make the exit code 1; the others are still
-//! printed. Works for every format (it only reads the [`Model`](trialscope::model::Model)).
+//! printed. Files of one directory are siblings: a JAX `perfetto_trace.json.gz` takes its host
+//! from `<host>.xplane.pb` beside it, as in the web app.
 
 use std::path::PathBuf;
 
 use serde::Serialize;
-use trialscope::formats::{chrome_json, Artifact};
 use trialscope::model::Diagnostic;
+use trialscope::workspace::{Content, Entry};
 
 use super::load;
 
@@ -21,12 +22,12 @@ pub struct Args {
     /// Print JSON (an array with one object per file) instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Trace files.
+    /// Trace files or folders.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
 }
 
-/// The inspect summary of one artifact.
+/// The inspect summary of one trace.
 #[derive(Serialize)]
 pub struct Summary<'a> {
     pub path: &'a str,
@@ -36,62 +37,56 @@ pub struct Summary<'a> {
     pub size_bytes: u64,
     pub decompressed_bytes: u64,
     pub events: u64,
-    pub tracks: usize,
-    pub slices: usize,
-    pub counters: usize,
-    pub frames: usize,
+    pub tracks: u64,
+    pub slices: u64,
+    pub counters: u64,
+    pub frames: u64,
     pub rank: Option<u32>,
     pub world_size: Option<u32>,
     pub hostname: Option<&'a str>,
-    pub diagnostics: &'a [Diagnostic],
+    pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Builds the summary of one artifact.
-pub fn summary(a: &Artifact) -> Summary<'_> {
-    let m = &a.model;
-    Summary {
-        path: &a.name,
-        format: a.format.as_str(),
-        compression: a.compression,
-        artifact_id: &a.artifact_id,
-        size_bytes: a.size_bytes,
-        decompressed_bytes: m.stats.decompressed_bytes,
-        events: m.stats.events,
-        tracks: m.tracks.len(),
-        slices: m.slices.len(),
-        counters: m.counters.len(),
-        frames: m.frames.len(),
-        rank: m.info.rank,
-        world_size: m.info.world_size,
-        hostname: m.info.hostname.as_deref(),
-        diagnostics: m.diagnostics.entries(),
-    }
+/// Builds the summary of one trace entry (`None` for other kinds of file).
+pub fn summary(e: &Entry) -> Option<Summary<'_>> {
+    let t = e.trace()?;
+    Some(Summary {
+        path: e.name(),
+        format: t.format.as_str(),
+        compression: e.source.compression,
+        artifact_id: &e.source.artifact_id,
+        size_bytes: e.source.size_bytes,
+        decompressed_bytes: e.source.decompressed_bytes,
+        events: t.counts.events,
+        tracks: t.counts.tracks,
+        slices: t.counts.slices,
+        counters: t.counts.counters,
+        frames: t.counts.frames,
+        rank: e.facts.rank,
+        world_size: e.facts.world_size,
+        hostname: e.facts.hostname.as_deref(),
+        diagnostics: e.diagnostics(),
+    })
 }
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> std::process::ExitCode {
-    let mut loaded = load::load_all(&args.files);
-    // JAX's perfetto_trace.json.gz names no host; take it from `<host>.xplane.pb` /
-    // `<host>.trace.json.gz` beside it (trace-formats.md §10.5).
-    for a in &mut loaded.artifacts {
-        if a.model.info.hostname.is_none() && a.name.ends_with("perfetto_trace.json.gz") {
-            let dir = std::path::Path::new(&a.name)
-                .parent()
-                .map(|p| p.to_path_buf());
-            if let Some(Ok(rd)) = dir.map(std::fs::read_dir) {
-                let names: Vec<String> = rd
-                    .flatten()
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .collect();
-                a.model.info.hostname =
-                    chrome_json::hostname_from_siblings(names.iter().map(String::as_str));
+    let ws = load::workspace(&args.files);
+    for e in ws.entries().iter().filter(|e| e.trace().is_none()) {
+        eprintln!(
+            "note: {}: not a trace ({}); inspect lists traces",
+            e.name(),
+            match &e.content {
+                Content::Records(_) => "a compile-record file",
+                Content::Pins { .. } => "a pins file",
+                _ => "a memory telemetry file",
             }
-        }
+        );
     }
-    let sums: Vec<Summary<'_>> = loaded.artifacts.iter().map(summary).collect();
+    let sums: Vec<Summary<'_>> = ws.entries().iter().filter_map(summary).collect();
     if args.json {
         match serde_json::to_string_pretty(&sums) {
-            Ok(s) => println!("{s}"),
+            Ok(s) => load::write_stdout(&(s + "\n")),
             Err(e) => {
                 eprintln!("error: cannot encode JSON: {e}");
                 return std::process::ExitCode::from(1);
@@ -102,7 +97,7 @@ pub fn run(args: Args) -> std::process::ExitCode {
             print_text(s);
         }
     }
-    load::exit_code(&loaded.failed)
+    load::exit_code(&ws)
 }
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
@@ -130,7 +125,7 @@ fn print_text(s: &Summary<'_>) {
         println!("  diagnostics: none");
     } else {
         println!("  diagnostics:");
-        for d in s.diagnostics {
+        for d in &s.diagnostics {
             let at = match (d.first_offset, d.first_index) {
                 (Some(o), Some(i)) => format!("first at byte {o}, event {i}"),
                 (Some(o), None) => format!("first at byte {o}"),

@@ -6,11 +6,9 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 use trialscope::analysis::collective_memory::{
-    self as cm, Classification, Mapping, Params, Preset, RankSeries,
+    self as cm, Classification, Mapping, Params, Preset,
 };
-use trialscope::formats::{self, telemetry};
-
-use super::load::file_name;
+use trialscope::workspace::MemoryRequest;
 
 /// Arguments of `trialscope memory`.
 #[derive(clap::Args)]
@@ -30,31 +28,19 @@ pub struct Args {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Trace or telemetry files (one trace file per rank).
+    /// Trace or telemetry files (one trace file per rank), or folders of them.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
 }
 
-#[derive(Serialize)]
-struct JsonRank<'a> {
-    rank: u32,
-    file: &'a str,
-    samples: usize,
-    series: &'a [String],
-    markers: usize,
-    offset_ns: i64,
-    gap_computed: bool,
-}
-
+/// The `--json` document: the report exactly as the web app's memory view holds it (times
+/// relative to `origin_ns`, the job's earliest record, in ns as decimal text), with the preset.
 #[derive(Serialize)]
 struct JsonOut<'a> {
     preset: &'a str,
-    params: &'a Params,
-    ranks: Vec<JsonRank<'a>>,
-    world_size: u32,
-    clock: &'a cm::ClockReport,
-    intervals: &'a [cm::Interval],
-    warnings: &'a [String],
+    origin_ns: String,
+    #[serde(flatten)]
+    report: &'a cm::Report,
 }
 
 fn usage_error(msg: impl std::fmt::Display) -> std::process::ExitCode {
@@ -69,15 +55,17 @@ pub fn run(args: Args) -> std::process::ExitCode {
         Ok(p) => p,
         Err(e) => return usage_error(e),
     };
-    let mut params = Params::preset(preset);
+    // Checked here so a bad knob is named with its flag before any file is read.
+    let params = Params::preset(preset);
+    let mut overrides = Vec::new();
     for kv in &args.set {
         let Some((k, v)) = kv.split_once('=') else {
             return usage_error(format!("--set {kv}: expected KNOB=VALUE"));
         };
-        params = match params.with_override(k.trim(), v) {
-            Ok(p) => p,
-            Err(e) => return usage_error(format!("--set {kv}: {e}")),
-        };
+        if let Err(e) = params.clone().with_override(k.trim(), v) {
+            return usage_error(format!("--set {kv}: {e}"));
+        }
+        overrides.push((k.trim().to_string(), v.to_string()));
     }
     let mut mapping = Mapping::default();
     for kv in &args.map {
@@ -98,102 +86,33 @@ pub fn run(args: Args) -> std::process::ExitCode {
         list.insert(0, v.to_string());
     }
 
-    let mut failed = Vec::new();
-    let mut warnings = Vec::new();
-    let mut items: Vec<(String, RankSeries)> = Vec::new();
-    for p in &args.files {
-        let shown = p.display().to_string();
-        let label = file_name(p);
-        let bytes = match std::fs::read(p) {
-            Ok(b) => b,
-            Err(e) => {
-                eprintln!("error: {shown}: cannot read the file: {e}");
-                failed.push(shown);
-                continue;
-            }
-        };
-        let data = match formats::decompress(&bytes, formats::DEFAULT_MAX_DECOMPRESSED) {
-            Ok((_, d)) => d,
-            Err(e) => {
-                eprintln!("error: {shown}: {e}");
-                failed.push(shown);
-                continue;
-            }
-        };
-        if telemetry::looks_like_telemetry(&data) {
-            match telemetry::import(&shown, &data) {
-                Ok(t) => {
-                    for b in &t.bad_lines {
-                        warnings.push(format!("{shown}:{}: {}; line skipped", b.line, b.message));
-                    }
-                    let n_bad = t.diagnostics.count("telemetry_bad_line");
-                    if n_bad > t.bad_lines.len() as u64 {
-                        warnings.push(format!(
-                            "{shown}: {} more malformed lines skipped",
-                            n_bad - t.bad_lines.len() as u64
-                        ));
-                    }
-                    for m in &t.models {
-                        let s = cm::series_from_model(m, &mapping);
-                        let l = match s.rank {
-                            Some(r) => format!("{label} (rank {r})"),
-                            None => label.clone(),
-                        };
-                        items.push((l, s));
-                    }
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    failed.push(shown);
-                }
-            }
-            continue;
-        }
-        match formats::import(&shown, &bytes) {
-            Ok(a) => items.push((label, cm::series_from_model(&a.model, &mapping))),
-            Err(e) => {
-                eprintln!("error: {e}");
-                failed.push(shown);
-            }
-        }
-    }
-
-    let (inputs, rank_warnings) = cm::resolve_ranks(items);
-    warnings.extend(rank_warnings);
-    let mut report = cm::run(&inputs, &params);
-    warnings.append(&mut report.warnings);
-    report.warnings = warnings;
+    let ws = super::load::workspace(&args.files);
+    let req = MemoryRequest {
+        preset: args.preset.clone(),
+        overrides,
+        mapping: (!args.map.is_empty()).then_some(mapping),
+        rank_overrides: Vec::new(),
+    };
+    let outcome = match ws.memory(&req) {
+        Ok(o) => o,
+        Err(e) => return usage_error(e),
+    };
+    let report = &outcome.report;
 
     if args.json {
         let out = JsonOut {
             preset: &args.preset,
-            params: &report.params,
-            ranks: report
-                .ranks
-                .iter()
-                .map(|r| JsonRank {
-                    rank: r.rank,
-                    file: &r.label,
-                    samples: r.samples,
-                    series: &r.series,
-                    markers: r.markers,
-                    offset_ns: r.offset_ns,
-                    gap_computed: r.gap_computed,
-                })
-                .collect(),
-            world_size: report.world_size,
-            clock: &report.clock,
-            intervals: &report.intervals,
-            warnings: &report.warnings,
+            origin_ns: outcome.origin_ns.to_string(),
+            report,
         };
         match serde_json::to_string_pretty(&out) {
-            Ok(s) => println!("{s}"),
+            Ok(s) => super::load::write_stdout(&(s + "\n")),
             Err(e) => eprintln!("error: cannot write JSON: {e}"),
         }
     } else {
-        print_text(&report, &args.preset);
+        print_text(report, &args.preset);
     }
-    super::load::exit_code(&failed)
+    super::load::exit_code(&ws)
 }
 
 fn mib(b: f64) -> String {
@@ -246,6 +165,7 @@ fn print_text(r: &cm::Report, preset: &str) {
             "{:>5}  {:>14}  {:>14}  {:<22}  {:>5}  {:>12}  {:>5}  {:<16}  reasons",
             "rank", "start ms", "end ms", "class", "conf", "peak gap", "sync", "phase"
         );
+        // Interval times are relative to the job's earliest record already.
         let t0 = r.trace_start_ns.unwrap_or(0);
         for iv in &r.intervals {
             let class = match iv.classification {

@@ -7,11 +7,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use trialscope::analysis::scaling::{
-    self, compile_input_regex, input_from_name, Metric, Params, Trial, DEFAULT_INPUT_PATTERN,
-};
+use trialscope::analysis::scaling::{self, compile_input_regex, Metric, DEFAULT_INPUT_PATTERN};
+use trialscope::workspace::ScalingRequest;
 
-use super::load::{exit_code, file_name, load_all};
+use super::load;
 
 /// Metric names accepted by `--metric`.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -51,7 +50,7 @@ pub struct Args {
     /// Show only the first N hotspots (text: default 25; JSON: default all).
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
-    /// Trace files, one per trial.
+    /// Trace files (one per trial) or folders of them.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
 }
@@ -59,35 +58,23 @@ pub struct Args {
 /// Runs the subcommand.
 pub fn run(args: Args) -> ExitCode {
     let pattern = args.input_regex.as_deref().unwrap_or(DEFAULT_INPUT_PATTERN);
-    let re = match compile_input_regex(pattern) {
-        Ok(re) => re,
+    if let Err(e) = compile_input_regex(pattern) {
+        eprintln!("error: --input-regex: {e}");
+        return ExitCode::from(2);
+    }
+    let ws = load::workspace(&args.files);
+    let req = ScalingRequest {
+        settings: Vec::new(),
+        metric: args.metric.into(),
+        pattern: pattern.to_string(),
+    };
+    let mut report = match ws.scaling(&req) {
+        Ok(o) => o.report,
         Err(e) => {
             eprintln!("error: --input-regex: {e}");
             return ExitCode::from(2);
         }
     };
-    let loaded = load_all(&args.files);
-    let trials: Vec<Trial> = loaded
-        .artifacts
-        .iter()
-        .map(|a| {
-            let shown = file_name(std::path::Path::new(&a.name));
-            Trial {
-                input: input_from_name(&shown, &re),
-                path: a.name.clone(),
-                variant: "default".into(),
-                environment: String::new(),
-                excluded: false,
-                profile: scaling::profile(&a.artifact_id, &a.model),
-            }
-        })
-        .collect();
-    let params = Params {
-        metric: args.metric.into(),
-        ..Params::default()
-    };
-    let mut report = scaling::run(&trials, &params);
-    report.record_failed_imports(&loaded.failed);
 
     if args.json {
         if let Some(n) = args.top {
@@ -100,23 +87,26 @@ pub fn run(args: Args) -> ExitCode {
                 return ExitCode::from(1);
             }
         };
+        let traces = ws
+            .entries()
+            .iter()
+            .filter_map(|e| e.trace().map(|t| (e, t)));
         if let Some(ts) = value.get_mut("trials").and_then(|t| t.as_array_mut()) {
-            for (t, a) in ts.iter_mut().zip(&loaded.artifacts) {
+            for (t, (e, tf)) in ts.iter_mut().zip(traces) {
                 if let Some(obj) = t.as_object_mut() {
-                    obj.insert("format".into(), a.format.as_str().into());
+                    obj.insert("format".into(), tf.format.as_str().into());
                     obj.insert(
                         "diagnostics".into(),
-                        serde_json::to_value(&a.model.diagnostics)
-                            .unwrap_or(serde_json::Value::Null),
+                        serde_json::to_value(e.diagnostics()).unwrap_or(serde_json::Value::Null),
                     );
                 }
             }
         }
-        println!("{value}");
+        load::write_stdout(&format!("{value}\n"));
     } else {
         print_text(&report, args.top.unwrap_or(25));
     }
-    exit_code(&loaded.failed)
+    load::exit_code(&ws)
 }
 
 fn print_text(r: &scaling::Report, top: usize) {

@@ -11,9 +11,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use serde::Serialize;
+use trialscope::formats;
 use trialscope::model::Model;
-
-use super::load;
 
 /// Arguments of `trialscope slices`.
 #[derive(clap::Args)]
@@ -77,10 +76,23 @@ fn cell(s: &str) -> String {
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> std::process::ExitCode {
-    let loaded = load::load_all(std::slice::from_ref(&args.file));
+    // `slices` needs the whole model, which the workspace does not keep: it is the one
+    // subcommand (with `bench`) that imports a trace directly.
+    let shown = args.file.display().to_string();
+    let artifact = match std::fs::read(&args.file) {
+        Ok(bytes) => formats::import(&shown, &bytes).map_err(|e| e.to_string()),
+        Err(e) => Err(format!("{shown}: cannot read the file: {e}")),
+    };
+    let failed = match &artifact {
+        Ok(_) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::from(1)
+        }
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    for a in &loaded.artifacts {
+    if let Ok(a) = &artifact {
         let m = &a.model;
         if !args.json {
             let _ = writeln!(
@@ -113,10 +125,10 @@ pub fn run(args: Args) -> std::process::ExitCode {
             };
             if res.is_err() {
                 // Broken pipe (e.g. `| head`): stop quietly.
-                return load::exit_code(&loaded.failed);
+                return failed;
             }
         }
     }
     let _ = out.flush();
-    load::exit_code(&loaded.failed)
+    failed
 }

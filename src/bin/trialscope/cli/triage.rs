@@ -11,8 +11,7 @@ use serde_json::{json, Value};
 use trialscope::analysis::compile_triage::{self, Params, Report};
 use trialscope::formats::records::{self, KeyDefaults};
 use trialscope::model::compile_record::{CacheState, CompileRecord, FullKey, RecordLocation};
-
-use super::load::file_name;
+use trialscope::workspace::{Content, TraceFill, Workspace};
 
 /// Key fields a trace lacks, filled in by the user (applied to trace-derived records only, and
 /// only where the trace says nothing).
@@ -101,45 +100,49 @@ pub struct PinArgs {
     pub fill: FillArgs,
 }
 
-/// Records and exclusions of all loaded files.
-#[derive(Default)]
+/// The workspace of the command's files, with the records and exclusions the triage sees.
 struct Loaded {
+    ws: Workspace,
     records: Vec<CompileRecord>,
     other_kind: Vec<records::ExcludedRecord>,
     malformed: Vec<records::ExcludedRecord>,
     failed: Vec<String>,
 }
 
-/// Loads every file as records or as a trace; a file that fails is reported and skipped.
+/// Loads every file (record files, traces, folders); a file that fails is reported and kept as
+/// failed. `fill` is applied to every trace's derived records (only where the trace is silent).
 fn load(paths: &[PathBuf], fill: &KeyDefaults) -> Loaded {
-    let mut out = Loaded::default();
-    for p in paths {
-        let shown = p.display().to_string();
-        let name = file_name(p);
-        let bytes = match std::fs::read(p) {
-            Ok(b) => b,
-            Err(e) => {
-                eprintln!("error: {shown}: cannot read the file: {e}");
-                out.failed.push(shown);
-                continue;
+    let ws = super::load::workspace(paths);
+    let fills: Vec<TraceFill> = ws
+        .entries()
+        .iter()
+        .filter(|e| e.trace().is_some())
+        .map(|e| TraceFill {
+            id: e.id,
+            defaults: fill.clone(),
+        })
+        .collect();
+    let mut other_kind = Vec::new();
+    let mut malformed = Vec::new();
+    for e in ws.entries() {
+        match &e.content {
+            Content::Trace(t) if t.compile_records.is_empty() => {
+                eprintln!("note: {}: no compile slices in this trace", e.name());
             }
-        };
-        match records::load(&name, &bytes, fill) {
-            Ok((kind, f)) => {
-                if kind == records::InputKind::Trace && f.records.is_empty() {
-                    eprintln!("note: {shown}: no compile slices in this trace");
-                }
-                out.records.extend(f.records);
-                out.other_kind.extend(f.other_kind);
-                out.malformed.extend(f.malformed);
+            Content::Records(f) => {
+                other_kind.extend(f.file.other_kind.iter().cloned());
+                malformed.extend(f.file.malformed.iter().cloned());
             }
-            Err(e) => {
-                eprintln!("error: {shown}: {}", e.error);
-                out.failed.push(shown);
-            }
+            _ => {}
         }
     }
-    out
+    Loaded {
+        records: ws.compile_records(&fills),
+        failed: ws.failed_names(),
+        other_kind,
+        malformed,
+        ws,
+    }
 }
 
 fn key_json(k: &FullKey) -> Value {
@@ -315,20 +318,17 @@ pub fn run(args: Args) -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    let pins = match &args.pins {
-        None => Vec::new(),
-        Some(p) => match std::fs::read(p)
-            .map_err(|e| e.to_string())
-            .and_then(|b| records::parse_pins(&b).map_err(|e| e.to_string()))
-        {
-            Ok(p) => p,
-            Err(e) => {
-                eprintln!("error: {}: {e}", p.display());
-                return std::process::ExitCode::from(1);
-            }
-        },
-    };
-    let loaded = load(&args.files, &fill);
+    let mut loaded = load(&args.files, &fill);
+    if let Some(p) = &args.pins {
+        let name = p.display().to_string();
+        let res = std::fs::read(p)
+            .map_err(|e| format!("{name}: cannot read the file: {e}"))
+            .and_then(|b| loaded.ws.load_pins(&name, &b));
+        if let Err(e) = res {
+            eprintln!("error: {e}");
+            return std::process::ExitCode::from(1);
+        }
+    }
     let params = Params {
         min_ratio: args.min_ratio,
         min_abs_s: args.min_abs_s,
@@ -337,7 +337,7 @@ pub fn run(args: Args) -> std::process::ExitCode {
         load_threshold: args.load_threshold,
         load_per_core: args.load_per_core,
     };
-    let rep = compile_triage::run(&loaded.records, &pins, &params);
+    let rep = compile_triage::run(&loaded.records, loaded.ws.pins(), &params);
     if args.json {
         match serde_json::to_string_pretty(&report_json(&rep, &loaded)) {
             Ok(s) => write_stdout(&(s + "\n")),
@@ -349,15 +349,10 @@ pub fn run(args: Args) -> std::process::ExitCode {
     } else {
         write_stdout(&render_text(&rep, &loaded));
     }
-    super::load::exit_code(&loaded.failed)
+    super::load::exit_code(&loaded.ws)
 }
 
-/// Writes to stdout, ignoring a closed pipe (`trialscope triage … | head`).
-fn write_stdout(text: &str) {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
-}
+use super::load::write_stdout;
 
 fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
@@ -403,5 +398,5 @@ pub fn run_pin(args: PinArgs) -> std::process::ExitCode {
         }
         None => write_stdout(&text),
     }
-    super::load::exit_code(&loaded.failed)
+    super::load::exit_code(&loaded.ws)
 }

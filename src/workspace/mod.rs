@@ -1,0 +1,471 @@
+//! The library workspace: the loaded files of one session (a browser tab's worker, one CLI
+//! command), in drop order, and the one place where facts across files are derived.
+//!
+//! Every file goes through [`crate::formats::load`] once; the workspace keeps only what each
+//! analysis needs from it (a trace's [`scaling::Input`], compile records and memory series —
+//! the model is dropped right after), and derives the cross-file [`Facts`] of every file from
+//! its sibling group ([`facts`]): the host a JAX `perfetto_trace.json.gz` takes from its
+//! siblings' file names, the one rank rule for traces and telemetry, world size. The worker's
+//! session ([`crate::session`]) and every CLI subcommand are thin adapters over it, so both
+//! front ends give byte-identical reports.
+//!
+//! Sibling groups: files whose names share the directory part ([`dir_name`]) — loose files
+//! picked or dropped together (no directory), the files of one folder inside a dropped folder,
+//! and on the command line the files of one directory (a folder argument is expanded,
+//! [`Workspace::add_paths`]).
+
+pub mod facts;
+mod requests;
+
+use serde::{Deserialize, Serialize};
+
+pub use requests::{
+    js_safe, MemoryOutcome, MemoryRequest, MemorySource, RankOverride, ScalingOutcome,
+    ScalingRequest, TraceFill, TrialSettings, JS_SAFE,
+};
+
+use crate::analysis::collective_memory::{self as cm, RankSeries};
+use crate::analysis::{compile_triage, scaling};
+use crate::formats::{self, records, Format, LoadOptions, Loaded, Source};
+use crate::model::compile_record::{CompileRecord, Pin};
+use crate::model::facts::{dir_name, Facts};
+use crate::model::{Diagnostic, Diagnostics, TraceInfo};
+
+/// Identifies one file for the lifetime of a workspace (assigned by the caller: the app's
+/// drop counter, the CLI's argument order).
+pub type FileId = u32;
+
+/// Counter samples a trace keeps for re-mapping beyond the series the default mapping picks
+/// (16 bytes each: 4 MiB per file).
+pub const MAX_KEPT_COUNTER_SAMPLES: usize = 1 << 18;
+
+/// Counts of what a trace import read.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TraceCounts {
+    /// Perfetto packets (including nested ones) or JSON events read.
+    pub events: u64,
+    pub tracks: u64,
+    pub slices: u64,
+    /// Counter series.
+    pub counters: u64,
+    /// Frames in the model's frame table.
+    pub frames: u64,
+}
+
+/// What the workspace keeps of one trace.
+#[derive(Clone, Debug)]
+pub struct TraceFile {
+    pub format: Format,
+    pub counts: TraceCounts,
+    /// What the trace says about itself (rank, world size, backend, host, metadata).
+    pub info: TraceInfo,
+    /// The importer's diagnostics plus the workspace's own for this file
+    /// (`counters_not_kept_for_mapping`); derived ones are in [`Entry::derived`].
+    pub diagnostics: Diagnostics,
+    /// The scaling analysis's input ([`scaling::extract`]).
+    pub trial: scaling::Input,
+    /// Compile records of the trace's compile slices ([`compile_triage::extract`]).
+    pub compile_records: Vec<CompileRecord>,
+    /// Memory series, markers and phases with the default mapping
+    /// ([`cm::extract`]).
+    pub memory: RankSeries,
+    /// Counters kept for re-mapping ([`cm::apply_mapping`]).
+    pub counters: Vec<cm::Series>,
+    /// A PyTorch trace that names no rank (the importer's `rank_unknown` warning).
+    pub rank_unknown: bool,
+}
+
+/// What the workspace keeps of one compile-record file.
+#[derive(Clone, Debug)]
+pub struct RecordsFile {
+    pub file: records::RecordFile,
+}
+
+/// One rank part of a telemetry file.
+#[derive(Clone, Debug)]
+pub struct TelemetryPart {
+    /// Series with the default mapping; `rank` as the records state it.
+    pub memory: RankSeries,
+    /// Every series, for re-mapping.
+    pub counters: Vec<cm::Series>,
+    /// The part's facts (rank from the records, else the file name, else assigned).
+    pub facts: Facts,
+}
+
+/// What the workspace keeps of one memory telemetry file.
+#[derive(Clone, Debug)]
+pub struct TelemetryFile {
+    /// Records read (samples and markers).
+    pub records: u64,
+    /// Malformed lines as `file:line: problem; line skipped` (the first ones kept by the
+    /// reader, then one line counting the rest).
+    pub bad_lines: Vec<String>,
+    pub diagnostics: Diagnostics,
+    pub parts: Vec<TelemetryPart>,
+}
+
+/// What a loaded file is, with what the workspace keeps of it.
+#[derive(Clone, Debug)]
+pub enum Content {
+    Trace(Box<TraceFile>),
+    Records(RecordsFile),
+    /// A pins file: it replaced the workspace's pins when it was added.
+    Pins {
+        count: usize,
+    },
+    Telemetry(TelemetryFile),
+}
+
+/// One loaded file.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub id: FileId,
+    pub source: Source,
+    /// The file's facts as derived now (they change when siblings arrive or leave).
+    pub facts: Facts,
+    /// Diagnostics the cross-file facts add (`rank_assigned`, `hostname_from_siblings`).
+    pub derived: Diagnostics,
+    pub content: Content,
+}
+
+impl Entry {
+    /// The name as given.
+    pub fn name(&self) -> &str {
+        &self.source.name
+    }
+
+    /// Every diagnostic of the file: its own (importer and workspace) then the derived ones.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        let own: &[Diagnostic] = match &self.content {
+            Content::Trace(t) => t.diagnostics.entries(),
+            Content::Telemetry(t) => t.diagnostics.entries(),
+            _ => &[],
+        };
+        own.iter().chain(self.derived.entries()).cloned().collect()
+    }
+
+    /// The trace kept for this entry, if it is one.
+    pub fn trace(&self) -> Option<&TraceFile> {
+        match &self.content {
+            Content::Trace(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// A file that could not be loaded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Failed {
+    pub id: FileId,
+    pub name: String,
+    /// Names the file and the problem.
+    pub message: String,
+}
+
+/// The loaded files of one session and the pins in force.
+#[derive(Default)]
+pub struct Workspace {
+    entries: Vec<Entry>,
+    failed: Vec<Failed>,
+    pins: Vec<Pin>,
+    changed: Vec<FileId>,
+    options: LoadOptions,
+}
+
+impl Workspace {
+    /// An empty workspace with default [`LoadOptions`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty workspace loading with `options`.
+    pub fn with_options(options: LoadOptions) -> Self {
+        Workspace {
+            options,
+            ..Self::default()
+        }
+    }
+
+    /// Loads one file ([`formats::load`]) under `id` (replacing a file of the same id) and
+    /// derives the facts of its sibling group again. Returns the entry, or the failure (which
+    /// is kept too: every report lists failed files). A pins file replaces the pins.
+    /// `progress` receives fractions in [0, 1].
+    pub fn add(
+        &mut self,
+        id: FileId,
+        name: &str,
+        bytes: &[u8],
+        progress: &mut dyn FnMut(f64),
+    ) -> Result<&Entry, &Failed> {
+        self.remove(id);
+        match formats::load(name, bytes, &self.options, progress) {
+            Ok(loaded) => {
+                let entry = self.keep(id, loaded);
+                self.entries.push(entry);
+                self.derive();
+                self.changed.retain(|c| *c != id);
+                let last = self.entries.len() - 1;
+                Ok(&self.entries[last])
+            }
+            Err(e) => {
+                self.failed.push(Failed {
+                    id,
+                    name: name.to_string(),
+                    message: e.to_string(),
+                });
+                self.derive();
+                let last = self.failed.len() - 1;
+                Err(&self.failed[last])
+            }
+        }
+    }
+
+    /// Records a file that could not even be read (the CLI's I/O errors), so reports list it.
+    pub fn add_failed(&mut self, id: FileId, name: &str, message: String) {
+        self.remove(id);
+        self.failed.push(Failed {
+            id,
+            name: name.to_string(),
+            message,
+        });
+    }
+
+    /// What the workspace keeps of a loaded file; the model is dropped on return.
+    fn keep(&mut self, id: FileId, loaded: Loaded) -> Entry {
+        match loaded {
+            Loaded::Trace(a) => {
+                let source = Source {
+                    name: a.name.clone(),
+                    size_bytes: a.size_bytes,
+                    decompressed_bytes: a.model.stats.decompressed_bytes,
+                    artifact_id: a.artifact_id.clone(),
+                    compression: a.compression,
+                };
+                let mut own = Facts::alone(&a.name);
+                own.artifact_id = a.artifact_id.clone();
+                own.hostname = a.model.info.hostname.clone();
+                let m = &a.model;
+                let (counters, not_kept) = keep_counters(cm::counters_from_model(m));
+                let mut diagnostics = m.diagnostics.clone();
+                if not_kept > 0 {
+                    diagnostics.add(
+                        "counters_not_kept_for_mapping",
+                        crate::model::Severity::Info,
+                        None,
+                        None,
+                        || format!(
+                            "{not_kept} counter series beyond {MAX_KEPT_COUNTER_SAMPLES} samples were not kept for re-mapping in the memory view (the default mapping's series are kept)"
+                        ),
+                    );
+                }
+                let trace = TraceFile {
+                    format: a.format,
+                    counts: TraceCounts {
+                        events: m.stats.events,
+                        tracks: m.tracks.len() as u64,
+                        slices: m.slices.len() as u64,
+                        counters: m.counters.len() as u64,
+                        frames: m.frames.len() as u64,
+                    },
+                    info: m.info.clone(),
+                    trial: scaling::extract(m, &own),
+                    compile_records: compile_triage::extract(m, &own),
+                    memory: cm::extract(m, &own),
+                    counters,
+                    rank_unknown: m.info.rank.is_none() && m.diagnostics.count("rank_unknown") > 0,
+                    diagnostics,
+                };
+                Entry {
+                    id,
+                    source,
+                    facts: own,
+                    derived: Diagnostics::default(),
+                    content: Content::Trace(Box::new(trace)),
+                }
+            }
+            Loaded::Records { source, records } => Entry {
+                id,
+                facts: Facts::alone(&source.name),
+                source,
+                derived: Diagnostics::default(),
+                content: Content::Records(RecordsFile { file: records }),
+            },
+            Loaded::Pins { source, mut pins } => {
+                pins.sort_by(|a, b| a.key.cmp(&b.key));
+                let count = pins.len();
+                self.pins = pins;
+                Entry {
+                    id,
+                    facts: Facts::alone(&source.name),
+                    source,
+                    derived: Diagnostics::default(),
+                    content: Content::Pins { count },
+                }
+            }
+            Loaded::Telemetry { source, telemetry } => {
+                let name = source.name.clone();
+                let mut bad_lines: Vec<String> = telemetry
+                    .bad_lines
+                    .iter()
+                    .map(|b| format!("{name}:{}: {}; line skipped", b.line, b.message))
+                    .collect();
+                let n_bad = telemetry.diagnostics.count("telemetry_bad_line");
+                if n_bad > telemetry.bad_lines.len() as u64 {
+                    bad_lines.push(format!(
+                        "{name}: {} more malformed lines skipped",
+                        n_bad - telemetry.bad_lines.len() as u64
+                    ));
+                }
+                let own = Facts::alone(&name);
+                let parts = telemetry
+                    .models
+                    .iter()
+                    .map(|m| TelemetryPart {
+                        memory: cm::extract(m, &own),
+                        counters: cm::counters_from_model(m),
+                        facts: own.clone(),
+                    })
+                    .collect();
+                Entry {
+                    id,
+                    facts: own,
+                    source,
+                    derived: Diagnostics::default(),
+                    content: Content::Telemetry(TelemetryFile {
+                        records: telemetry.records,
+                        bad_lines,
+                        diagnostics: telemetry.diagnostics,
+                        parts,
+                    }),
+                }
+            }
+        }
+    }
+
+    /// Forgets file `id` (loaded or failed); the facts of its sibling group are derived again.
+    /// Pins stay (they move only on an explicit command or a pins file).
+    pub fn remove(&mut self, id: FileId) {
+        let before = self.entries.len() + self.failed.len();
+        self.entries.retain(|e| e.id != id);
+        self.failed.retain(|f| f.id != id);
+        self.changed.retain(|c| *c != id);
+        if self.entries.len() + self.failed.len() != before {
+            self.derive();
+        }
+    }
+
+    /// Forgets every file. Pins stay.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.failed.clear();
+        self.changed.clear();
+    }
+
+    /// The loaded files in drop order.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The loaded file `id`.
+    pub fn entry(&self, id: FileId) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.id == id)
+    }
+
+    /// The files that failed to load, in drop order.
+    pub fn failed(&self) -> &[Failed] {
+        &self.failed
+    }
+
+    /// Names of the failed files (listed in every report).
+    pub fn failed_names(&self) -> Vec<String> {
+        self.failed.iter().map(|f| f.name.clone()).collect()
+    }
+
+    /// Ids of earlier files whose derived facts changed since the last call (by an add or a
+    /// removal of a sibling), in drop order.
+    pub fn take_changed(&mut self) -> Vec<FileId> {
+        let ids = std::mem::take(&mut self.changed);
+        self.entries
+            .iter()
+            .filter(|e| ids.contains(&e.id))
+            .map(|e| e.id)
+            .collect()
+    }
+
+    /// The pins in force, sorted by key.
+    pub fn pins(&self) -> &[Pin] {
+        &self.pins
+    }
+
+    /// Replaces the pins (sorted by key).
+    pub fn set_pins(&mut self, mut pins: Vec<Pin>) {
+        pins.sort_by(|a, b| a.key.cmp(&b.key));
+        self.pins = pins;
+    }
+
+    /// Derives the facts of every file from its sibling group ([`facts::derive`]) and queues
+    /// the files whose facts changed for [`Workspace::take_changed`].
+    fn derive(&mut self) {
+        let failed: Vec<&str> = self.failed.iter().map(|f| f.name.as_str()).collect();
+        let changed = facts::derive(&mut self.entries, &failed);
+        for id in changed {
+            if !self.changed.contains(&id) {
+                self.changed.push(id);
+            }
+        }
+    }
+
+    /// The sibling group of a name ([`dir_name`]).
+    pub fn group_of(name: &str) -> &str {
+        dir_name(name)
+    }
+}
+
+/// The counters a trace keeps for [`cm::apply_mapping`]: every counter the default mapping
+/// classifies, then the others in model order while their samples fit in
+/// [`MAX_KEPT_COUNTER_SAMPLES`]. Returns the kept ones and how many were dropped.
+pub(crate) fn keep_counters(all: Vec<cm::Series>) -> (Vec<cm::Series>, usize) {
+    let default = cm::Mapping::default();
+    let mut budget = MAX_KEPT_COUNTER_SAMPLES;
+    let mut dropped = 0;
+    let kept = all
+        .into_iter()
+        .filter(|c| {
+            if default.classify(&c.name).is_some() {
+                return true;
+            }
+            if c.ts_ns.len() <= budget {
+                budget -= c.ts_ns.len();
+                true
+            } else {
+                dropped += 1;
+                false
+            }
+        })
+        .collect();
+    (kept, dropped)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod native;
+
+impl Workspace {
+    /// Loads `bytes` as the pins file the user named (`--pins`): it must read as pins
+    /// ([`formats::load`]); the pins replace the workspace's. Returns how many pins.
+    ///
+    /// Errors: the message names the file and what it read as instead.
+    pub fn load_pins(&mut self, name: &str, bytes: &[u8]) -> Result<usize, String> {
+        match formats::load(name, bytes, &self.options, &mut |_| {}) {
+            Ok(Loaded::Pins { pins, .. }) => {
+                let n = pins.len();
+                self.set_pins(pins);
+                Ok(n)
+            }
+            Ok(other) => Err(format!(
+                "{name}: not a pins file (it reads as {})",
+                other.kind()
+            )),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
