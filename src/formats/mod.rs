@@ -134,7 +134,7 @@ pub struct Source {
 #[derive(Debug)]
 pub enum Loaded {
     /// A trace: Perfetto protobuf or Chrome JSON (Kineto, JAX), imported into a [`Model`].
-    Trace(Artifact),
+    Trace(Box<Artifact>),
     /// A compile-record file (compile-triage.md, "Input: compile records").
     Records {
         source: Source,
@@ -268,12 +268,12 @@ pub fn load(
             }
             _ => {
                 let model = trace(Format::ChromeJson, &data, &mut inner).map_err(err)?;
-                Loaded::Trace(artifact(source, Format::ChromeJson, model))
+                Loaded::Trace(Box::new(artifact(source, Format::ChromeJson, model)))
             }
         },
         Sniffed::Trace(format) => {
             let model = trace(format, &data, &mut inner).map_err(err)?;
-            Loaded::Trace(artifact(source, format, model))
+            Loaded::Trace(Box::new(artifact(source, format, model)))
         }
         Sniffed::Unknown(seen) => return Err(err(ImportError::NotATrace { seen })),
     };
@@ -306,7 +306,7 @@ pub fn import_with(
     progress: &mut dyn FnMut(f64),
 ) -> Result<Artifact, FileError> {
     match load(name, bytes, opts, progress)? {
-        Loaded::Trace(a) => Ok(a),
+        Loaded::Trace(a) => Ok(*a),
         other => Err(FileError {
             file: name.to_string(),
             error: ImportError::NotATrace {
@@ -344,8 +344,7 @@ fn sniff(name: &str, data: &[u8]) -> Sniffed {
             let head = &data[..data.len().min(4096)];
             let text = String::from_utf8_lossy(head);
             let t = text.trim_start_matches('\u{feff}').trim_start();
-            let base = crate::model::facts::base_name(name).to_ascii_lowercase();
-            let pins_name = base.contains("pins") && base.ends_with(".json");
+            let pins_name = crate::model::facts::is_pins_name(name);
             let object_with_pins = t.starts_with('{') && text.contains("\"pins\"");
             if object_with_pins || (pins_name && t.starts_with('[')) {
                 return Sniffed::Pins;

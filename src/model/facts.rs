@@ -77,6 +77,13 @@ impl Facts {
     }
 }
 
+/// True for a base name like `pins.json`, `baseline_pins.json`, `x as pins.json`: the name
+/// tie-breaker [`crate::formats::load`] uses for a bare JSON array (pins, not records).
+pub fn is_pins_name(name: &str) -> bool {
+    let b = base_name(name).to_ascii_lowercase();
+    b.contains("pins") && b.ends_with(".json")
+}
+
 /// The last path component of `name` (`/` or `\` separated): files inside dropped folders and
 /// paths on the command line carry `dir/…/file`.
 pub fn base_name(name: &str) -> &str {

@@ -23,7 +23,7 @@ use crate::formats::records::KeyDefaults;
 use crate::model::compile_record::{CacheState, FullKey};
 use crate::plot::{format_value, Scale, ScaleKind};
 use crate::session::{
-    is_pins_name, series_of, FileId, RecordFileSummary, ToWorker, TraceFill, TriageRequest,
+    series_of, FileId, RecordFileSummary, ToWorker, TraceFill, TriageRequest,
     TriageView as SessionTriageView,
 };
 
@@ -303,7 +303,7 @@ fn parse_threshold(text: &str) -> Option<f64> {
 /// Reads a picked pins file and sends it to the worker as a `pins.json`.
 fn load_pins_file(state: AppState, file: web_sys::File) {
     let name = file.name();
-    let name = if is_pins_name(&name) {
+    let name = if crate::model::facts::is_pins_name(&name) {
         name
     } else {
         format!("{name} as pins.json")
