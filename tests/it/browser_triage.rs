@@ -34,8 +34,7 @@
 //!
 //! All assert that every request the page made stayed on the test server (or data:/blob:).
 
-#[path = "browser/harness.rs"]
-mod harness;
+use crate::support::browser as harness;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //!
 //! * The real PyTorch 4-rank traces: four lanes, each with an allocated-memory line and marker
 //!   ticks, no gap band, and the warning that device-used memory is absent.
-//! * The synthetic 4-rank Perfetto job (`tests/memory_fixtures/perfetto4.rs`): four lanes with
+//! * The synthetic 4-rank Perfetto job (`tests/it/support/memory_fixture.rs`): four lanes with
 //!   a gap band and a `collective_confident` interval each, whose tooltip gives the evidence;
 //!   an unknown override knob is reported by name.
 //! * A telemetry JSON Lines file made here (4 ranks, no device-used field, one malformed line):
@@ -11,11 +11,8 @@
 //!   the trial table; a rank override moves one lane; a mapping edit (device used =
 //!   `allocator_allocated`) makes a device-used line and a gap band appear on every lane.
 
-#[path = "browser/harness.rs"]
-#[allow(dead_code)] // the scaling test uses the rest of the harness
-mod harness;
-#[path = "memory_fixtures/perfetto4.rs"]
-mod perfetto4;
+use crate::support::browser as harness;
+use crate::support::memory_fixture as perfetto4;
 
 use std::path::PathBuf;
 use std::time::Duration;

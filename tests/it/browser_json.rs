@@ -14,8 +14,7 @@
 //!
 //! Both assert that every request the page made went to the test server (nothing leaves it).
 
-#[path = "browser/harness.rs"]
-mod harness;
+use crate::support::browser as harness;
 
 use std::path::PathBuf;
 use std::time::Duration;

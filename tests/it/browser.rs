@@ -16,8 +16,7 @@
 //! `Network.requestWillBeSent`) went to the test server's 127.0.0.1 origin (or data:/blob:)
 //! and that the server answered 200 to every request: trace data never leaves the machine.
 
-#[path = "browser/harness.rs"]
-mod harness;
+use crate::support::browser as harness;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
