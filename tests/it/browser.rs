@@ -27,12 +27,11 @@ use harness::{
     Driver, Server, PREFIX,
 };
 
+use crate::support::corpus;
+
 /// The 18 corpus trials (canonical paths), sorted.
 fn corpus_trials() -> Vec<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/chromium_scaling"
-    ));
+    let dir = corpus("chromium_scaling");
     let dir = dir
         .canonicalize()
         .expect("../shared/corpus/chromium_scaling beside the checkout");
@@ -384,7 +383,7 @@ fn picked_folder_loads() {
 }
 
 #[test]
-#[ignore = "benchmark harness: cargo test --test browser -- --ignored --nocapture"]
+#[ignore = "benchmark harness: cargo test --test it browser:: -- --ignored --nocapture"]
 fn benchmark_import_in_browser() {
     serial(async {
         let server = Server::start(dist(), PREFIX);
@@ -412,12 +411,9 @@ fn benchmark_import_in_browser() {
             c.close().await.unwrap();
         }
         // One large trace, with the responsiveness probe running.
-        let heavy = PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/corpus/chromium_large/heavy_default.pb.gz"
-        ))
-        .canonicalize()
-        .expect("../shared/corpus/chromium_large/heavy_default.pb.gz");
+        let heavy = corpus("chromium_large/heavy_default.pb.gz")
+            .canonicalize()
+            .expect("../shared/corpus/chromium_large/heavy_default.pb.gz");
         let c = connect(&driver, &tmp()).await;
         let input = open_without_demo(&c, &server, "#file-input").await;
         c.execute(PROBE, vec![]).await.unwrap();

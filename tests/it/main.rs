@@ -1,11 +1,13 @@
 //! trialscope's integration tests, as one test binary (`cargo test --test it`). Shared code is
 //! in `support`; the browser modules need `dist/` (`trunk build --release --offline`) and run
-//! one at a time; `cargo test --test it -- --skip browser` runs everything else.
+//! one at a time; `cargo test --test it -- --skip browser` runs everything else. Proptest keeps
+//! the failures it found in `tests/proptest-regressions/<module>.txt` (the place it derives for
+//! a module of a binary rooted at `tests/it/main.rs`) and replays them first.
 //!
 //! Module index:
 //!
-//! * `support` — a Kineto-like trace generator, the 4-rank Perfetto memory fixture, the browser
-//!   harness
+//! * `support` — corpus paths, the Perfetto packet builder, the telemetry record builder,
+//!   a Kineto-like trace generator, the 4-rank Perfetto memory fixture, the browser harness
 //! * `browser` — the site in headless Chromium: corpus trials through the file picker, the demo,
 //!   a synthesized drop, a folder; every request stays local
 //! * `browser_json` — the site on JSON traces (JAX, PyTorch): inputs, joined hotspots, reports
@@ -15,11 +17,11 @@
 //! * `json_corpus` — every public Chrome JSON / Kineto / JAX file imports or fails clearly
 //! * `json_difftests` — Perfetto trace_processor's JSON diff tests as an oracle
 //! * `json_kineto_jax` — real Kineto and JAX traces: compile slices, ranks, memory, collectives
-//! * `json_perf` — JSON import throughput and peak memory
+//! * `json_perf` — JSON import throughput and peak memory (measured in a child process)
 //! * `json_proptest` — the JSON importer never panics or hangs on any bytes
 //! * `json_quirks` — every case of `corpus/quirks/expected.json`
 //! * `json_vs_perfetto` — differential: the same slices as Chrome JSON and as Perfetto give the
-//!   same model (regression seeds in `json_vs_perfetto.proptest-regressions`)
+//!   same model
 //! * `memory_browser` — the site's memory tab: rank lanes, telemetry, overrides, mapping
 //! * `memory_corpus` — the real PyTorch 4-rank traces through the memory analysis
 //! * `memory_perfetto` — a synthetic 4-rank Perfetto job through the memory analysis
