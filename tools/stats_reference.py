@@ -1,4 +1,4 @@
-"""Reference values for tests/stats_reference.rs (SciPy 1.17.1, statsmodels 0.15.0).
+"""Reference values for tests/it/stats_reference.rs (SciPy 1.17.1, statsmodels 0.15.0).
 Run: python3 tools/stats_reference.py"""
 import numpy as np, scipy.stats as ss, statsmodels.api as sm
 from statsmodels.stats.multitest import multipletests

@@ -2,15 +2,13 @@
 //! compile slices, rank/world size from `distributedInfo`, memory series, collectives,
 //! Python frames, exact timestamps and big integers.
 
-use std::path::Path;
-
 use trialscope::formats::{self, Artifact};
 use trialscope::model::{slice_flags, ArgValue, Model};
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+use crate::support::corpus;
 
 fn load(rel: &str) -> Artifact {
-    let p = Path::new(CORPUS).join(rel);
+    let p = corpus(rel);
     let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     let name = p.file_name().unwrap().to_string_lossy().into_owned();
     formats::import(&name, &bytes).unwrap_or_else(|e| panic!("{e}"))
@@ -102,7 +100,9 @@ fn pytorch_trials_rank_memory_compile_collectives() {
                 .expect("memory series");
             assert_eq!(m.str(mem.unit), "bytes");
             // One sample per `[memory]` event in the text.
-            let path = format!("{CORPUS}/public/local-pytorch/{trial}_rank{rank}.pt.trace.json.gz");
+            let path = corpus(&format!(
+                "public/local-pytorch/{trial}_rank{rank}.pt.trace.json.gz"
+            ));
             let gz = std::fs::read(path).unwrap();
             let mut text = Vec::new();
             std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut text)

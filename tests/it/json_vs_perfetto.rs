@@ -3,12 +3,11 @@
 //! import to the same model dump: per slice (pid, tid, name, category, ts_ns, dur_ns, depth).
 
 use proptest::prelude::*;
-use trialscope::formats::perfetto::proto::{
-    encode_trace, track_event_type, ProcessDescriptor, ThreadDescriptor, TracePacket,
-    TrackDescriptor, TrackEvent,
-};
+use trialscope::formats::perfetto::proto::{track_event_type, TracePacket, TrackEvent};
 use trialscope::formats::{self, Format};
 use trialscope::model::Model;
+
+use crate::support::perfetto;
 
 #[derive(Clone, Debug)]
 struct Slice {
@@ -142,7 +141,7 @@ fn to_json(slices: &[Slice], rng: &mut Rng) -> Vec<u8> {
 }
 
 fn to_perfetto(slices: &[Slice]) -> Vec<u8> {
-    let seq = Some(1u32);
+    const SEQ: u32 = 1;
     let mut packets = Vec::new();
     let mut threads: Vec<(i32, i32)> = slices.iter().map(|s| (s.pid, s.tid)).collect();
     threads.sort();
@@ -151,35 +150,20 @@ fn to_perfetto(slices: &[Slice]) -> Vec<u8> {
     pids.dedup();
     for (k, pid) in pids.iter().enumerate() {
         packets.push(TracePacket {
-            trusted_packet_sequence_id: seq,
             sequence_flags: if k == 0 { Some(1) } else { None },
-            track_descriptor: Some(TrackDescriptor {
-                uuid: Some(1000 + *pid as u64),
-                process: Some(ProcessDescriptor {
-                    pid: Some(*pid),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            }),
-            ..Default::default()
+            ..perfetto::track(SEQ, perfetto::process_track(1000 + *pid as u64, *pid))
         });
     }
     let uuid = |pid: i32, tid: i32| 10_000 + (pid as u64) * 1000 + tid as u64;
     for &(pid, tid) in &threads {
-        packets.push(TracePacket {
-            trusted_packet_sequence_id: seq,
-            track_descriptor: Some(TrackDescriptor {
-                uuid: Some(uuid(pid, tid)),
-                parent_uuid: Some(1000 + pid as u64),
-                thread: Some(ThreadDescriptor {
-                    pid: Some(pid),
-                    tid: Some(tid as i64),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            }),
-            ..Default::default()
-        });
+        let desc = perfetto::thread_track(
+            uuid(pid, tid),
+            Some(1000 + pid as u64),
+            pid,
+            tid as i64,
+            None,
+        );
+        packets.push(perfetto::track(SEQ, desc));
     }
     // (ts, order, event): begins ordered outer-first, ends inner-first at equal ts.
     let mut evs: Vec<(u64, u8, u64, TrackEvent)> = Vec::new();
@@ -232,14 +216,9 @@ fn to_perfetto(slices: &[Slice]) -> Vec<u8> {
         })
     });
     for (ts, _, _, ev) in evs {
-        packets.push(TracePacket {
-            timestamp: Some(ts),
-            trusted_packet_sequence_id: seq,
-            track_event: Some(ev),
-            ..Default::default()
-        });
+        packets.push(perfetto::event(SEQ, ts, ev));
     }
-    encode_trace(&packets)
+    perfetto::trace(&packets)
 }
 
 type Dump = Vec<(i64, i64, String, String, i64, i64, u32)>;

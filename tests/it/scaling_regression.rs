@@ -5,21 +5,16 @@
 //! The traces differ in timestamps, sequence ids, track uuids, pids and tids, so their
 //! artifact ids differ. The same slice with another source line is another frame.
 //!
-//! The bytes are hand-encoded with `prost::encoding` (independent of the importer's structs):
-//! Trace{packet=1} · TracePacket{timestamp=8, trusted_packet_sequence_id=10, track_event=11,
-//! sequence_flags=13, track_descriptor=60} · TrackEvent{type=9, track_uuid=11, categories=22,
-//! name=23, source_location=33} · SourceLocation{file_name=2, function_name=3, line_number=4} ·
-//! TrackDescriptor{uuid=1, thread=4} · ThreadDescriptor{pid=1, tid=2, thread_name=5}.
+//! The bytes come from the tests' one Perfetto packet builder (`support::perfetto`): one thread
+//! track descriptor, then SLICE_BEGIN/END track events, the operator's with a `SourceLocation`.
 
-use prost::encoding::{encode_key, encode_varint, string, uint32, uint64, WireType};
 use trialscope::analysis::scaling::{self, Params, Trial};
 use trialscope::formats;
+use trialscope::formats::perfetto::proto::{
+    track_event_type, SourceLocation, TracePacket, TrackEvent, SEQ_INCREMENTAL_STATE_CLEARED,
+};
 
-fn message(tag: u32, body: &[u8], buf: &mut Vec<u8>) {
-    encode_key(tag, WireType::LengthDelimited, buf);
-    encode_varint(body.len() as u64, buf);
-    buf.extend_from_slice(body);
-}
+use crate::support::perfetto::{self, event, thread_track, track_event};
 
 struct Capture {
     seq: u32,
@@ -37,55 +32,39 @@ fn trace(c: &Capture, line: u32, dur_ns: u64) -> Vec<u8> {
 
 /// As [`trace`], with the operator's name and optional source line chosen by the caller.
 fn trace_named(c: &Capture, op: &str, line: Option<u32>, dur_ns: u64) -> Vec<u8> {
-    let mut packets: Vec<Vec<u8>> = Vec::new();
+    let mut packets: Vec<TracePacket> = Vec::new();
     // Track descriptor of the thread.
-    let mut thread = Vec::new();
-    uint32::encode(1, &c.pid, &mut thread);
-    uint32::encode(2, &c.tid, &mut thread);
-    string::encode(5, &"worker".to_string(), &mut thread);
-    let mut td = Vec::new();
-    uint64::encode(1, &c.uuid, &mut td);
-    message(4, &thread, &mut td);
-    let mut p = Vec::new();
-    uint64::encode(8, &c.t0, &mut p);
-    uint32::encode(10, &c.seq, &mut p);
-    uint32::encode(13, &1, &mut p); // SEQ_INCREMENTAL_STATE_CLEARED
-    message(60, &td, &mut p);
-    packets.push(p);
+    let desc = thread_track(c.uuid, None, c.pid as i32, i64::from(c.tid), Some("worker"));
+    packets.push(TracePacket {
+        timestamp: Some(c.t0),
+        sequence_flags: Some(SEQ_INCREMENTAL_STATE_CLEARED),
+        ..perfetto::track(c.seq, desc)
+    });
 
-    let event = |ts: u64, ty: u64, name: Option<(&str, &str)>, loc: Option<u32>| {
-        let mut ev = Vec::new();
-        uint64::encode(9, &ty, &mut ev);
-        uint64::encode(11, &c.uuid, &mut ev);
-        if let Some((n, cat)) = name {
-            string::encode(22, &cat.to_string(), &mut ev);
-            string::encode(23, &n.to_string(), &mut ev);
-        }
-        if let Some(line) = loc {
-            let mut sl = Vec::new();
-            string::encode(2, &"src/op.cc".to_string(), &mut sl);
-            string::encode(3, &"Op::Run".to_string(), &mut sl);
-            uint32::encode(4, &line, &mut sl);
-            message(33, &sl, &mut ev);
-        }
-        let mut p = Vec::new();
-        uint64::encode(8, &ts, &mut p);
-        uint32::encode(10, &c.seq, &mut p);
-        message(11, &ev, &mut p);
-        p
+    let slice = |ts: u64, ty: i32, name: Option<(&str, &str)>, loc: Option<u32>| {
+        let ev = track_event(ty, c.uuid, name);
+        let source_location = loc.map(|line| SourceLocation {
+            file_name: Some(b"src/op.cc".to_vec()),
+            function_name: Some(b"Op::Run".to_vec()),
+            line_number: Some(line),
+            ..Default::default()
+        });
+        event(
+            c.seq,
+            ts,
+            TrackEvent {
+                source_location,
+                ..ev
+            },
+        )
     };
-    const BEGIN: u64 = 1;
-    const END: u64 = 2;
-    packets.push(event(c.t0 + 100, BEGIN, Some(("Idle", "sched")), None));
-    packets.push(event(c.t0 + 200, BEGIN, Some((op, "op")), line));
-    packets.push(event(c.t0 + 200 + dur_ns, END, None, None));
-    packets.push(event(c.t0 + 1_000, END, None, None));
-
-    let mut trace = Vec::new();
-    for p in packets {
-        message(1, &p, &mut trace);
-    }
-    trace
+    const BEGIN: i32 = track_event_type::SLICE_BEGIN;
+    const END: i32 = track_event_type::SLICE_END;
+    packets.push(slice(c.t0 + 100, BEGIN, Some(("Idle", "sched")), None));
+    packets.push(slice(c.t0 + 200, BEGIN, Some((op, "op")), line));
+    packets.push(slice(c.t0 + 200 + dur_ns, END, None, None));
+    packets.push(slice(c.t0 + 1_000, END, None, None));
+    perfetto::trace(&packets)
 }
 
 fn captures() -> [Capture; 3] {

@@ -1,22 +1,26 @@
 //! Every case of `corpus/quirks/expected.json`: the quirk inputs give the expected slices,
 //! counter series and warnings. Expected values are read from `expected.json` itself.
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use serde_json::Value;
 use trialscope::formats::{self, Artifact};
 use trialscope::model::{Model, TrackKind};
 
-const QUIRKS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/quirks");
+use crate::support::corpus;
+
+fn quirks() -> PathBuf {
+    corpus("quirks")
+}
 
 fn expected(case: &str) -> Value {
-    let text = std::fs::read_to_string(Path::new(QUIRKS).join("expected.json")).unwrap();
+    let text = std::fs::read_to_string(quirks().join("expected.json")).unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
     v[case].clone()
 }
 
 fn import(file: &str) -> Artifact {
-    let bytes = std::fs::read(Path::new(QUIRKS).join(file)).unwrap();
+    let bytes = std::fs::read(quirks().join(file)).unwrap();
     formats::import(file, &bytes).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -129,7 +133,7 @@ fn b02b_truncated_mid_event() {
         .find(|d| d.kind == "json_truncated_event")
         .expect("truncation is reported");
     // The cut-off event starts on line 5, at this byte offset.
-    let text = std::fs::read(Path::new(QUIRKS).join("B02b_truncated_mid_event.json")).unwrap();
+    let text = std::fs::read(quirks().join("B02b_truncated_mid_event.json")).unwrap();
     let line5 = text
         .iter()
         .enumerate()

@@ -1,20 +1,22 @@
-//! Import throughput and peak memory on a synthetic Kineto-like trace (tests/support).
+//! Import throughput and peak memory on a synthetic Kineto-like trace (`support::kineto_gen`).
 //! `json_perf_small` runs by default; the 100 MB run is `#[ignore]`d — run it with
-//! `cargo test --release --test json_perf -- --ignored --nocapture`.
+//! `cargo test --release --test it json_perf -- --ignored --nocapture`.
+//!
+//! `VmHWM` is the peak of the whole process, and the other modules of the one test binary run
+//! at the same time; so each test measures in a child process that runs only itself.
 //!
 //! Measured 2026-11-29 on the shared 2-core VM (release profile: opt-level "s", LTO):
 //! 100.0 MB, 421,523 events → 240,869 slices in 2.63 s = 38 MB/s including the SHA-256 artifact
 //! id (about a quarter of the time in `perf`); VmRSS 102 MB before the import (the input text),
 //! VmHWM 206 MB after it, i.e. 2.06x the decompressed size.
 
-mod support {
-    pub mod kineto_gen;
-}
-
+use std::process::Command;
 use std::time::Instant;
 
 use trialscope::formats;
 use trialscope::model::slice_flags;
+
+use crate::support;
 
 /// `VmHWM` / `VmRSS` of this process in bytes (Linux; `None` elsewhere).
 fn proc_status(key: &str) -> Option<u64> {
@@ -24,7 +26,57 @@ fn proc_status(key: &str) -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// Set in the child process, which measures in itself.
+const CHILD: &str = "TRIALSCOPE_JSON_PERF_CHILD";
+/// The child's result line on stdout: `<prefix> <MB/s> <VmHWM bytes or -> <input bytes>`.
+const RESULT: &str = "json_perf result:";
+
+/// `measure(target)` in a child process of this test binary that runs only the calling test
+/// (in the child itself: measures and prints the result line).
 fn run(target: usize) -> (f64, Option<u64>, usize) {
+    if std::env::var_os(CHILD).is_some() {
+        let r = measure(target);
+        let hwm = r.1.map_or("-".to_string(), |h| h.to_string());
+        println!("{RESULT} {} {hwm} {}", r.0, r.2);
+        return r;
+    }
+    let test = std::thread::current()
+        .name()
+        .filter(|n| n.starts_with("json_perf::"))
+        .map(String::from)
+        .unwrap_or_else(|| {
+            let name = if target == 8_000_000 {
+                "json_perf_small"
+            } else {
+                "json_perf_100mb"
+            };
+            format!("json_perf::{name}")
+        });
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([test.as_str(), "--exact", "--include-ignored", "--nocapture"])
+        .env(CHILD, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprint!("{stderr}");
+    assert!(
+        out.status.success(),
+        "{test} in a child process:\n{stdout}\n{stderr}"
+    );
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(RESULT))
+        .unwrap_or_else(|| panic!("no result line from {test}:\n{stdout}"));
+    let v: Vec<&str> = line.split_whitespace().collect();
+    (
+        v[0].parse().unwrap(),
+        v[1].parse().ok(),
+        v[2].parse().unwrap(),
+    )
+}
+
+fn measure(target: usize) -> (f64, Option<u64>, usize) {
     let (data, events) = support::kineto_gen::kineto_like(target);
     let rss_before = proc_status("VmRSS:");
     let t = Instant::now();

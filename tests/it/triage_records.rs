@@ -3,19 +3,17 @@
 //! written. The good rows are real records copied from `corpus/jax_compile/baseline.jsonl` and
 //! `cache_regression.jsonl`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
 
+use crate::support::corpus;
+
 const BIN: &str = env!("CARGO_BIN_EXE_trialscope");
 
 fn corpus_lines(set: &str) -> Vec<String> {
-    let p = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/jax_compile"
-    ))
-    .join(format!("{set}.jsonl"));
+    let p = corpus(&format!("jax_compile/{set}.jsonl"));
     std::fs::read_to_string(p)
         .unwrap()
         .lines()

@@ -1,6 +1,6 @@
 //! Browser tests of the compile-triage view: the built site (`dist/`, from
 //! `trunk build --release --offline`) served from 127.0.0.1 under `/trialscope/`, driven
-//! through chromedriver + headless Chromium (harness in `tests/browser/harness.rs`).
+//! through chromedriver + headless Chromium (harness in `support::browser`).
 //!
 //! * `triage_cache_regression_against_baseline_pins`: picks the corpus `jax_compile/baseline.jsonl`
 //!   (a record file, listed in the record-files table with 72 records, not as a failed trace),
@@ -34,10 +34,8 @@
 //!
 //! All assert that every request the page made stayed on the test server (or data:/blob:).
 
-#[path = "browser/harness.rs"]
-mod harness;
+use crate::support::browser as harness;
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use fantoccini::{Client, Locator};
@@ -47,19 +45,18 @@ use harness::{
 };
 use serde_json::Value;
 
+use crate::support::corpus;
+
 const WAIT: Duration = Duration::from_secs(60);
 
 /// A corpus record set, canonicalized.
 fn jax(name: &str) -> String {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/jax_compile"
-    ))
-    .join(name)
-    .canonicalize()
-    .expect("../shared/corpus/jax_compile beside the checkout")
-    .display()
-    .to_string()
+    corpus("jax_compile")
+        .join(name)
+        .canonicalize()
+        .expect("../shared/corpus/jax_compile beside the checkout")
+        .display()
+        .to_string()
 }
 
 /// A record file with one malformed record (key fields missing), one record of another kind
@@ -429,12 +426,9 @@ fn triage_trace_records_take_the_users_key_fields() {
         let driver = Driver::start(&tmp());
         let c = connect(&driver, &tmp()).await;
         open_without_demo(&c, &server, "#file-input").await;
-        let trace = PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/corpus/public/local-jax/trial1_perfetto_trace.json.gz"
-        ))
-        .canonicalize()
-        .unwrap();
+        let trace = corpus("public/local-jax/trial1_perfetto_trace.json.gz")
+            .canonicalize()
+            .unwrap();
         pick(&c, &[trace.display().to_string()]).await;
         click(&c, "[data-testid=tab-triage]").await;
         let src = "tr[data-testid=trace-source][data-file=\"trial1_perfetto_trace.json.gz\"]";
@@ -660,15 +654,12 @@ fn triage_host_load_sets_against_baseline_pins() {
 
 /// A corpus PyTorch trace (`public/local-pytorch`, torch.compile on CPU, host `vm`).
 fn torch(name: &str) -> String {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/public/local-pytorch"
-    ))
-    .join(format!("{name}_rank0.pt.trace.json.gz"))
-    .canonicalize()
-    .expect("../shared/corpus/public/local-pytorch beside the checkout")
-    .display()
-    .to_string()
+    corpus("public/local-pytorch")
+        .join(format!("{name}_rank0.pt.trace.json.gz"))
+        .canonicalize()
+        .expect("../shared/corpus/public/local-pytorch beside the checkout")
+        .display()
+        .to_string()
 }
 
 /// Ticks the fill-in checkbox of trace `file` (if not ticked yet).
@@ -682,7 +673,7 @@ async fn select_for_fill(c: &Client, file: &str) {
     }
 }
 
-/// The same user key fields as `tests/triage_corpus.rs` (`TORCH_FILL`: hardware cpu, framework
+/// The same user key fields as `triage_corpus.rs` (`TORCH_FILL`: hardware cpu, framework
 /// version torch-2.15.0, precision fp32); the cache state is left to the file name and the
 /// hostname (`vm`) and transform (`torch.compile`) come from the trace.
 async fn fill_torch_fields(c: &Client) {
@@ -708,7 +699,7 @@ async fn fill_torch_fields(c: &Client) {
 }
 
 /// The PyTorch cold/warm/disabled-cache traces in the view, as
-/// `tests/triage_corpus.rs::pytorch_disabled_cache_is_a_cache_regression_against_the_warm_pin`
+/// `triage_corpus::pytorch_disabled_cache_is_a_cache_regression_against_the_warm_pin`
 /// does with the CLI: the warm trial alone, key fields filled in, "pin the current warm
 /// medians" gives 1 pin (dynamo's `compile_inner`); then the disabled-cache trial (cache state
 /// from its file name: warm for "cachesdisabled") with the same fields: 1 drift row, but

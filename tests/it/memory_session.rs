@@ -4,12 +4,10 @@
 
 use trialscope::session::{FromWorker, MemoryRequest, Session, ToWorker, MEMORY_DRAW_POINTS};
 
+use crate::support;
+
 fn corpus(r: u32) -> Vec<u8> {
-    std::fs::read(format!(
-        "{}/../shared/corpus/torch_multirank/rank{r}.trace.json.gz",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .expect("corpus file (../shared beside the checkout)")
+    support::read_corpus(&format!("torch_multirank/rank{r}.trace.json.gz"))
 }
 
 fn request(seq: u64, preset: &str, overrides: &[(&str, &str)]) -> MemoryRequest {

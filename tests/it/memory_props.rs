@@ -6,6 +6,8 @@ use proptest::prelude::*;
 use trialscope::analysis::collective_memory::{self as cm, Marker, Params, RankSeries, Series};
 use trialscope::formats::telemetry;
 
+use crate::support::telemetry::Record;
+
 fn line() -> impl Strategy<Value = String> {
     let num = prop_oneof![
         Just("null".to_string()),
@@ -24,9 +26,12 @@ fn line() -> impl Strategy<Value = String> {
         any::<bool>(),
     )
         .prop_map(|(ts, ty, rank, used, dur, cut)| {
-            let s = format!(
-                r#"{{"timestamp_ns":{ts},"event_type":"{ty}","rank":{rank},"device_used_bytes":{used},"duration_ns":{dur},"metadata":{{"a":[1,{{"b":"all_gather"}}]}}}}"#
-            );
+            let s = Record::new(ts, ty)
+                .num("rank", rank)
+                .num("device_used_bytes", used)
+                .num("duration_ns", dur)
+                .num("metadata", r#"{"a":[1,{"b":"all_gather"}]}"#)
+                .json();
             if cut {
                 s[..s.len() / 2].to_string()
             } else {

@@ -3,7 +3,7 @@
 //!
 //! * The real PyTorch 4-rank traces: four lanes, each with an allocated-memory line and marker
 //!   ticks, no gap band, and the warning that device-used memory is absent.
-//! * The synthetic 4-rank Perfetto job (`tests/memory_fixtures/perfetto4.rs`): four lanes with
+//! * The synthetic 4-rank Perfetto job (`tests/it/support/memory_fixture.rs`): four lanes with
 //!   a gap band and a `collective_confident` interval each, whose tooltip gives the evidence;
 //!   an unknown override knob is reported by name.
 //! * A telemetry JSON Lines file made here (4 ranks, no device-used field, one malformed line):
@@ -11,17 +11,16 @@
 //!   the trial table; a rank override moves one lane; a mapping edit (device used =
 //!   `allocator_allocated`) makes a device-used line and a gap band appear on every lane.
 
-#[path = "browser/harness.rs"]
-#[allow(dead_code)] // the scaling test uses the rest of the harness
-mod harness;
-#[path = "memory_fixtures/perfetto4.rs"]
-mod perfetto4;
+use crate::support::browser as harness;
+use crate::support::memory_fixture as perfetto4;
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use fantoccini::{Client, Locator};
 use harness::{connect, count, dist, open_without_demo, tmp, wait_until, Driver, Server, PREFIX};
+
+use crate::support::corpus;
+use crate::support::telemetry::Record;
 
 async fn text(c: &Client, css: &str) -> Option<String> {
     c.find(Locator::Css(css)).await.ok()?.text().await.ok()
@@ -68,14 +67,11 @@ async fn memory_tab_shows_rank_lanes() {
     // Real traces: no device-used memory.
     let torch: Vec<String> = (0..4)
         .map(|r| {
-            PathBuf::from(format!(
-                "{}/../shared/corpus/torch_multirank/rank{r}.trace.json.gz",
-                env!("CARGO_MANIFEST_DIR")
-            ))
-            .canonicalize()
-            .expect("corpus beside the checkout")
-            .display()
-            .to_string()
+            corpus(&format!("torch_multirank/rank{r}.trace.json.gz"))
+                .canonicalize()
+                .expect("corpus beside the checkout")
+                .display()
+                .to_string()
         })
         .collect();
     let c = open_memory(&server, &driver, &torch, 4).await;
@@ -159,22 +155,22 @@ fn telemetry4() -> Vec<u8> {
     let mut out = String::new();
     for i in 0..100u64 {
         for r in 0..4u64 {
-            out.push_str(&format!(
-                "{{\"timestamp_ns\":{},\"event_type\":\"sample\",\"rank\":{r},\"world_size\":4,\"allocator_reserved_bytes\":{},\"allocator_allocated_bytes\":{}}}\n",
-                base + i * 10_000_000 + r,
-                3 * GIB / 2,
-                GIB
-            ));
+            let sample = Record::sample(base + i * 10_000_000 + r)
+                .num("rank", r)
+                .num("world_size", 4)
+                .num("allocator_reserved_bytes", 3 * GIB / 2)
+                .num("allocator_allocated_bytes", GIB);
+            out.push_str(&sample.line());
         }
         if i == 0 {
             out.push_str("this line is not JSON\n");
         }
     }
     for r in 0..4u64 {
-        out.push_str(&format!(
-            "{{\"timestamp_ns\":{},\"event_type\":\"nccl_all_reduce\",\"rank\":{r},\"duration_ns\":5000000}}\n",
-            base + 500_000_000
-        ));
+        let marker = Record::new(base + 500_000_000, "nccl_all_reduce")
+            .num("rank", r)
+            .num("duration_ns", 5000000);
+        out.push_str(&marker.line());
     }
     out.into_bytes()
 }

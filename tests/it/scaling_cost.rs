@@ -4,7 +4,7 @@
 //! cost of `run` does not depend on where they came from). Prints the time; asserts the result
 //! is sane and, in an optimized build, under a generous bound.
 //!
-//! Run: `cargo test --release --test scaling_cost -- --nocapture`.
+//! Run: `cargo test --release --test it scaling_cost -- --nocapture`.
 
 use trialscope::analysis::scaling::{
     self, FrameDescription, FrameTotals, Params, Trial, TrialProfile,

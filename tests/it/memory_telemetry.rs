@@ -2,10 +2,10 @@
 //! one malformed line imports the rest and reports the line; markers come from event types,
 //! context and metadata; `trialscope memory --json` prints the report.
 
-use std::fmt::Write as _;
-
 use trialscope::analysis::collective_memory::{self as cm, Classification, Mapping, Params};
 use trialscope::formats::telemetry;
+
+use crate::support::telemetry::Record;
 
 const MS: i64 = 1_000_000;
 const MIB: i64 = 1 << 20;
@@ -27,31 +27,38 @@ fn jsonl() -> String {
                 s.push_str("{\"timestamp_ns\": 12, \"event_type\": \"sam\n");
                 continue;
             }
-            writeln!(
-                s,
-                r#"{{"timestamp_ns":{},"event_type":"sample","rank":{r},"world_size":4,"device_used_bytes":{},"allocator_reserved_bytes":{reserved},"allocator_allocated_bytes":{},"device_total_bytes":{},"context":null,"metadata":{{}},"session_id":"s1","schema_version":1}}"#,
-                T0 + i * 50 * MS + r * MS,
-                reserved + gap,
-                reserved - 512 * MIB,
-                80i64 * 1024 * MIB
-            )
-            .unwrap();
+            let sample = Record::sample(T0 + i * 50 * MS + r * MS)
+                .num("rank", r)
+                .num("world_size", 4)
+                .num("device_used_bytes", reserved + gap)
+                .num("allocator_reserved_bytes", reserved)
+                .num("allocator_allocated_bytes", reserved - 512 * MIB)
+                .num("device_total_bytes", 80i64 * 1024 * MIB)
+                .num("context", "null")
+                .num("metadata", "{}")
+                .str("session_id", "s1")
+                .num("schema_version", 1);
+            s.push_str(&sample.line());
         }
     }
     for r in 0..4 {
-        writeln!(
-            s,
-            r#"{{"timestamp_ns":{},"duration_ns":{},"event_type":"collective_begin","rank":{r},"world_size":4,"device_used_bytes":null,"allocator_reserved_bytes":null,"allocator_allocated_bytes":null,"device_total_bytes":null,"context":"bucket 3","metadata":{{"op":"all_reduce","bytes":419430400}},"session_id":"s1"}}"#,
-            T0 + 590 * MS,
-            40 * MS
-        )
-        .unwrap();
-        writeln!(
-            s,
-            r#"{{"timestamp_ns":{},"event_type":"checkpoint","rank":{r},"context":"save","metadata":{{"path":"/ckpt"}}}}"#,
-            T0 + 1000 * MS
-        )
-        .unwrap();
+        let collective = Record::new(T0 + 590 * MS, "collective_begin")
+            .num("duration_ns", 40 * MS)
+            .num("rank", r)
+            .num("world_size", 4)
+            .num("device_used_bytes", "null")
+            .num("allocator_reserved_bytes", "null")
+            .num("allocator_allocated_bytes", "null")
+            .num("device_total_bytes", "null")
+            .str("context", "bucket 3")
+            .num("metadata", r#"{"op":"all_reduce","bytes":419430400}"#)
+            .str("session_id", "s1");
+        s.push_str(&collective.line());
+        let checkpoint = Record::new(T0 + 1000 * MS, "checkpoint")
+            .num("rank", r)
+            .str("context", "save")
+            .num("metadata", r#"{"path":"/ckpt"}"#);
+        s.push_str(&checkpoint.line());
     }
     s
 }

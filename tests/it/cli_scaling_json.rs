@@ -17,10 +17,10 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+use crate::support;
 
 fn corpus(rel: &str) -> PathBuf {
-    let p = PathBuf::from(format!("{CORPUS}/{rel}"));
+    let p = support::corpus(rel);
     assert!(
         p.is_file(),
         "{} missing (../shared beside the checkout)",

@@ -6,13 +6,11 @@
 use trialscope::analysis::collective_memory::{self as cm, Mapping, Params, Series};
 use trialscope::formats;
 
+use crate::support::read_corpus;
+
 fn load(r: u32) -> (String, cm::RankSeries) {
     // File names without the rank: identity must come from the content.
-    let path = format!(
-        "{}/../shared/corpus/torch_multirank/rank{r}.trace.json.gz",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let bytes = std::fs::read(&path).expect("corpus file (../shared beside the checkout)");
+    let bytes = read_corpus(&format!("torch_multirank/rank{r}.trace.json.gz"));
     let a = formats::import("trace.json.gz", &bytes).expect("import");
     (
         "trace.json.gz".into(),

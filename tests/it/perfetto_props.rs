@@ -1,11 +1,12 @@
 //! Robustness properties of the Perfetto importer: arbitrary bytes, and truncations and bit
 //! flips of real traces, never panic and always finish (the importer only counts diagnostics).
 
-use std::path::Path;
-
 use proptest::prelude::*;
 use trialscope::formats::perfetto::{self, proto::*};
 use trialscope::model::Model;
+
+use crate::support::corpus;
+use crate::support::perfetto::{frame, trace};
 
 fn import(bytes: &[u8]) -> Model {
     let mut m = Model::default();
@@ -21,7 +22,7 @@ fn synthetic() -> Vec<u8> {
         trusted_packet_sequence_id: Some(1),
         ..p
     };
-    let inner = encode_trace(&[seq(TracePacket {
+    let inner = trace(&[seq(TracePacket {
         timestamp: Some(7),
         sequence_flags: Some(SEQ_NEEDS_INCREMENTAL_STATE),
         track_event: Some(TrackEvent {
@@ -32,7 +33,7 @@ fn synthetic() -> Vec<u8> {
     })]);
     let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
     z.write_all(&inner).unwrap();
-    encode_trace(&[
+    trace(&[
         TracePacket {
             clock_snapshot: Some(ClockSnapshot {
                 clocks: vec![
@@ -137,10 +138,7 @@ fn synthetic() -> Vec<u8> {
 }
 
 fn real_small() -> Vec<u8> {
-    let near = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
-    let far = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus"));
-    let base = if near.exists() { near } else { far };
-    std::fs::read(base.join("public/winscope/input-events.perfetto-trace")).unwrap()
+    std::fs::read(corpus("public/winscope/input-events.perfetto-trace")).unwrap()
 }
 
 #[test]
@@ -171,9 +169,7 @@ proptest! {
     ) {
         let mut bytes = Vec::new();
         for b in bodies {
-            bytes.push(0x0a);
-            prost::encoding::encode_varint(b.len() as u64, &mut bytes);
-            bytes.extend(b);
+            frame(&b, &mut bytes);
         }
         let m = import(&bytes);
         prop_assert!(m.slices.len() <= bytes.len());

@@ -1,6 +1,6 @@
 //! Browser tests for JSON traces (Chrome JSON / Kineto / JAX) in the built site (`dist/`, from
 //! `trunk build --release --offline`), served from 127.0.0.1 under `/trialscope/` and driven
-//! through chromedriver + headless Chromium (harness shared with `tests/browser.rs`).
+//! through chromedriver + headless Chromium (harness `support::browser`, shared with `browser.rs`).
 //!
 //! * `jax_trials_scale_in_the_browser`: with the input pattern `trial(\d+)`, the three JAX
 //!   `trial{1,2,3}_perfetto_trace.json.gz` give a trial table of 3 `chrome_json` trials with
@@ -14,10 +14,8 @@
 //!
 //! Both assert that every request the page made went to the test server (nothing leaves it).
 
-#[path = "browser/harness.rs"]
-mod harness;
+use crate::support::browser as harness;
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use fantoccini::{Client, Locator};
@@ -26,12 +24,10 @@ use harness::{
     Driver, Server, PREFIX,
 };
 
+use crate::support::corpus;
+
 fn public(rel: &str) -> String {
-    let p = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/public"
-    ))
-    .join(rel);
+    let p = corpus("public").join(rel);
     let p = p
         .canonicalize()
         .unwrap_or_else(|e| panic!("{}: {e} (../shared beside the checkout)", p.display()));

@@ -1,12 +1,12 @@
 //! `trialscope inspect` / `trialscope slices` as a user runs them (the real binary).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
 use trialscope::formats;
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+use crate::support::corpus;
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_trialscope"))
@@ -14,7 +14,7 @@ fn bin() -> Command {
 
 fn public_json_files() -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let mut stack = vec![Path::new(CORPUS).join("public")];
+    let mut stack = vec![corpus("public")];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).unwrap().flatten() {
             let p = e.path();
@@ -91,14 +91,14 @@ fn inspect_text_and_per_file_errors() {
         ("page.html", b"<!DOCTYPE html><html><body>", "HTML"),
         ("bundle.zip", b"PK\x03\x04\x14\x00\x00\x00", "zip"),
     ];
-    let good = Path::new(CORPUS).join("quirks/B02b_truncated_mid_event.json");
+    let good = corpus("quirks/B02b_truncated_mid_event.json");
     let mut cmd = bin();
     cmd.arg("inspect").arg(&good);
     for (n, bytes, _) in &cases {
         std::fs::write(dir.join(n), bytes).unwrap();
         cmd.arg(dir.join(n));
     }
-    let xplane = std::fs::read_dir(Path::new(CORPUS).join("jax_profile/plugins/profile"))
+    let xplane = std::fs::read_dir(corpus("jax_profile/plugins/profile"))
         .unwrap()
         .flatten()
         .next()
@@ -106,7 +106,7 @@ fn inspect_text_and_per_file_errors() {
         .path()
         .join("vm.xplane.pb");
     cmd.arg(&xplane);
-    cmd.arg(Path::new(CORPUS).join("public/tokio/tokio_merge_conflict_corrupt.pftrace"));
+    cmd.arg(corpus("public/tokio/tokio_merge_conflict_corrupt.pftrace"));
     let out = cmd.output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -137,7 +137,7 @@ fn inspect_text_and_per_file_errors() {
 
 #[test]
 fn slices_json_lines_in_track_then_time_order() {
-    let f = Path::new(CORPUS).join("quirks/B15_unbalanced_begin_end.json");
+    let f = corpus("quirks/B15_unbalanced_begin_end.json");
     let out = bin().arg("slices").arg("--json").arg(&f).output().unwrap();
     assert!(out.status.success());
     let rows: Vec<Value> = String::from_utf8_lossy(&out.stdout)
@@ -172,7 +172,7 @@ fn slices_json_lines_in_track_then_time_order() {
 
 #[test]
 fn inspect_takes_the_jax_host_from_sibling_files() {
-    let dir = std::fs::read_dir(Path::new(CORPUS).join("jax_profile/plugins/profile"))
+    let dir = std::fs::read_dir(corpus("jax_profile/plugins/profile"))
         .unwrap()
         .flatten()
         .next()
@@ -192,7 +192,7 @@ fn inspect_takes_the_jax_host_from_sibling_files() {
 #[test]
 fn slices_order_holds_with_overflow_lanes() {
     // The JAX trace has partly overlapping slices that go to overflow lanes.
-    let f = Path::new(CORPUS).join("public/local-jax/trial1_perfetto_trace.json.gz");
+    let f = corpus("public/local-jax/trial1_perfetto_trace.json.gz");
     let out = bin().arg("slices").arg("--json").arg(&f).output().unwrap();
     assert!(out.status.success());
     let keys: Vec<(u64, i64)> = String::from_utf8_lossy(&out.stdout)

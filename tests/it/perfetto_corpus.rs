@@ -4,18 +4,12 @@
 //! reference parser (`spearman_summary.json`, written with the `perfetto` PyPI protos).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use trialscope::formats;
 use trialscope::model::Model;
 
-/// The corpus beside the checkout (`../shared`, as in CI), or two levels up for a worktree
-/// under `wt/<name>`.
-fn corpus(rel: &str) -> PathBuf {
-    let near = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
-    let far = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus"));
-    if near.exists() { near } else { far }.join(rel)
-}
+use crate::support::corpus;
 
 fn load(path: &Path) -> Model {
     let bytes = std::fs::read(path).unwrap();

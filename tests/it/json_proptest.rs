@@ -1,13 +1,11 @@
 //! Robustness: arbitrary bytes, arbitrary truncations and byte edits of real traces never panic
 //! or hang the Chrome JSON importer, and whatever is imported is well formed.
 
-use std::path::Path;
-
 use proptest::prelude::*;
 use trialscope::formats::{self, chrome_json};
 use trialscope::model::Model;
 
-const QUIRKS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/quirks");
+use crate::support::corpus;
 
 fn seeds() -> Vec<Vec<u8>> {
     let mut v: Vec<Vec<u8>> = [
@@ -20,12 +18,12 @@ fn seeds() -> Vec<Vec<u8>> {
         "B19_memory_events_schemas.json",
     ]
     .iter()
-    .map(|f| std::fs::read(Path::new(QUIRKS).join(f)).unwrap())
+    .map(|f| std::fs::read(corpus("quirks").join(f)).unwrap())
     .collect();
     v.push(
-        std::fs::read(
-            Path::new(QUIRKS).join("../public/perfetto-difftests/json/json_pid_tid_zero.json"),
-        )
+        std::fs::read(corpus(
+            "public/perfetto-difftests/json/json_pid_tid_zero.json",
+        ))
         .unwrap(),
     );
     v

@@ -5,15 +5,16 @@
 //! differences are listed with reasons in README.md, section "Perfetto difftest mismatches (JSON)".
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::PathBuf;
 
 use trialscope::formats;
 use trialscope::model::{Model, TrackKind};
 
-const DIR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/corpus/public/perfetto-difftests/json"
-);
+use crate::support::corpus;
+
+fn dir() -> PathBuf {
+    corpus("public/perfetto-difftests/json")
+}
 
 /// Cases whose slice rows we knowingly do not reproduce (see the mismatch document).
 const KNOWN_MISMATCHES: &[&str] = &["json_flow"];
@@ -40,8 +41,7 @@ fn split_csv(line: &str) -> Vec<String> {
 }
 
 fn expected(case: &str) -> Expected {
-    let text =
-        std::fs::read_to_string(Path::new(DIR).join(format!("{case}.expected.txt"))).unwrap();
+    let text = std::fs::read_to_string(dir().join(format!("{case}.expected.txt"))).unwrap();
     let (q, csv) = text.split_once("--- expected output (Csv)").unwrap();
     let mut lines = csv.lines().filter(|l| !l.trim().is_empty());
     let header = split_csv(lines.next().unwrap());
@@ -54,12 +54,12 @@ fn expected(case: &str) -> Expected {
 }
 
 fn import(case: &str) -> Model {
-    let bytes = std::fs::read(Path::new(DIR).join(format!("{case}.json"))).unwrap();
+    let bytes = std::fs::read(dir().join(format!("{case}.json"))).unwrap();
     formats::import(case, &bytes).unwrap().model
 }
 
 fn cases() -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(DIR)
+    let mut v: Vec<String> = std::fs::read_dir(dir())
         .unwrap()
         .filter_map(|e| {
             let n = e.ok()?.file_name().to_string_lossy().into_owned();

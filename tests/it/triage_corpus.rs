@@ -17,11 +17,9 @@ use trialscope::analysis::compile_triage::{self, Class, Params, Report};
 use trialscope::formats::records;
 use trialscope::model::compile_record::CompileRecord;
 
-const BIN: &str = env!("CARGO_BIN_EXE_trialscope");
+use crate::support::corpus;
 
-fn corpus(rel: &str) -> PathBuf {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")).join(rel)
-}
+const BIN: &str = env!("CARGO_BIN_EXE_trialscope");
 
 fn set(name: &str) -> PathBuf {
     corpus(&format!("jax_compile/{name}.jsonl"))

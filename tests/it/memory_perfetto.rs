@@ -8,8 +8,7 @@
 //! 1000 ms (inside the second all_reduce); rank 2 alone shows another at 1600 ms, far from any
 //! collective.
 
-#[path = "memory_fixtures/perfetto4.rs"]
-mod perfetto4;
+use crate::support::memory_fixture as perfetto4;
 
 use perfetto4::{rank_trace, MIB, MS};
 use trialscope::analysis::collective_memory::{self as cm, Classification, Mapping, Params};

@@ -16,8 +16,7 @@
 //! `Network.requestWillBeSent`) went to the test server's 127.0.0.1 origin (or data:/blob:)
 //! and that the server answered 200 to every request: trace data never leaves the machine.
 
-#[path = "browser/harness.rs"]
-mod harness;
+use crate::support::browser as harness;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -28,12 +27,11 @@ use harness::{
     Driver, Server, PREFIX,
 };
 
+use crate::support::corpus;
+
 /// The 18 corpus trials (canonical paths), sorted.
 fn corpus_trials() -> Vec<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/chromium_scaling"
-    ));
+    let dir = corpus("chromium_scaling");
     let dir = dir
         .canonicalize()
         .expect("../shared/corpus/chromium_scaling beside the checkout");
@@ -385,7 +383,7 @@ fn picked_folder_loads() {
 }
 
 #[test]
-#[ignore = "benchmark harness: cargo test --test browser -- --ignored --nocapture"]
+#[ignore = "benchmark harness: cargo test --test it browser:: -- --ignored --nocapture"]
 fn benchmark_import_in_browser() {
     serial(async {
         let server = Server::start(dist(), PREFIX);
@@ -413,12 +411,9 @@ fn benchmark_import_in_browser() {
             c.close().await.unwrap();
         }
         // One large trace, with the responsiveness probe running.
-        let heavy = PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/corpus/chromium_large/heavy_default.pb.gz"
-        ))
-        .canonicalize()
-        .expect("../shared/corpus/chromium_large/heavy_default.pb.gz");
+        let heavy = corpus("chromium_large/heavy_default.pb.gz")
+            .canonicalize()
+            .expect("../shared/corpus/chromium_large/heavy_default.pb.gz");
         let c = connect(&driver, &tmp()).await;
         let input = open_without_demo(&c, &server, "#file-input").await;
         c.execute(PROBE, vec![]).await.unwrap();

@@ -1,70 +1,37 @@
 //! Shared by the memory tests: a synthetic rank trace encoded as real Perfetto protobuf bytes
-//! (see `tests/memory_perfetto.rs` for the scenario).
+//! (see `tests/it/memory_perfetto.rs` for the scenario).
 
-use prost::Message;
+use super::perfetto::{self, event, track_event};
 use trialscope::formats::perfetto::proto::*;
 
 pub const MS: u64 = 1_000_000;
 pub const MIB: i64 = 1 << 20;
 
-/// `perfetto.protos.Trace`: `repeated TracePacket packet = 1`.
-#[derive(Clone, PartialEq, prost::Message)]
-struct Trace {
-    #[prost(message, repeated, tag = "1")]
-    packet: Vec<TracePacket>,
-}
-
+/// Every packet of the fixture is on sequence 1; track descriptors carry timestamp 0.
 fn packet(ts: u64) -> TracePacket {
-    TracePacket {
-        timestamp: Some(ts),
-        trusted_packet_sequence_id: Some(1),
-        ..Default::default()
-    }
+    perfetto::packet(1, Some(ts))
 }
 
 fn counter_track(uuid: u64, name: &str) -> TracePacket {
     TracePacket {
-        track_descriptor: Some(TrackDescriptor {
-            uuid: Some(uuid),
-            parent_uuid: Some(1),
-            name: Some(name.as_bytes().to_vec()),
-            counter: Some(CounterDescriptor {
-                unit: Some(3), // SIZE_BYTES
-                ..Default::default()
-            }),
-            ..Default::default()
-        }),
+        track_descriptor: Some(perfetto::counter_track(uuid, 1, name, 3)), // SIZE_BYTES
         ..packet(0)
     }
 }
 
 fn counter(ts: u64, track: u64, value: i64) -> TracePacket {
-    TracePacket {
-        track_event: Some(TrackEvent {
-            r#type: Some(track_event_type::COUNTER),
-            track_uuid: Some(track),
+    event(
+        1,
+        ts,
+        TrackEvent {
             counter_value: Some(value),
-            ..Default::default()
-        }),
-        ..packet(ts)
-    }
+            ..track_event(track_event_type::COUNTER, track, None)
+        },
+    )
 }
 
 fn slice(ts: u64, ty: i32, name: Option<&str>) -> TracePacket {
-    TracePacket {
-        track_event: Some(TrackEvent {
-            r#type: Some(ty),
-            track_uuid: Some(20),
-            name: name.map(|n| n.as_bytes().to_vec()),
-            categories: if name.is_some() {
-                vec![b"kernel".to_vec()]
-            } else {
-                vec![]
-            },
-            ..Default::default()
-        }),
-        ..packet(ts)
-    }
+    event(1, ts, track_event(ty, 20, name.map(|n| (n, "kernel"))))
 }
 
 /// The trace bytes of rank `r`; its boot clock starts `base` ns before the job.
@@ -86,17 +53,13 @@ pub fn rank_trace(r: i32, base: u64) -> Vec<u8> {
     first.sequence_flags = Some(SEQ_INCREMENTAL_STATE_CLEARED);
     p.push(first);
     p.push(TracePacket {
-        track_descriptor: Some(TrackDescriptor {
-            uuid: Some(20),
-            parent_uuid: Some(1),
-            thread: Some(ThreadDescriptor {
-                pid: Some(4000 + r),
-                tid: Some(i64::from(4100 + r)),
-                thread_name: Some(b"nccl stream".to_vec()),
-                ..Default::default()
-            }),
-            ..Default::default()
-        }),
+        track_descriptor: Some(perfetto::thread_track(
+            20,
+            Some(1),
+            4000 + r,
+            i64::from(4100 + r),
+            Some("nccl stream"),
+        )),
         ..packet(0)
     });
     p.push(counter_track(10, "nvml.device_used_bytes"));
@@ -124,5 +87,5 @@ pub fn rank_trace(r: i32, base: u64) -> Vec<u8> {
     }
     events.sort_by_key(|e| e.timestamp);
     p.extend(events);
-    Trace { packet: p }.encode_to_vec()
+    perfetto::trace(&p)
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use trialscope::formats::{self, Format};
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+use crate::support::corpus;
 
 fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
@@ -27,7 +27,7 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
 #[test]
 fn every_public_file_imports_or_fails_clearly() {
     let mut files = Vec::new();
-    files_under(&Path::new(CORPUS).join("public"), &mut files);
+    files_under(&corpus("public"), &mut files);
     let mut json_files = 0;
     for p in files {
         let fname = p.file_name().unwrap().to_string_lossy().into_owned();

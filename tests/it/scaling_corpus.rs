@@ -6,7 +6,7 @@
 //! several semantic frames: assertions use the frame carrying the bulk of that name's time.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use trialscope::analysis::scaling::{
@@ -15,17 +15,7 @@ use trialscope::analysis::scaling::{
 };
 use trialscope::formats;
 
-/// The corpus beside the checkout (`../shared`, as in CI), or two levels up for a worktree.
-fn corpus(rel: &str) -> PathBuf {
-    let near = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
-    let far = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus"));
-    if near.join("chromium_scaling").exists() {
-        near
-    } else {
-        far
-    }
-    .join(rel)
-}
+use crate::support::corpus;
 
 fn scaling_files() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(corpus("chromium_scaling"))

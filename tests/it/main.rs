@@ -1,0 +1,69 @@
+//! trialscope's integration tests, as one test binary (`cargo test --test it`). Shared code is
+//! in `support`; the browser modules need `dist/` (`trunk build --release --offline`) and run
+//! one at a time; `cargo test --test it -- --skip browser` runs everything else. Proptest keeps
+//! the failures it found in `tests/proptest-regressions/<module>.txt` (the place it derives for
+//! a module of a binary rooted at `tests/it/main.rs`) and replays them first.
+//!
+//! Module index:
+//!
+//! * `support` — corpus paths, the Perfetto packet builder, the telemetry record builder,
+//!   a Kineto-like trace generator, the 4-rank Perfetto memory fixture, the browser harness
+//! * `browser` — the site in headless Chromium: corpus trials through the file picker, the demo,
+//!   a synthesized drop, a folder; every request stays local
+//! * `browser_json` — the site on JSON traces (JAX, PyTorch): inputs, joined hotspots, reports
+//! * `browser_triage` — the site's compile-triage view on the JAX and torch.compile records
+//! * `cli_inspect` — `trialscope inspect` / `slices` as a user runs them
+//! * `cli_scaling_json` — `trialscope scaling --json` on real JSON trials
+//! * `json_corpus` — every public Chrome JSON / Kineto / JAX file imports or fails clearly
+//! * `json_difftests` — Perfetto trace_processor's JSON diff tests as an oracle
+//! * `json_kineto_jax` — real Kineto and JAX traces: compile slices, ranks, memory, collectives
+//! * `json_perf` — JSON import throughput and peak memory (measured in a child process)
+//! * `json_proptest` — the JSON importer never panics or hangs on any bytes
+//! * `json_quirks` — every case of `corpus/quirks/expected.json`
+//! * `json_vs_perfetto` — differential: the same slices as Chrome JSON and as Perfetto give the
+//!   same model
+//! * `memory_browser` — the site's memory tab: rank lanes, telemetry, overrides, mapping
+//! * `memory_corpus` — the real PyTorch 4-rank traces through the memory analysis
+//! * `memory_perfetto` — a synthetic 4-rank Perfetto job through the memory analysis
+//! * `memory_props` — the telemetry reader and the memory attribution on arbitrary input
+//! * `memory_session` — the worker session's memory request, natively
+//! * `memory_telemetry` — memory telemetry JSON Lines, and `trialscope memory --json`
+//! * `perfetto_corpus` — the Perfetto importer on real Chromium and public traces
+//! * `perfetto_props` — the Perfetto importer never panics on any bytes
+//! * `scaling_corpus` — the scaling analysis on the real Chromium corpus (library and CLI)
+//! * `scaling_cost` — the cost of `scaling::run` at the browser worker's size
+//! * `scaling_regression` — the regression that must never return (scaling.md)
+//! * `stats_properties` — properties of `analysis::stats` for any input
+//! * `stats_reference` — `analysis::stats` against SciPy and statsmodels reference values
+//! * `triage_corpus` — compile-drift triage on the real JAX and torch.compile records
+//! * `triage_records` — record files through `trialscope triage` / `pin`
+
+mod support;
+
+mod browser;
+mod browser_json;
+mod browser_triage;
+mod cli_inspect;
+mod cli_scaling_json;
+mod json_corpus;
+mod json_difftests;
+mod json_kineto_jax;
+mod json_perf;
+mod json_proptest;
+mod json_quirks;
+mod json_vs_perfetto;
+mod memory_browser;
+mod memory_corpus;
+mod memory_perfetto;
+mod memory_props;
+mod memory_session;
+mod memory_telemetry;
+mod perfetto_corpus;
+mod perfetto_props;
+mod scaling_corpus;
+mod scaling_cost;
+mod scaling_regression;
+mod stats_properties;
+mod stats_reference;
+mod triage_corpus;
+mod triage_records;

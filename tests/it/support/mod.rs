@@ -1,0 +1,36 @@
+//! What the integration test modules share: where the corpus is, the one Perfetto packet
+//! builder, the one telemetry record builder, generated traces, the memory fixture and the
+//! browser harness.
+
+use std::path::PathBuf;
+
+pub mod browser;
+pub mod kineto_gen;
+pub mod memory_fixture;
+pub mod perfetto;
+pub mod telemetry;
+
+/// `rel` under the shared data folder: `../shared` beside the checkout (as in CI), or two
+/// levels up when the checkout is a worktree one folder deeper.
+pub fn shared(rel: &str) -> PathBuf {
+    let near = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared"));
+    let far = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared"));
+    let base = if near.exists() || !far.exists() {
+        near
+    } else {
+        far
+    };
+    base.join(rel)
+}
+
+/// `rel` under the trace corpus (`shared/corpus`), e.g. `corpus("chromium_scaling")`.
+pub fn corpus(rel: &str) -> PathBuf {
+    shared("corpus").join(rel)
+}
+
+/// The bytes of the corpus file `rel`; panics naming the file and where the corpus belongs.
+pub fn read_corpus(rel: &str) -> Vec<u8> {
+    let p = corpus(rel);
+    std::fs::read(&p)
+        .unwrap_or_else(|e| panic!("{}: {e} (../shared beside the checkout)", p.display()))
+}
