@@ -1362,7 +1362,7 @@ pub fn dir_name(name: &str) -> &str {
 
 fn diagnostic_view(d: &crate::model::Diagnostic) -> DiagnosticView {
     DiagnosticView {
-        kind: d.kind.clone(),
+        kind: d.kind.to_string(),
         severity: serde_json::to_value(d.severity)
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))

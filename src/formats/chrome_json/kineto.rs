@@ -143,11 +143,10 @@ pub fn assign_missing_ranks(models: &mut [&mut crate::model::Model]) -> usize {
         next += 1;
         m.info.rank = Some(r);
         m.diagnostics.add(
-            "rank_assigned",
-            crate::model::Severity::Warning,
+            crate::model::diagnostics::Kind::RankAssigned,
             None,
             None,
-            || format!("the trace names no rank; rank {r} was assigned so ranks stay distinct"),
+            || Some(format!("rank {r}")),
         );
         assigned += 1;
     }

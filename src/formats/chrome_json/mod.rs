@@ -38,9 +38,10 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::ImportError;
 use crate::model::collective::has_collective_token;
+use crate::model::diagnostics::Kind as Diag;
 use crate::model::{
     normalize_path, slice_flags, ArgValue, CounterSeries, FrameId, FrameKey, Model, ProcessInfo,
-    Provider, Severity, SliceBuilder, StrId, ThreadInfo, Track, TrackId, TrackKind,
+    Provider, SliceBuilder, StrId, ThreadInfo, Track, TrackId, TrackKind,
 };
 pub use kineto::{
     assign_missing_ranks, hostname_from_file_name, hostname_from_siblings, is_compile_slice,
@@ -204,29 +205,18 @@ impl<'a, 'm> Importer<'a, 'm> {
         }
     }
 
-    fn diag(
-        &mut self,
-        kind: &str,
-        sev: Severity,
-        offset: Option<usize>,
-        msg: impl FnOnce() -> String,
-    ) {
+    fn diag(&mut self, kind: Diag, offset: Option<usize>, detail: impl FnOnce() -> Option<String>) {
         // 0-based index of the event being read (non-empty events before it).
         let idx = self.cur_index;
         self.model
             .diagnostics
-            .add(kind, sev, offset.map(|o| o as u64), Some(idx), msg);
+            .add(kind, offset.map(|o| o as u64), Some(idx), detail);
     }
 
     fn intern(&mut self, bytes: &[u8], offset: usize) -> StrId {
         let (id, repaired) = self.model.strings.intern_lossy(bytes);
         if repaired {
-            self.diag(
-                "invalid_utf8_repaired",
-                Severity::Warning,
-                Some(offset),
-                || "invalid UTF-8 in a string was replaced with U+FFFD".to_string(),
-            );
+            self.diag(Diag::InvalidUtf8Repaired, Some(offset), || None);
         }
         id
     }
@@ -250,11 +240,11 @@ impl<'a, 'm> Importer<'a, 'm> {
                 Some(b'"') => {}
                 Some(_) => {
                     let at = lx.pos;
-                    self.diag("json_syntax_error", Severity::Warning, Some(at), || {
-                        format!(
+                    self.diag(Diag::JsonTopLevelSyntaxError, Some(at), || {
+                        Some(format!(
                             "unexpected character at line {} in the top-level object",
                             line_of(self.data, at)
-                        )
+                        ))
                     });
                     if !self.skip_to_trace_events(lx) {
                         break;
@@ -286,18 +276,16 @@ impl<'a, 'm> Importer<'a, 'm> {
                 Ok(v) => self.top_level_key(&key, &v),
                 Err(e) => {
                     if e.eof {
-                        self.diag("json_truncated", Severity::Warning, Some(e.pos), || {
-                            "the file ends inside a top-level value".to_string()
-                        });
+                        self.diag(Diag::JsonTruncated, Some(e.pos), || None);
                         break;
                     }
-                    self.diag("json_syntax_error", Severity::Warning, Some(e.pos), || {
-                        format!(
+                    self.diag(Diag::JsonTopLevelSyntaxError, Some(e.pos), || {
+                        Some(format!(
                             "{} at line {} (top-level key {:?})",
                             e.what,
                             line_of(self.data, e.pos),
                             String::from_utf8_lossy(&key)
-                        )
+                        ))
                     });
                     lx.pos = vpos;
                     if !self.skip_to_trace_events(lx) {
@@ -331,16 +319,14 @@ impl<'a, 'm> Importer<'a, 'm> {
         let mut after_comma = false;
         loop {
             let Some(b) = lx.peek() else {
-                self.diag("json_unterminated_array", Severity::Info, Some(lx.pos), || {
-                    "the event array has no closing ']' (the writer stopped); all complete events were read".to_string()
-                });
+                self.diag(Diag::JsonUnterminatedArray, Some(lx.pos), || None);
                 return;
             };
             match b {
                 b']' => {
                     if after_comma {
-                        self.diag("json_extra_comma", Severity::Info, Some(lx.pos), || {
-                            "a trailing comma before ']' was skipped".to_string()
+                        self.diag(Diag::JsonExtraComma, Some(lx.pos), || {
+                            Some("a trailing comma before ']'".to_string())
                         });
                     }
                     lx.pos += 1;
@@ -349,8 +335,8 @@ impl<'a, 'm> Importer<'a, 'm> {
                 b',' => {
                     after_comma = true;
                     if !need_comma {
-                        self.diag("json_extra_comma", Severity::Info, Some(lx.pos), || {
-                            "a stray comma in the event array was skipped".to_string()
+                        self.diag(Diag::JsonExtraComma, Some(lx.pos), || {
+                            Some("a stray comma".to_string())
                         });
                     }
                     lx.pos += 1;
@@ -364,26 +350,14 @@ impl<'a, 'm> Importer<'a, 'm> {
                         Ok(()) => need_comma = true,
                         Err(e) => {
                             if e.eof {
-                                self.diag(
-                                    "json_truncated_event",
-                                    Severity::Warning,
-                                    Some(start),
-                                    || {
-                                        format!(
-                                        "the last event (line {}) is cut off mid-write; dropped",
-                                        line_of(self.data, start)
-                                    )
-                                    },
-                                );
+                                self.diag(Diag::JsonTruncatedEvent, Some(start), || {
+                                    Some(format!("line {}", line_of(self.data, start)))
+                                });
                                 lx.pos = self.data.len();
                                 return;
                             }
-                            self.diag("json_syntax_error", Severity::DataLoss, Some(e.pos), || {
-                                format!(
-                                    "{} at line {}; the event was dropped",
-                                    e.what,
-                                    line_of(self.data, e.pos)
-                                )
+                            self.diag(Diag::JsonSyntaxError, Some(e.pos), || {
+                                Some(format!("{} at line {}", e.what, line_of(self.data, e.pos)))
                             });
                             lx.pos = resync(self.data, start + 1);
                             need_comma = false;
@@ -395,11 +369,11 @@ impl<'a, 'm> Importer<'a, 'm> {
                 }
                 _ => {
                     let at = lx.pos;
-                    self.diag("json_syntax_error", Severity::DataLoss, Some(at), || {
-                        format!(
-                            "unexpected character at line {} in the event array",
+                    self.diag(Diag::JsonSyntaxError, Some(at), || {
+                        Some(format!(
+                            "unexpected character at line {}",
                             line_of(self.data, at)
-                        )
+                        ))
                     });
                     lx.pos = resync(self.data, at + 1);
                     need_comma = false;
@@ -431,17 +405,9 @@ impl<'a, 'm> Importer<'a, 'm> {
         lx.pos = start;
         match lx.value(0, true) {
             Ok(v) if followed_ok(lx) => {
-                self.diag(
-                    "json_unescaped_quote_repaired",
-                    Severity::Warning,
-                    Some(start),
-                    || {
-                        format!(
-                        "an event at line {} has unescaped quotes inside a string; read leniently",
-                        line_of(self.data, start)
-                    )
-                    },
-                );
+                self.diag(Diag::JsonUnescapedQuoteRepaired, Some(start), || {
+                    Some(format!("line {}", line_of(self.data, start)))
+                });
                 self.event(&v, start);
                 Ok(())
             }
@@ -529,8 +495,8 @@ impl<'a, 'm> Importer<'a, 'm> {
                 }
             }
             "systemTraceEvents" | "stackFrames" | "samples" => {
-                self.diag("json_section_not_modelled", Severity::Info, None, || {
-                    format!("the top-level \"{key_s}\" section is not imported")
+                self.diag(Diag::JsonSectionNotModelled, None, || {
+                    Some(format!("\"{key_s}\""))
                 });
             }
             _ => {
@@ -551,12 +517,7 @@ impl<'a, 'm> Importer<'a, 'm> {
 
     fn event(&mut self, v: &JVal<'a>, offset: usize) {
         let JVal::Obj(members, _) = v else {
-            self.diag(
-                "event_not_an_object",
-                Severity::Warning,
-                Some(offset),
-                || "an element of the event array is not an object; skipped".to_string(),
-            );
+            self.diag(Diag::EventNotAnObject, Some(offset), || None);
             return;
         };
         if members.is_empty() {
@@ -584,12 +545,7 @@ impl<'a, 'm> Importer<'a, 'm> {
             }
         }
         let Some(ph) = e.ph else {
-            self.diag(
-                "event_without_phase",
-                Severity::Warning,
-                Some(offset),
-                || "an event without \"ph\" was skipped".to_string(),
-            );
+            self.diag(Diag::EventWithoutPhase, Some(offset), || None);
             return;
         };
         match ph {
@@ -598,20 +554,12 @@ impl<'a, 'm> Importer<'a, 'm> {
                 self.timed_event(ph, &e, offset)
             }
             b's' | b't' | b'f' => {
-                self.diag(
-                    "flow_event_not_modelled",
-                    Severity::Info,
-                    Some(offset),
-                    || "flow events (ph s/t/f) are counted but not modelled".to_string(),
-                );
+                self.diag(Diag::FlowEventNotModelled, Some(offset), || None);
             }
             _ => {
-                let kind = format!("phase_{}_not_modelled", ph as char);
-                self.diag(&kind, Severity::Info, Some(offset), || {
-                    format!(
-                        "events with ph '{}' are counted but not modelled",
-                        ph as char
-                    )
+                let kind = phase_not_modelled(ph);
+                self.diag(kind, Some(offset), || {
+                    (kind == Diag::PhaseUnknownNotModelled).then(|| format!("ph {:?}", ph as char))
                 });
             }
         }
@@ -810,22 +758,14 @@ impl<'a, 'm> Importer<'a, 'm> {
         let ts = e.ts.and_then(time_ns);
         if let Some(t) = ts {
             if !(-MAX_ABS_TS_NS..=MAX_ABS_TS_NS).contains(&t) {
-                self.diag(
-                    "timestamp_out_of_range",
-                    Severity::Warning,
-                    Some(offset),
-                    || format!("an event at {t} ns (beyond ±2^61 ns) was dropped"),
-                );
+                self.diag(Diag::TimestampOutOfRange, Some(offset), || {
+                    Some(format!("{t} ns"))
+                });
                 return None;
             }
         }
         if ts.is_none() {
-            self.diag(
-                "event_invalid_timestamp",
-                Severity::Warning,
-                Some(offset),
-                || "an event with a missing or non-numeric \"ts\" was dropped".to_string(),
-            );
+            self.diag(Diag::EventInvalidTimestamp, Some(offset), || None);
         }
         ts
     }
@@ -857,33 +797,18 @@ impl<'a, 'm> Importer<'a, 'm> {
         match ph {
             b'X' => {
                 let Some(dur) = e.dur.and_then(time_ns) else {
-                    self.diag(
-                        "complete_event_invalid_duration",
-                        Severity::Warning,
-                        Some(offset),
-                        || {
-                            "a complete (X) event with a missing or non-numeric \"dur\" was dropped"
-                                .to_string()
-                        },
-                    );
+                    self.diag(Diag::CompleteEventInvalidDuration, Some(offset), || None);
                     return;
                 };
                 if dur < 0 {
-                    self.diag(
-                        "slice_negative_duration",
-                        Severity::Warning,
-                        Some(offset),
-                        || {
-                            format!(
-                                "a complete event with negative duration ({dur} ns) was dropped"
-                            )
-                        },
-                    );
+                    self.diag(Diag::SliceNegativeDuration, Some(offset), || {
+                        Some(format!("{dur} ns"))
+                    });
                     return;
                 }
                 if dur > MAX_PLAUSIBLE_DUR_NS || ts.checked_add(dur).is_none() {
-                    self.diag("slice_absurd_duration", Severity::Warning, Some(offset), || {
-                        format!("a complete event with an implausible duration ({dur} ns) was dropped")
+                    self.diag(Diag::SliceAbsurdDuration, Some(offset), || {
+                        Some(format!("{dur} ns"))
                     });
                     return;
                 }
@@ -916,12 +841,7 @@ impl<'a, 'm> Importer<'a, 'm> {
             _ => {
                 // b / e / n and legacy S / F: async tracks.
                 let Some((scope, id)) = self.async_id(e, pid) else {
-                    self.diag(
-                        "async_event_without_id",
-                        Severity::Warning,
-                        Some(offset),
-                        || "an async event without \"id\" or \"id2\" was dropped".to_string(),
-                    );
+                    self.diag(Diag::AsyncEventWithoutId, Some(offset), || None);
                     return;
                 };
                 let scope_name = match e.scope {
@@ -1001,27 +921,17 @@ impl<'a, 'm> Importer<'a, 'm> {
         let base = String::from_utf8_lossy(e.name.unwrap_or(b"")).into_owned();
         let id = e.id.and_then(id_text);
         let Some(JVal::Obj(members, _)) = e.args else {
-            self.diag(
-                "counter_without_values",
-                Severity::Info,
-                Some(offset),
-                || "a counter event without args was skipped".to_string(),
-            );
+            self.diag(Diag::CounterWithoutValues, Some(offset), || None);
             return;
         };
         for (k, v) in members {
             let Some(value) = number_of(v) else {
-                self.diag(
-                    "counter_value_not_numeric",
-                    Severity::Info,
-                    Some(offset),
-                    || {
-                        format!(
-                            "counter {base:?} arg {:?} is not a number; skipped",
-                            String::from_utf8_lossy(k)
-                        )
-                    },
-                );
+                self.diag(Diag::CounterValueNotNumeric, Some(offset), || {
+                    Some(format!(
+                        "counter {base:?} arg {:?}",
+                        String::from_utf8_lossy(k)
+                    ))
+                });
                 continue;
             };
             let key = String::from_utf8_lossy(k);
@@ -1091,12 +1001,7 @@ impl<'a, 'm> Importer<'a, 'm> {
         } else if let Some(b) = num("Bytes") {
             acc.deltas.push((ts, b));
         } else {
-            self.diag(
-                "memory_event_without_sizes",
-                Severity::Info,
-                Some(offset),
-                || "a [memory] event without Total Allocated or Bytes was skipped".to_string(),
-            );
+            self.diag(Diag::MemoryEventWithoutSizes, Some(offset), || None);
         }
     }
 
@@ -1160,17 +1065,9 @@ impl<'a, 'm> Importer<'a, 'm> {
                 }
             }
             _ => {
-                self.diag(
-                    "metadata_event_not_modelled",
-                    Severity::Info,
-                    Some(offset),
-                    || {
-                        format!(
-                            "metadata event {:?} is not modelled",
-                            String::from_utf8_lossy(name)
-                        )
-                    },
-                );
+                self.diag(Diag::MetadataEventNotModelled, Some(offset), || {
+                    Some(format!("{:?}", String::from_utf8_lossy(name)))
+                });
             }
         }
     }
@@ -1178,42 +1075,17 @@ impl<'a, 'm> Importer<'a, 'm> {
     fn flush_lexer_issues(&mut self, lx: &Lexer<'a>) {
         let i = &lx.issues;
         let items = [
-            (
-                "json_control_char_in_string",
-                i.control_chars,
-                "raw control characters (e.g. newlines) inside strings were kept as written",
-            ),
-            (
-                "json_invalid_escape",
-                i.invalid_escapes,
-                "invalid backslash escapes (e.g. unescaped Windows paths) were kept literally",
-            ),
-            (
-                "json_extra_comma",
-                i.extra_commas,
-                "trailing or doubled commas were skipped",
-            ),
-            (
-                "json_non_finite_number",
-                i.non_finite_tokens,
-                "NaN/Infinity tokens were read as null",
-            ),
+            (Diag::JsonControlCharInString, i.control_chars),
+            (Diag::JsonInvalidEscape, i.invalid_escapes),
+            (Diag::JsonExtraCommaInValue, i.extra_commas),
+            (Diag::JsonNonFiniteNumber, i.non_finite_tokens),
         ];
-        for (kind, (n, first), msg) in items {
-            if n > 0 {
-                let line = first.map(|p| line_of(self.data, p));
-                self.model.diagnostics.add_n(
-                    kind,
-                    Severity::Warning,
-                    n,
-                    first.map(|p| p as u64),
-                    None,
-                    || match line {
-                        Some(l) => format!("{msg} (first at line {l})"),
-                        None => msg.to_string(),
-                    },
-                );
-            }
+        for (kind, (n, first)) in items {
+            self.model
+                .diagnostics
+                .add_n(kind, n, first.map(|p| p as u64), None, || {
+                    first.map(|p| format!("first at line {}", line_of(self.data, p)))
+                });
         }
     }
 
@@ -1262,12 +1134,11 @@ impl<'a, 'm> Importer<'a, 'm> {
         }
         if reconstructed > 0 {
             self.model.diagnostics.add_n(
-                "memory_total_reconstructed",
-                Severity::Warning,
+                Diag::MemoryTotalReconstructed,
                 reconstructed,
                 None,
                 None,
-                || "[memory] events without Total Allocated (2021 schema): allocated bytes were reconstructed as the running sum of Bytes".to_string(),
+                || None,
             );
         }
         // Kineto base time: everything onto the Unix-epoch ns timeline.
@@ -1349,14 +1220,16 @@ impl<'a, 'm> Importer<'a, 'm> {
             match rank_from_file_name(self.file_name) {
                 Some(r) => {
                     self.model.info.rank = Some(r);
-                    self.model.diagnostics.add("rank_from_file_name", Severity::Info, None, None, || {
-                        format!("no distributedInfo in the trace; rank {r} taken from the file name")
-                    });
+                    self.model
+                        .diagnostics
+                        .add(Diag::RankFromFileName, None, None, || {
+                            Some(format!("rank {r}"))
+                        });
                 }
                 None => {
-                    self.model.diagnostics.add("rank_unknown", Severity::Warning, None, None, || {
-                        "a PyTorch profiler trace without distributedInfo and no rank in the file name: the rank is unknown".to_string()
-                    });
+                    self.model
+                        .diagnostics
+                        .add(Diag::RankUnknown, None, None, || None);
                 }
             }
         }
@@ -1379,6 +1252,25 @@ impl<'a, 'm> Importer<'a, 'm> {
             ts_ns: samples.iter().map(|s| s.0).collect(),
             value: samples.iter().map(|s| s.1).collect(),
         });
+    }
+}
+
+/// The diagnostic kind counting events of phase `ph`, which the importer does not model: one
+/// kind per phase of trace-formats.md §8.3, and one for bytes that are no phase at all.
+fn phase_not_modelled(ph: u8) -> Diag {
+    match ph {
+        b'T' => Diag::PhaseTNotModelled,
+        b'p' => Diag::PhaseLowerPNotModelled,
+        b'N' => Diag::PhaseNNotModelled,
+        b'O' => Diag::PhaseONotModelled,
+        b'D' => Diag::PhaseDNotModelled,
+        b'P' => Diag::PhasePNotModelled,
+        b'V' => Diag::PhaseVNotModelled,
+        b'v' => Diag::PhaseLowerVNotModelled,
+        b'c' => Diag::PhaseLowerCNotModelled,
+        b'(' => Diag::PhaseContextEnterNotModelled,
+        b')' => Diag::PhaseContextLeaveNotModelled,
+        _ => Diag::PhaseUnknownNotModelled,
     }
 }
 

@@ -22,9 +22,10 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use prost::Message;
 
+use crate::model::diagnostics::Kind as Diag;
 use crate::model::{
     normalize_path, ArgValue, ArgsId, CounterSeries, FrameId, FrameKey, Model, ProcessInfo,
-    Provider, Severity, SliceBuilder, StrId, ThreadInfo, Track, TrackId, TrackKind,
+    Provider, SliceBuilder, StrId, ThreadInfo, Track, TrackId, TrackKind,
 };
 use clock::ClockGraph;
 use proto::*;
@@ -602,21 +603,16 @@ impl<'m> Importer<'m> {
         }
     }
 
-    fn diag(&mut self, kind: &str, severity: Severity, message: impl FnOnce() -> String) {
+    fn diag(&mut self, kind: Diag, detail: impl FnOnce() -> Option<String>) {
         let (o, i) = (self.cur_offset, self.cur_index);
-        self.model
-            .diagnostics
-            .add(kind, severity, Some(o), Some(i), message);
+        self.model.diagnostics.add(kind, Some(o), Some(i), detail);
     }
 
     /// Interns bytes lossily, counting a repair.
     fn text(&mut self, bytes: &[u8]) -> StrId {
         let (id, repaired) = self.model.strings.intern_lossy(bytes);
         if repaired {
-            self.diag("invalid_utf8_repaired", Severity::Warning, || {
-                "a string with invalid UTF-8 was repaired (invalid bytes replaced by U+FFFD)"
-                    .to_string()
-            });
+            self.diag(Diag::InvalidUtf8Repaired, || None);
         }
         id
     }
@@ -645,28 +641,18 @@ impl<'m> Importer<'m> {
                     p.clear();
                     match p.merge(body) {
                         Ok(()) => self.packet(&p, depth, top, on_offset),
-                        Err(e) => self.diag("packet_decode_error", Severity::DataLoss, || {
-                            format!("a packet could not be decoded and was skipped: {e}")
-                        }),
+                        Err(e) => self.diag(Diag::PacketDecodeError, || Some(e.to_string())),
                     }
                     self.scratch = Some(p);
                 }
                 Record::Truncated { offset } => {
                     self.cur_offset = outer_offset.unwrap_or(offset) as u64;
-                    self.diag("truncated_packet", Severity::DataLoss, || {
-                        format!(
-                            "the trace ends inside a record at byte {offset} (file cut off?); \
-                             the partial record was dropped"
-                        )
-                    });
+                    self.diag(Diag::TruncatedPacket, || Some(format!("at byte {offset}")));
                 }
                 Record::Garbage { offset } => {
                     self.cur_offset = outer_offset.unwrap_or(offset) as u64;
-                    self.diag("trace_framing_error", Severity::DataLoss, || {
-                        format!(
-                            "bytes at offset {offset} are not a protobuf record; the rest of \
-                             the stream was skipped"
-                        )
+                    self.diag(Diag::TraceFramingError, || {
+                        Some(format!("at byte {offset}"))
                     });
                 }
             }
@@ -682,9 +668,7 @@ impl<'m> Importer<'m> {
     ) {
         if let Some(bundle) = &p.compressed_packets {
             if depth >= MAX_BUNDLE_DEPTH {
-                self.diag("compressed_packets_too_deep", Severity::DataLoss, || {
-                    "compressed_packets nested too deeply; skipped".to_string()
-                });
+                self.diag(Diag::CompressedPacketsTooDeep, || None);
                 return;
             }
             let limit = self.bundle_budget.min(MAX_BUNDLE_BYTES);
@@ -693,28 +677,17 @@ impl<'m> Importer<'m> {
                     self.bundle_budget = self.bundle_budget.saturating_sub(inner.len() as u64);
                     self.run_stream(&inner, depth + 1, Some(top_offset), on_offset);
                 }
-                Err(e) => self.diag("compressed_packets_corrupt", Severity::DataLoss, || {
-                    format!("a compressed_packets bundle could not be inflated: {e}")
-                }),
+                Err(e) => self.diag(Diag::CompressedPacketsCorrupt, || Some(e.to_string())),
             }
             return;
         }
         if p.zstd_compressed_packets.is_some() {
-            self.diag(
-                "zstd_compressed_packets_unsupported",
-                Severity::DataLoss,
-                || {
-                    "zstd_compressed_packets are not supported; their packets were skipped"
-                        .to_string()
-                },
-            );
+            self.diag(Diag::ZstdCompressedPacketsUnsupported, || None);
             return;
         }
         let seq_id = p.trusted_packet_sequence_id.unwrap_or(0);
         if !self.seqs.contains_key(&seq_id) && self.seqs.len() >= MAX_SEQUENCES {
-            self.diag("too_many_sequences", Severity::DataLoss, || {
-                "more packet sequences than supported; packets of new ones dropped".to_string()
-            });
+            self.diag(Diag::TooManySequences, || None);
             return;
         }
         let flags = p.sequence_flags.unwrap_or(0);
@@ -733,12 +706,7 @@ impl<'m> Importer<'m> {
             // incremental state without ever clearing it is not (TP semantics).
             seq.valid = Some(!needs);
         } else if dropped {
-            self.diag("packet_loss", Severity::DataLoss, || {
-                format!(
-                    "packets were lost on sequence {seq_id} (previous_packet_dropped); its \
-                     incremental state is invalid until the next clear"
-                )
-            });
+            self.diag(Diag::PacketLoss, || Some(format!("sequence {seq_id}")));
             seq.valid = Some(false);
             seq.legacy_us = None;
             seq.legacy_thread_time_us = None;
@@ -774,17 +742,9 @@ impl<'m> Importer<'m> {
         }
         // Step 6.
         if needs && !valid {
-            self.diag(
-                "incremental_state_invalid_packet_dropped",
-                Severity::DataLoss,
-                || {
-                    format!(
-                        "packets of sequence {seq_id} that need interned data were dropped while \
-                     its incremental state was invalid (after data loss, or before the first \
-                     clear)"
-                    )
-                },
-            );
+            self.diag(Diag::IncrementalStateInvalidPacketDropped, || {
+                Some(format!("sequence {seq_id}"))
+            });
             self.seqs.insert(seq_id, seq);
             return;
         }
@@ -949,9 +909,7 @@ impl<'m> Importer<'m> {
         }
         if clock::is_sequence_scoped(clock) {
             let Some(c) = seq.clocks.get_mut(&clock) else {
-                self.diag("clock_unknown", Severity::DataLoss, || {
-                    format!("a packet uses sequence-scoped clock {clock} with no snapshot on its sequence; event dropped")
-                });
+                self.diag(Diag::ClockUnknown, || Some(format!("clock {clock}")));
                 return None;
             };
             let v = if c.incremental {
@@ -962,8 +920,10 @@ impl<'m> Importer<'m> {
             };
             let c = *c;
             let Some((g, g_ns)) = c.reference else {
-                self.diag("clock_sync_failure", Severity::DataLoss, || {
-                    format!("sequence-scoped clock {clock} has no machine-wide clock in its snapshot; event dropped")
+                self.diag(Diag::ClockSyncFailure, || {
+                    Some(format!(
+                        "sequence-scoped clock {clock} has no machine-wide clock in its snapshot"
+                    ))
                 });
                 return None;
             };
@@ -977,9 +937,7 @@ impl<'m> Importer<'m> {
         match self.clocks.to_trace(clock, ns) {
             Some(v) => Some(v),
             None => {
-                self.diag("clock_sync_failure", Severity::DataLoss, || {
-                    format!("no clock snapshot connects clock {clock} to the trace clock; event dropped")
-                });
+                self.diag(Diag::ClockSyncFailure, || Some(format!("clock {clock}")));
                 None
             }
         }
@@ -1169,14 +1127,12 @@ impl<'m> Importer<'m> {
 
     fn counter_sample(&mut self, seq: &mut SeqState, uuid: u64, ts: i64, raw: f64) {
         if self.uuid_track(uuid, 0).is_none() {
-            self.diag("track_uuid_unknown", Severity::DataLoss, || {
-                format!("a counter value refers to track uuid {uuid}, which no descriptor defines; dropped")
-            });
+            self.diag(Diag::TrackUuidUnknown, || Some(format!("uuid {uuid}")));
             return;
         }
         let Some(info) = self.counter_tracks.get(&uuid).copied() else {
-            self.diag("counter_without_track", Severity::DataLoss, || {
-                format!("a counter value targets track uuid {uuid}, which is not a counter track; dropped")
+            self.diag(Diag::CounterWithoutTrack, || {
+                Some(format!("track uuid {uuid} is not a counter track"))
             });
             return;
         };
@@ -1202,17 +1158,15 @@ impl<'m> Importer<'m> {
     }
 
     fn unknown_iid(&mut self, table: &'static str, iid: u64) {
-        self.diag("interned_id_unknown", Severity::Warning, || {
-            format!("interned id {iid} not found in {table} of its sequence; left unnamed")
+        self.diag(Diag::InternedIdUnknown, || {
+            Some(format!("iid {iid} in {table}"))
         });
     }
 
     fn track_event(&mut self, seq: &mut SeqState, ev: &TrackEvent, packet_ts: Option<i64>) {
         // Timestamp: legacy µs fields first, else the packet timestamp.
         let invalid_ts = |imp: &mut Self| {
-            imp.diag("track_event_invalid_timestamp", Severity::DataLoss, || {
-                "a legacy µs timestamp overflows 64-bit nanoseconds; event dropped".to_string()
-            });
+            imp.diag(Diag::TrackEventInvalidTimestamp, || None);
             None
         };
         let ts = if let Some(abs) = ev.timestamp_absolute_us {
@@ -1233,9 +1187,7 @@ impl<'m> Importer<'m> {
                     None => invalid_ts(self),
                 },
                 None => {
-                    self.diag("legacy_timestamp_without_reference", Severity::DataLoss, || {
-                        "a timestamp_delta_us event has no thread_descriptor reference time on its sequence; dropped".to_string()
-                    });
+                    self.diag(Diag::LegacyTimestampWithoutReference, || None);
                     None
                 }
             }
@@ -1266,16 +1218,14 @@ impl<'m> Importer<'m> {
                 (Some(v), _) => v as f64,
                 (None, Some(v)) => v,
                 (None, None) => {
-                    self.diag("counter_without_value", Severity::Warning, || {
-                        "a TYPE_COUNTER event carries no value; dropped".to_string()
-                    });
+                    self.diag(Diag::CounterWithoutValue, || None);
                     return;
                 }
             };
             let uuid = ev.track_uuid.or(seq.default_track).unwrap_or(0);
             if uuid == 0 {
-                self.diag("counter_without_track", Severity::DataLoss, || {
-                    "a TYPE_COUNTER event has no counter track uuid; dropped".to_string()
+                self.diag(Diag::CounterWithoutTrack, || {
+                    Some("a TYPE_COUNTER event has no track uuid".to_string())
                 });
                 return;
             }
@@ -1300,9 +1250,7 @@ impl<'m> Importer<'m> {
                 b'X' => {
                     let d = legacy.and_then(|l| l.duration_us).unwrap_or(0);
                     if d < 0 {
-                        self.diag("negative_duration", Severity::Warning, || {
-                            "a legacy 'X' event has a negative duration; dropped".to_string()
-                        });
+                        self.diag(Diag::NegativeDuration, || None);
                         return;
                     }
                     Op::Complete(scale_i(d, 1000))
@@ -1311,18 +1259,18 @@ impl<'m> Importer<'m> {
                 b'b' | b'S' => Op::Begin,
                 b'e' | b'F' => Op::End,
                 _ => {
-                    self.diag("legacy_phase_unsupported", Severity::Info, || {
-                        format!(
-                            "legacy event phase {:?} is not imported",
+                    self.diag(Diag::LegacyPhaseUnsupported, || {
+                        Some(format!(
+                            "phase {:?}",
                             char::from(u8::try_from(phase).unwrap_or(b'?'))
-                        )
+                        ))
                     });
                     return;
                 }
             },
             other => {
-                self.diag("track_event_type_unknown", Severity::Warning, || {
-                    format!("TrackEvent type {other} is not understood; dropped")
+                self.diag(Diag::TrackEventTypeUnknown, || {
+                    Some(format!("type {other}"))
                 });
                 return;
             }
@@ -1486,9 +1434,7 @@ impl<'m> Importer<'m> {
             }
             // TP keeps such events on a track of their own (difftest
             // track_event_monotonic_trace_clock_slices).
-            self.diag("track_uuid_undescribed", Severity::Warning, || {
-                format!("events refer to track uuid {uuid}, which no descriptor defines; kept on an unnamed track")
-            });
+            self.diag(Diag::TrackUuidUndescribed, || Some(format!("uuid {uuid}")));
             let t = self.model.add_track(Track {
                 name: StrId(0),
                 kind: TrackKind::Async,
@@ -1632,9 +1578,8 @@ impl<'m> Importer<'m> {
         for (uuid, v) in ints.into_iter().chain(doubles) {
             match uuid {
                 Some(u) => self.counter_sample(seq, u, ts, v),
-                None => self.diag("counter_without_track", Severity::DataLoss, || {
-                    "an extra counter value has no track uuid (more values than uuids); dropped"
-                        .to_string()
+                None => self.diag(Diag::CounterWithoutTrack, || {
+                    Some("an extra counter value has no track uuid (more values than uuids)".into())
                 }),
             }
         }
