@@ -9,6 +9,7 @@ pub mod chrome_json;
 pub mod perfetto;
 pub mod records;
 pub mod telemetry;
+mod tracks;
 
 use std::io::Read;
 

@@ -18,7 +18,8 @@
 //!   missing or zero `tid` with a non-zero `pid` uses the pid (Perfetto's rule).
 //! * Tracks: one thread track per (pid, tid); process tracks for `s:"p"` instants; one global
 //!   track for `s:"g"` instants; async tracks for `b`/`e`/`n` (and legacy `S`/`F`) keyed by
-//!   (pid — none for `id2.global` —, cat, id/id2, scope); one counter track per series.
+//!   (pid — none for `id2.global` —, cat, id/id2, scope); one counter track per series. All are
+//!   created through the tracker shared with the Perfetto importer (`formats::tracks`).
 //! * `C` counters: one [`CounterSeries`] per (pid, name, id, arg key), named `"<name> <key>"`
 //!   without an id and `"<name>[<id>]"` (plus `" <key>"` unless the key is `value`) with one.
 //! * Kineto `[memory]` instants become counter series `"<device> allocated"` /
@@ -36,12 +37,13 @@ pub mod lexer;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
+use super::tracks::{Layout, TrackTracker};
 use super::ImportError;
 use crate::model::collective::has_collective_token;
 use crate::model::diagnostics::Kind as Diag;
 use crate::model::{
     normalize_path, slice_flags, ArgValue, CounterSeries, FrameId, FrameKey, Model, ProcessInfo,
-    Provider, SliceBuilder, StrId, ThreadInfo, Track, TrackId, TrackKind,
+    Provider, SliceBuilder, StrId, ThreadInfo, TrackId,
 };
 pub use kineto::{
     assign_missing_ranks, hostname_from_file_name, hostname_from_siblings, is_compile_slice,
@@ -117,6 +119,15 @@ enum AsyncScope {
     Global,
 }
 
+/// An async track's key: (pid — none for `id2.global` —, cat, id/id2, scope).
+type AsyncKey = (AsyncScope, StrId, Vec<u8>, StrId);
+
+/// JSON thread tracks have no parent; the `s:"g"` instants' track is named "Global".
+const LAYOUT: Layout = Layout {
+    threads_under_processes: false,
+    global_name: "Global",
+};
+
 struct CounterAcc {
     track: TrackId,
     samples: Vec<(i64, f64)>,
@@ -141,10 +152,7 @@ struct Importer<'a, 'm> {
     string_pids: HashMap<Vec<u8>, i64>,
     string_tids: HashMap<Vec<u8>, i64>,
     next_string_id: i64,
-    thread_tracks: HashMap<(i64, i64), TrackId>,
-    process_tracks: HashMap<i64, TrackId>,
-    global_track: Option<TrackId>,
-    async_tracks: HashMap<(AsyncScope, StrId, Vec<u8>, StrId), TrackId>,
+    tracker: TrackTracker<AsyncKey>,
     thread_names: BTreeMap<(i64, i64), (StrId, Option<i64>)>,
     counters: BTreeMap<(i64, StrId), CounterAcc>,
     memory: BTreeMap<String, MemoryAcc>,
@@ -188,10 +196,7 @@ impl<'a, 'm> Importer<'a, 'm> {
             string_pids: HashMap::new(),
             string_tids: HashMap::new(),
             next_string_id: STRING_ID_BASE,
-            thread_tracks: HashMap::new(),
-            process_tracks: HashMap::new(),
-            global_track: None,
-            async_tracks: HashMap::new(),
+            tracker: TrackTracker::new(LAYOUT),
             thread_names: BTreeMap::new(),
             counters: BTreeMap::new(),
             memory: BTreeMap::new(),
@@ -612,54 +617,19 @@ impl<'a, 'm> Importer<'a, 'm> {
     }
 
     fn thread_track(&mut self, pid: i64, tid: i64) -> TrackId {
-        if let Some(&t) = self.thread_tracks.get(&(pid, tid)) {
-            return t;
+        let got = self.tracker.thread(self.model, pid, tid);
+        if got.created {
+            self.ensure_process(pid);
         }
-        self.ensure_process(pid);
-        let t = self.model.add_track(Track {
-            name: StrId(0),
-            kind: TrackKind::Thread,
-            pid: Some(pid),
-            tid: Some(tid),
-            parent: None,
-            overflow_of: None,
-        });
-        self.thread_tracks.insert((pid, tid), t);
-        t
+        got.id
     }
 
     fn process_track(&mut self, pid: i64) -> TrackId {
-        if let Some(&t) = self.process_tracks.get(&pid) {
-            return t;
+        let got = self.tracker.process(self.model, pid);
+        if got.created {
+            self.ensure_process(pid);
         }
-        self.ensure_process(pid);
-        let t = self.model.add_track(Track {
-            name: StrId(0),
-            kind: TrackKind::Process,
-            pid: Some(pid),
-            tid: None,
-            parent: None,
-            overflow_of: None,
-        });
-        self.process_tracks.insert(pid, t);
-        t
-    }
-
-    fn global_track(&mut self) -> TrackId {
-        if let Some(t) = self.global_track {
-            return t;
-        }
-        let name = self.model.strings.intern("Global");
-        let t = self.model.add_track(Track {
-            name,
-            kind: TrackKind::Global,
-            pid: None,
-            tid: None,
-            parent: None,
-            overflow_of: None,
-        });
-        self.global_track = Some(t);
-        t
+        got.id
     }
 
     fn frame_for(&mut self, name: StrId, cat: StrId) -> FrameId {
@@ -830,7 +800,7 @@ impl<'a, 'm> Importer<'a, 'm> {
             b'i' | b'I' | b'R' => {
                 let scope = e.s.and_then(|s| s.first().copied()).unwrap_or(b't');
                 let track = match scope {
-                    b'g' => self.global_track(),
+                    b'g' => self.tracker.global(self.model),
                     b'p' => self.process_track(pid),
                     _ => self.thread_track(pid, tid),
                 };
@@ -848,28 +818,16 @@ impl<'a, 'm> Importer<'a, 'm> {
                     Some(s) => self.intern(s, offset),
                     None => StrId(0),
                 };
-                let key = (scope, cat, id, scope_name);
-                let track = match self.async_tracks.get(&key) {
-                    Some(&t) => t,
-                    None => {
-                        let t = self.model.add_track(Track {
-                            name,
-                            kind: TrackKind::Async,
-                            pid: match scope {
-                                AsyncScope::Process(p) => Some(p),
-                                AsyncScope::Global => None,
-                            },
-                            tid: None,
-                            parent: None,
-                            overflow_of: None,
-                        });
-                        if let AsyncScope::Process(p) = scope {
-                            self.ensure_process(p);
-                        }
-                        self.async_tracks.insert(key, t);
-                        t
-                    }
+                let pid = match scope {
+                    AsyncScope::Process(p) => Some(p),
+                    AsyncScope::Global => None,
                 };
+                let key = (scope, cat, id, scope_name);
+                let got = self.tracker.async_track(self.model, key, name, pid);
+                if let (true, Some(p)) = (got.created, pid) {
+                    self.ensure_process(p);
+                }
+                let track = got.id;
                 match ph {
                     b'b' | b'S' => {
                         let frame = self.frame_for(name, cat);
@@ -954,14 +912,9 @@ impl<'a, 'm> Importer<'a, 'm> {
     fn push_counter(&mut self, pid: i64, name: StrId, ts: i64, value: f64) {
         if !self.counters.contains_key(&(pid, name)) {
             self.ensure_process(pid);
-            let track = self.model.add_track(Track {
-                name,
-                kind: TrackKind::Counter,
-                pid: Some(pid),
-                tid: None,
-                parent: None,
-                overflow_of: None,
-            });
+            let track = self
+                .tracker
+                .counter(self.model, name, Some(pid), None, None);
             self.counters.insert(
                 (pid, name),
                 CounterAcc {
@@ -1121,14 +1074,7 @@ impl<'a, 'm> Importer<'a, 'm> {
                     continue;
                 }
                 let name = self.model.strings.intern(&format!("{device} {suffix}"));
-                let track = self.model.add_track(Track {
-                    name,
-                    kind: TrackKind::Counter,
-                    pid: acc.pid,
-                    tid: None,
-                    parent: None,
-                    overflow_of: None,
-                });
+                let track = self.tracker.counter(self.model, name, acc.pid, None, None);
                 self.push_series(track, name, bytes, acc.pid, samples);
             }
         }
@@ -1154,7 +1100,7 @@ impl<'a, 'm> Importer<'a, 'm> {
         }
         // Threads: names onto tracks; the threads table keyed by tid (first pid wins).
         let mut tid_owner: BTreeMap<i64, i64> = BTreeMap::new();
-        let mut keys: Vec<(i64, i64)> = self.thread_tracks.keys().copied().collect();
+        let mut keys: Vec<(i64, i64)> = self.tracker.thread_keys().collect();
         keys.sort_unstable();
         for &(pid, tid) in &keys {
             tid_owner.entry(tid).or_insert(pid);
@@ -1182,7 +1128,7 @@ impl<'a, 'm> Importer<'a, 'm> {
                 }
             }
             let owner = tid_owner.get(&tid).copied() == Some(pid);
-            if let Some(&track) = self.thread_tracks.get(&(pid, tid)) {
+            if let Some(track) = self.tracker.find_thread(pid, tid) {
                 let label = if name.0 != 0 {
                     name
                 } else if !owner {

@@ -9,7 +9,8 @@
 //! 2. the full import, applying per-sequence incremental state (§5.1) in sequence order.
 //!
 //! Slices go through [`SliceBuilder`] (pairing per track in timestamp order), counters into
-//! [`Model::counters`]. Anomalies are counted in [`Model::diagnostics`] with Perfetto-stats style
+//! [`Model::counters`]; thread, process, global, async and counter tracks are created through
+//! the tracker shared with the JSON importer (`formats::tracks`). Anomalies are counted in [`Model::diagnostics`] with Perfetto-stats style
 //! names (`packet_loss`, `truncated_packet`, `packet_decode_error`, `interned_id_unknown`,
 //! `track_uuid_unknown`, `counter_without_track`, `counter_without_value`,
 //! `invalid_utf8_repaired`, `incremental_state_invalid_packet_dropped`, …); import never fails.
@@ -22,10 +23,11 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use prost::Message;
 
+use super::tracks::{Layout, TrackTracker};
 use crate::model::diagnostics::Kind as Diag;
 use crate::model::{
     normalize_path, ArgValue, ArgsId, CounterSeries, FrameId, FrameKey, Model, ProcessInfo,
-    Provider, SliceBuilder, StrId, ThreadInfo, Track, TrackId, TrackKind,
+    Provider, SliceBuilder, StrId, ThreadInfo, TrackId, TrackKind,
 };
 use clock::ClockGraph;
 use proto::*;
@@ -207,6 +209,12 @@ impl Hasher for FastHasher {
 }
 
 type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+
+/// Perfetto thread tracks are children of their process's track; the global track is unnamed.
+const LAYOUT: Layout = Layout {
+    threads_under_processes: true,
+    global_name: "",
+};
 
 // ------------------------------------------------------------------------------------------
 // Wire helpers
@@ -562,12 +570,11 @@ struct Importer<'m> {
     seqs: FastMap<u32, Box<SeqState>>,
     uuid_tracks: FastMap<u64, TrackId>,
     counter_tracks: FastMap<u64, CounterInfo>,
-    thread_tracks: FastMap<(i64, i64), TrackId>,
-    process_tracks: FastMap<i64, TrackId>,
-    async_tracks: FastMap<(i64, u64, StrId), TrackId>,
+    /// Thread, process, global and legacy async tracks; async keys are (scope pid — -1 for a
+    /// global id —, id, id scope).
+    tracker: TrackTracker<(i64, u64, StrId), BuildHasherDefault<FastHasher>>,
     /// Legacy thread counters: (tid, series name) → index in `model.counters`.
     legacy_counters: FastMap<(i64, &'static str), usize>,
-    global_track: Option<TrackId>,
     /// Frames already interned, by projection (saves hashing into the model's table).
     frame_cache: FastMap<FrameKey, FrameId>,
     /// A decoded-packet buffer reused across packets (avoids moving a large struct per packet).
@@ -589,11 +596,8 @@ impl<'m> Importer<'m> {
             seqs: FastMap::default(),
             uuid_tracks: FastMap::default(),
             counter_tracks: FastMap::default(),
-            thread_tracks: FastMap::default(),
-            process_tracks: FastMap::default(),
-            async_tracks: FastMap::default(),
+            tracker: TrackTracker::new(LAYOUT),
             legacy_counters: FastMap::default(),
-            global_track: None,
             frame_cache: FastMap::default(),
             scratch: None,
             packets: 0,
@@ -979,52 +983,15 @@ impl<'m> Importer<'m> {
     }
 
     fn thread_track(&mut self, pid: i64, tid: i64) -> TrackId {
-        if let Some(&t) = self.thread_tracks.get(&(pid, tid)) {
-            return t;
-        }
-        let parent = Some(self.process_track(pid));
-        let t = self.model.add_track(Track {
-            name: StrId(0),
-            kind: TrackKind::Thread,
-            pid: Some(pid),
-            tid: Some(tid),
-            parent,
-            overflow_of: None,
-        });
-        self.thread_tracks.insert((pid, tid), t);
-        t
+        self.tracker.thread(self.model, pid, tid).id
     }
 
     fn process_track(&mut self, pid: i64) -> TrackId {
-        if let Some(&t) = self.process_tracks.get(&pid) {
-            return t;
-        }
-        let t = self.model.add_track(Track {
-            name: StrId(0),
-            kind: TrackKind::Process,
-            pid: Some(pid),
-            tid: None,
-            parent: None,
-            overflow_of: None,
-        });
-        self.process_tracks.insert(pid, t);
-        t
+        self.tracker.process(self.model, pid).id
     }
 
     fn global(&mut self) -> TrackId {
-        if let Some(t) = self.global_track {
-            return t;
-        }
-        let t = self.model.add_track(Track {
-            name: StrId(0),
-            kind: TrackKind::Global,
-            pid: None,
-            tid: None,
-            parent: None,
-            overflow_of: None,
-        });
-        self.global_track = Some(t);
-        t
+        self.tracker.global(self.model)
     }
 
     /// The model track of a described uuid (created on first use), or `None` when the uuid was
@@ -1066,19 +1033,11 @@ impl<'m> Importer<'m> {
                 }
                 None => (process.map(i64::from), None),
             };
-            let kind = if counter.is_some() {
-                TrackKind::Counter
+            let t = if counter.is_some() {
+                self.tracker.counter(self.model, name, pid, tid, parent)
             } else {
-                TrackKind::Async
+                self.tracker.custom(self.model, name, pid, parent)
             };
-            let t = self.model.add_track(Track {
-                name,
-                kind,
-                pid,
-                tid,
-                parent,
-                overflow_of: None,
-            });
             if let Some(c) = &counter {
                 let unit = match (c.unit.unwrap_or(0), c.r#type.unwrap_or(0)) {
                     (1, _) | (_, 1) => self.model.strings.intern("ns"),
@@ -1401,19 +1360,9 @@ impl<'m> Importer<'m> {
                     Some(s) => self.text(s),
                     None => StrId(0),
                 };
-                if let Some(&t) = self.async_tracks.get(&(scope_pid, id, scope)) {
-                    return Some(t);
-                }
-                let t = self.model.add_track(Track {
-                    name: scope,
-                    kind: TrackKind::Async,
-                    pid: (scope_pid >= 0).then_some(scope_pid),
-                    tid: None,
-                    parent: None,
-                    overflow_of: None,
-                });
-                self.async_tracks.insert((scope_pid, id, scope), t);
-                return Some(t);
+                let pid = (scope_pid >= 0).then_some(scope_pid);
+                let key = (scope_pid, id, scope);
+                return Some(self.tracker.async_track(self.model, key, scope, pid).id);
             }
             if matches!(ph, b'I' | b'i' | b'R') && ev.track_uuid.is_none() {
                 match l.instant_event_scope.unwrap_or(0) {
@@ -1435,14 +1384,7 @@ impl<'m> Importer<'m> {
             // TP keeps such events on a track of their own (difftest
             // track_event_monotonic_trace_clock_slices).
             self.diag(Diag::TrackUuidUndescribed, || Some(format!("uuid {uuid}")));
-            let t = self.model.add_track(Track {
-                name: StrId(0),
-                kind: TrackKind::Async,
-                pid: None,
-                tid: None,
-                parent: None,
-                overflow_of: None,
-            });
+            let t = self.tracker.custom(self.model, StrId(0), None, None);
             self.uuid_tracks.insert(uuid, t);
             return Some(t);
         }
