@@ -15,6 +15,7 @@ mod chrome_json;
 pub mod perfetto;
 pub mod records;
 pub mod telemetry;
+mod tracks;
 
 use std::cell::Cell;
 use std::io::Read;

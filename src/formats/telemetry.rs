@@ -33,9 +33,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use crate::model::diagnostics::Kind;
 use crate::model::{
-    ArgValue, CounterSeries, Diagnostics, FrameId, Model, Severity, SliceBuilder, StrId, Track,
-    TrackKind,
+    ArgValue, CounterSeries, Diagnostics, FrameId, Model, SliceBuilder, StrId, Track, TrackKind,
 };
 
 /// Schema versions this reader understands.
@@ -358,11 +358,10 @@ pub fn import(file: &str, data: &[u8]) -> Result<TelemetryImport, TelemetryError
             Ok(()) => out.records += 1,
             Err(message) => {
                 out.diagnostics.add(
-                    "telemetry_bad_line",
-                    Severity::DataLoss,
+                    Kind::TelemetryBadLine,
                     Some(line_offset),
                     Some(line_no),
-                    || format!("{file}:{line_no}: {message}; line skipped"),
+                    || Some(format!("{file}:{line_no}: {message}")),
                 );
                 if out.bad_lines.len() < MAX_BAD_LINES_KEPT {
                     out.bad_lines.push(BadLine {
@@ -376,7 +375,7 @@ pub fn import(file: &str, data: &[u8]) -> Result<TelemetryImport, TelemetryError
     if out.records == 0 {
         return Err(TelemetryError::NoRecords {
             file: file.to_string(),
-            bad: out.diagnostics.count("telemetry_bad_line"),
+            bad: out.diagnostics.count(Kind::TelemetryBadLine),
         });
     }
     // BTreeMap order puts `None` first; the rankless model goes last.

@@ -14,9 +14,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{
-    slice_flags, ArgsId, FrameId, Model, Severity, SliceId, Slices, StrId, Track, TrackId,
-};
+use super::diagnostics::Kind as Diag;
+use super::{slice_flags, ArgsId, FrameId, Model, SliceId, Slices, StrId, Track, TrackId};
 
 #[derive(Clone, Copy, Debug)]
 enum Kind {
@@ -282,9 +281,12 @@ fn pair(events: &[Pending], model: &mut Model) -> Vec<Interval> {
                 match pos {
                     Some(p) => {
                         if p + 1 != open.len() {
-                            model.diagnostics.add("end_closed_non_innermost", Severity::Warning, None, Some(e.order), || {
-                                format!("an end event at {} ns closed a slice that still had open children", e.ts_ns)
-                            });
+                            model.diagnostics.add(
+                                Diag::EndClosedNonInnermost,
+                                None,
+                                Some(e.order),
+                                || Some(format!("at {} ns", e.ts_ns)),
+                            );
                         }
                         let k = open.remove(p);
                         let iv = &mut out[k];
@@ -296,35 +298,29 @@ fn pair(events: &[Pending], model: &mut Model) -> Vec<Interval> {
                         }
                     }
                     None => {
-                        let (kind, sev) = if name.is_some() && !open.is_empty() {
-                            ("end_name_mismatch", Severity::Warning)
+                        let kind = if name.is_some() && !open.is_empty() {
+                            Diag::EndNameMismatch
                         } else {
-                            ("end_without_begin", Severity::Info)
+                            Diag::EndWithoutBegin
                         };
-                        let msg = match name {
-                            Some(n) => format!("end event '{}' at {} ns matches no open slice; dropped", model.str(n), e.ts_ns),
-                            None => format!("end event at {} ns with no open slice on its track (began before tracing started?); dropped", e.ts_ns),
-                        };
-                        model
-                            .diagnostics
-                            .add(kind, sev, None, Some(e.order), || msg);
+                        let strings = &model.strings;
+                        model.diagnostics.add(kind, None, Some(e.order), || {
+                            Some(match name {
+                                Some(n) => format!("'{}' at {} ns", strings.get(n), e.ts_ns),
+                                None => format!("at {} ns", e.ts_ns),
+                            })
+                        });
                     }
                 }
             }
         }
     }
     if !open.is_empty() {
-        model.diagnostics.add_n(
-            "slice_never_ended",
-            Severity::Info,
-            open.len() as u64,
-            None,
-            None,
-            || {
-                "slices still open at the end of the trace are kept as incomplete (dur -1)"
-                    .to_string()
-            },
-        );
+        model
+            .diagnostics
+            .add_n(Diag::SliceNeverEnded, open.len() as u64, None, None, || {
+                None
+            });
     }
     out
 }
@@ -399,9 +395,13 @@ fn nest(track: TrackId, intervals: Vec<Interval>, model: &mut Model, out: &mut S
         }
     }
     if overflowed > 0 {
-        model.diagnostics.add_n("slice_overlap_overflow_lane", Severity::Warning, overflowed, None, None, || {
-            "slices partly overlapping another slice on the same track were kept on an overflow lane".to_string()
-        });
+        model.diagnostics.add_n(
+            Diag::SliceOverlapOverflowLane,
+            overflowed,
+            None,
+            None,
+            || None,
+        );
     }
 }
 

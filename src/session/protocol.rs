@@ -8,22 +8,13 @@ use crate::analysis::collective_memory as cm;
 use crate::analysis::compile_triage;
 use crate::analysis::scaling::{Metric, Report};
 use crate::model::compile_record::FullKey;
+use crate::model::Diagnostic;
 pub use crate::workspace::{FileId, MemorySource, RankOverride, TraceFill, TrialSettings};
 
-/// One import diagnostic, as shown in the per-file diagnostics panel.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DiagnosticView {
-    /// Stable machine name, e.g. `end_without_begin`.
-    pub kind: String,
-    /// `info`, `warning`, `data_loss` or `error`.
-    pub severity: String,
-    pub count: u64,
-    /// Byte offset in the decompressed stream of the first occurrence.
-    pub first_offset: Option<u64>,
-    /// Packet/event index of the first occurrence.
-    pub first_index: Option<u64>,
-    pub message: String,
-}
+/// One import diagnostic, as shown in the per-file diagnostics panel: the model's own
+/// [`Diagnostic`] (kind, severity, count, first offset/index, message), which crosses the
+/// worker boundary as it is.
+pub type DiagnosticView = Diagnostic;
 
 /// What the trial table shows about one imported file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

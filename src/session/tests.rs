@@ -192,7 +192,7 @@ fn pytorch_rank_files_report_rank_world_size_and_join_frames_across_trials() {
             .iter()
             .find(|d| d.kind == "flow_event_not_modelled")
             .expect("flow events counted");
-        assert_eq!(flow.severity, "info");
+        assert_eq!(flow.severity.as_str(), "info");
         assert!(flow.first_offset.is_some() && flow.first_index.is_some());
     }
     assert!(s.take_updates().is_none(), "nothing derived from siblings");

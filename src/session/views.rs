@@ -87,7 +87,7 @@ pub(super) fn import_summary(e: &Entry) -> Option<ImportSummary> {
         frames: t.trial.profile.frames.len() as u64,
         data_loss: diagnostics
             .iter()
-            .any(|d| d.severity == "data_loss" || d.severity == "error"),
+            .any(|d| d.severity >= crate::model::Severity::DataLoss),
         diagnostics,
         default_input,
         events: t.counts.events,
@@ -103,17 +103,7 @@ pub(super) fn import_summary(e: &Entry) -> Option<ImportSummary> {
 
 /// One diagnostic as the panels show it.
 pub(super) fn diagnostic_view(d: &Diagnostic) -> DiagnosticView {
-    DiagnosticView {
-        kind: d.kind.to_string(),
-        severity: serde_json::to_value(d.severity)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_else(|| format!("{:?}", d.severity)),
-        count: d.count,
-        first_offset: d.first_offset,
-        first_index: d.first_index,
-        message: d.message.clone(),
-    }
+    d.clone()
 }
 
 /// The triage view: the report with the pins in force, coverage, excluded rows, chart points.

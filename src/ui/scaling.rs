@@ -631,9 +631,9 @@ fn file_report(s: Arc<ImportSummary>) -> impl IntoView {
         .iter()
         .map(|d| {
             view! {
-                <tr class=format!("sev-{}", d.severity) data-kind=d.kind.clone()>
-                    <td>{d.severity.clone()}</td>
-                    <td class="mono">{d.kind.clone()}</td>
+                <tr class=format!("sev-{}", d.severity.as_str()) data-kind=d.kind.as_str()>
+                    <td>{d.severity.as_str()}</td>
+                    <td class="mono">{d.kind.as_str()}</td>
                     <td class="num">{d.count.to_string()}</td>
                     <td class="num">{d.first_offset.map(|o| o.to_string())}</td>
                     <td class="num">{d.first_index.map(|o| o.to_string())}</td>

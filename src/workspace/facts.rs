@@ -9,10 +9,11 @@
 use std::collections::BTreeSet;
 
 use super::{Content, Entry, FileId};
+use crate::model::diagnostics::Kind;
 use crate::model::facts::{
     base_name, dir_name, hostname_from_file_name, rank_from_file_name, Facts, RankSource,
 };
-use crate::model::{Diagnostics, Severity};
+use crate::model::Diagnostics;
 
 /// The host of a JAX `perfetto_trace.json.gz` from the names of the files beside it
 /// (trace-formats.md §10.5: it has no host of its own; JAX writes `<host>.xplane.pb` and
@@ -134,13 +135,9 @@ pub(super) fn derive(entries: &mut [Entry], failed: &[&str]) -> Vec<FileId> {
                         f.hostname = Some(h.clone());
                         f.hostname_from_siblings = true;
                         let h = h.clone();
-                        derived.add(
-                            "hostname_from_siblings",
-                            Severity::Info,
-                            None,
-                            None,
-                            || format!("the trace names no host; host {h} taken from the names of the files beside it"),
-                        );
+                        derived.add(Kind::HostnameFromSiblings, None, None, || {
+                            Some(format!("host {h}"))
+                        });
                     }
                     _ => {}
                 }
@@ -161,9 +158,8 @@ pub(super) fn derive(entries: &mut [Entry], failed: &[&str]) -> Vec<FileId> {
                         f.rank = rank;
                         f.rank_source = source;
                         if let (Some(r), true) = (rank, assigned) {
-                            derived.add("rank_assigned", Severity::Warning, None, None, || {
-                                format!("the trace names no rank; rank {r} was assigned so ranks stay distinct")
-                            });
+                            derived
+                                .add(Kind::RankAssigned, None, None, || Some(format!("rank {r}")));
                         }
                     }
                     Some(p) => {

@@ -248,14 +248,16 @@ impl Workspace {
                 let (counters, not_kept) = keep_counters(cm::counters_from_model(m));
                 let mut diagnostics = m.diagnostics.clone();
                 if not_kept > 0 {
-                    diagnostics.add(
-                        "counters_not_kept_for_mapping",
-                        crate::model::Severity::Info,
+                    diagnostics.add_n(
+                        crate::model::diagnostics::Kind::CountersNotKeptForMapping,
+                        not_kept as u64,
                         None,
                         None,
-                        || format!(
-                            "{not_kept} counter series beyond {MAX_KEPT_COUNTER_SAMPLES} samples were not kept for re-mapping in the memory view (the default mapping's series are kept)"
-                        ),
+                        || {
+                            Some(format!(
+                                "{not_kept} series beyond {MAX_KEPT_COUNTER_SAMPLES} samples"
+                            ))
+                        },
                     );
                 }
                 let trace = TraceFile {

@@ -79,7 +79,7 @@ fn bad_line_is_reported_and_the_rest_imports() {
         (d.kind.as_str(), d.count, d.first_index),
         ("telemetry_bad_line", 1, Some(7))
     );
-    assert!(d.message.starts_with("job.jsonl:7: "), "{}", d.message);
+    assert!(d.message.contains(": job.jsonl:7: "), "{}", d.message);
     // 120 samples − 1 bad + 8 events.
     assert_eq!(t.records, 127);
     assert_eq!(t.models.len(), 4);

@@ -18,7 +18,8 @@
 //!   missing or zero `tid` with a non-zero `pid` uses the pid (Perfetto's rule).
 //! * Tracks: one thread track per (pid, tid); process tracks for `s:"p"` instants; one global
 //!   track for `s:"g"` instants; async tracks for `b`/`e`/`n` (and legacy `S`/`F`) keyed by
-//!   (pid — none for `id2.global` —, cat, id/id2, scope); one counter track per series.
+//!   (pid — none for `id2.global` —, cat, id/id2, scope); one counter track per series. All are
+//!   created through the tracker shared with the Perfetto importer (`formats::tracks`).
 //! * `C` counters: one [`CounterSeries`] per (pid, name, id, arg key), named `"<name> <key>"`
 //!   without an id and `"<name>[<id>]"` (plus `" <key>"` unless the key is `value`) with one.
 //! * Kineto `[memory]` instants become counter series `"<device> allocated"` /
@@ -36,12 +37,14 @@ pub mod lexer;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
+use super::tracks::{Layout, TrackTracker};
 use super::ImportError;
 use crate::model::collective::has_collective_token;
+use crate::model::diagnostics::Kind as Diag;
 use crate::model::facts::{hostname_from_file_name, rank_from_file_name};
 use crate::model::{
     normalize_path, slice_flags, ArgValue, CounterSeries, FrameId, FrameKey, Model, ProcessInfo,
-    Provider, Severity, SliceBuilder, StrId, ThreadInfo, Track, TrackId, TrackKind,
+    Provider, SliceBuilder, StrId, ThreadInfo, TrackId,
 };
 pub use kineto::{is_compile_slice, parse_python_frame};
 use lexer::{number_of, us_text_to_ns, JVal, Lexer, SyntaxError};
@@ -114,6 +117,15 @@ enum AsyncScope {
     Global,
 }
 
+/// An async track's key: (pid — none for `id2.global` —, cat, id/id2, scope).
+type AsyncKey = (AsyncScope, StrId, Vec<u8>, StrId);
+
+/// JSON thread tracks have no parent; the `s:"g"` instants' track is named "Global".
+const LAYOUT: Layout = Layout {
+    threads_under_processes: false,
+    global_name: "Global",
+};
+
 struct CounterAcc {
     track: TrackId,
     samples: Vec<(i64, f64)>,
@@ -138,10 +150,7 @@ struct Importer<'a, 'm> {
     string_pids: HashMap<Vec<u8>, i64>,
     string_tids: HashMap<Vec<u8>, i64>,
     next_string_id: i64,
-    thread_tracks: HashMap<(i64, i64), TrackId>,
-    process_tracks: HashMap<i64, TrackId>,
-    global_track: Option<TrackId>,
-    async_tracks: HashMap<(AsyncScope, StrId, Vec<u8>, StrId), TrackId>,
+    tracker: TrackTracker<AsyncKey>,
     thread_names: BTreeMap<(i64, i64), (StrId, Option<i64>)>,
     counters: BTreeMap<(i64, StrId), CounterAcc>,
     memory: BTreeMap<String, MemoryAcc>,
@@ -185,10 +194,7 @@ impl<'a, 'm> Importer<'a, 'm> {
             string_pids: HashMap::new(),
             string_tids: HashMap::new(),
             next_string_id: STRING_ID_BASE,
-            thread_tracks: HashMap::new(),
-            process_tracks: HashMap::new(),
-            global_track: None,
-            async_tracks: HashMap::new(),
+            tracker: TrackTracker::new(LAYOUT),
             thread_names: BTreeMap::new(),
             counters: BTreeMap::new(),
             memory: BTreeMap::new(),
@@ -202,29 +208,18 @@ impl<'a, 'm> Importer<'a, 'm> {
         }
     }
 
-    fn diag(
-        &mut self,
-        kind: &str,
-        sev: Severity,
-        offset: Option<usize>,
-        msg: impl FnOnce() -> String,
-    ) {
+    fn diag(&mut self, kind: Diag, offset: Option<usize>, detail: impl FnOnce() -> Option<String>) {
         // 0-based index of the event being read (non-empty events before it).
         let idx = self.cur_index;
         self.model
             .diagnostics
-            .add(kind, sev, offset.map(|o| o as u64), Some(idx), msg);
+            .add(kind, offset.map(|o| o as u64), Some(idx), detail);
     }
 
     fn intern(&mut self, bytes: &[u8], offset: usize) -> StrId {
         let (id, repaired) = self.model.strings.intern_lossy(bytes);
         if repaired {
-            self.diag(
-                "invalid_utf8_repaired",
-                Severity::Warning,
-                Some(offset),
-                || "invalid UTF-8 in a string was replaced with U+FFFD".to_string(),
-            );
+            self.diag(Diag::InvalidUtf8Repaired, Some(offset), || None);
         }
         id
     }
@@ -248,11 +243,11 @@ impl<'a, 'm> Importer<'a, 'm> {
                 Some(b'"') => {}
                 Some(_) => {
                     let at = lx.pos;
-                    self.diag("json_syntax_error", Severity::Warning, Some(at), || {
-                        format!(
+                    self.diag(Diag::JsonTopLevelSyntaxError, Some(at), || {
+                        Some(format!(
                             "unexpected character at line {} in the top-level object",
                             line_of(self.data, at)
-                        )
+                        ))
                     });
                     if !self.skip_to_trace_events(lx) {
                         break;
@@ -284,18 +279,16 @@ impl<'a, 'm> Importer<'a, 'm> {
                 Ok(v) => self.top_level_key(&key, &v),
                 Err(e) => {
                     if e.eof {
-                        self.diag("json_truncated", Severity::Warning, Some(e.pos), || {
-                            "the file ends inside a top-level value".to_string()
-                        });
+                        self.diag(Diag::JsonTruncated, Some(e.pos), || None);
                         break;
                     }
-                    self.diag("json_syntax_error", Severity::Warning, Some(e.pos), || {
-                        format!(
+                    self.diag(Diag::JsonTopLevelSyntaxError, Some(e.pos), || {
+                        Some(format!(
                             "{} at line {} (top-level key {:?})",
                             e.what,
                             line_of(self.data, e.pos),
                             String::from_utf8_lossy(&key)
-                        )
+                        ))
                     });
                     lx.pos = vpos;
                     if !self.skip_to_trace_events(lx) {
@@ -329,16 +322,14 @@ impl<'a, 'm> Importer<'a, 'm> {
         let mut after_comma = false;
         loop {
             let Some(b) = lx.peek() else {
-                self.diag("json_unterminated_array", Severity::Info, Some(lx.pos), || {
-                    "the event array has no closing ']' (the writer stopped); all complete events were read".to_string()
-                });
+                self.diag(Diag::JsonUnterminatedArray, Some(lx.pos), || None);
                 return;
             };
             match b {
                 b']' => {
                     if after_comma {
-                        self.diag("json_extra_comma", Severity::Info, Some(lx.pos), || {
-                            "a trailing comma before ']' was skipped".to_string()
+                        self.diag(Diag::JsonExtraComma, Some(lx.pos), || {
+                            Some("a trailing comma before ']'".to_string())
                         });
                     }
                     lx.pos += 1;
@@ -347,8 +338,8 @@ impl<'a, 'm> Importer<'a, 'm> {
                 b',' => {
                     after_comma = true;
                     if !need_comma {
-                        self.diag("json_extra_comma", Severity::Info, Some(lx.pos), || {
-                            "a stray comma in the event array was skipped".to_string()
+                        self.diag(Diag::JsonExtraComma, Some(lx.pos), || {
+                            Some("a stray comma".to_string())
                         });
                     }
                     lx.pos += 1;
@@ -362,26 +353,14 @@ impl<'a, 'm> Importer<'a, 'm> {
                         Ok(()) => need_comma = true,
                         Err(e) => {
                             if e.eof {
-                                self.diag(
-                                    "json_truncated_event",
-                                    Severity::Warning,
-                                    Some(start),
-                                    || {
-                                        format!(
-                                        "the last event (line {}) is cut off mid-write; dropped",
-                                        line_of(self.data, start)
-                                    )
-                                    },
-                                );
+                                self.diag(Diag::JsonTruncatedEvent, Some(start), || {
+                                    Some(format!("line {}", line_of(self.data, start)))
+                                });
                                 lx.pos = self.data.len();
                                 return;
                             }
-                            self.diag("json_syntax_error", Severity::DataLoss, Some(e.pos), || {
-                                format!(
-                                    "{} at line {}; the event was dropped",
-                                    e.what,
-                                    line_of(self.data, e.pos)
-                                )
+                            self.diag(Diag::JsonSyntaxError, Some(e.pos), || {
+                                Some(format!("{} at line {}", e.what, line_of(self.data, e.pos)))
                             });
                             lx.pos = resync(self.data, start + 1);
                             need_comma = false;
@@ -393,11 +372,11 @@ impl<'a, 'm> Importer<'a, 'm> {
                 }
                 _ => {
                     let at = lx.pos;
-                    self.diag("json_syntax_error", Severity::DataLoss, Some(at), || {
-                        format!(
-                            "unexpected character at line {} in the event array",
+                    self.diag(Diag::JsonSyntaxError, Some(at), || {
+                        Some(format!(
+                            "unexpected character at line {}",
                             line_of(self.data, at)
-                        )
+                        ))
                     });
                     lx.pos = resync(self.data, at + 1);
                     need_comma = false;
@@ -429,17 +408,9 @@ impl<'a, 'm> Importer<'a, 'm> {
         lx.pos = start;
         match lx.value(0, true) {
             Ok(v) if followed_ok(lx) => {
-                self.diag(
-                    "json_unescaped_quote_repaired",
-                    Severity::Warning,
-                    Some(start),
-                    || {
-                        format!(
-                        "an event at line {} has unescaped quotes inside a string; read leniently",
-                        line_of(self.data, start)
-                    )
-                    },
-                );
+                self.diag(Diag::JsonUnescapedQuoteRepaired, Some(start), || {
+                    Some(format!("line {}", line_of(self.data, start)))
+                });
                 self.event(&v, start);
                 Ok(())
             }
@@ -527,8 +498,8 @@ impl<'a, 'm> Importer<'a, 'm> {
                 }
             }
             "systemTraceEvents" | "stackFrames" | "samples" => {
-                self.diag("json_section_not_modelled", Severity::Info, None, || {
-                    format!("the top-level \"{key_s}\" section is not imported")
+                self.diag(Diag::JsonSectionNotModelled, None, || {
+                    Some(format!("\"{key_s}\""))
                 });
             }
             _ => {
@@ -549,12 +520,7 @@ impl<'a, 'm> Importer<'a, 'm> {
 
     fn event(&mut self, v: &JVal<'a>, offset: usize) {
         let JVal::Obj(members, _) = v else {
-            self.diag(
-                "event_not_an_object",
-                Severity::Warning,
-                Some(offset),
-                || "an element of the event array is not an object; skipped".to_string(),
-            );
+            self.diag(Diag::EventNotAnObject, Some(offset), || None);
             return;
         };
         if members.is_empty() {
@@ -582,12 +548,7 @@ impl<'a, 'm> Importer<'a, 'm> {
             }
         }
         let Some(ph) = e.ph else {
-            self.diag(
-                "event_without_phase",
-                Severity::Warning,
-                Some(offset),
-                || "an event without \"ph\" was skipped".to_string(),
-            );
+            self.diag(Diag::EventWithoutPhase, Some(offset), || None);
             return;
         };
         match ph {
@@ -596,20 +557,12 @@ impl<'a, 'm> Importer<'a, 'm> {
                 self.timed_event(ph, &e, offset)
             }
             b's' | b't' | b'f' => {
-                self.diag(
-                    "flow_event_not_modelled",
-                    Severity::Info,
-                    Some(offset),
-                    || "flow events (ph s/t/f) are counted but not modelled".to_string(),
-                );
+                self.diag(Diag::FlowEventNotModelled, Some(offset), || None);
             }
             _ => {
-                let kind = format!("phase_{}_not_modelled", ph as char);
-                self.diag(&kind, Severity::Info, Some(offset), || {
-                    format!(
-                        "events with ph '{}' are counted but not modelled",
-                        ph as char
-                    )
+                let kind = phase_not_modelled(ph);
+                self.diag(kind, Some(offset), || {
+                    (kind == Diag::PhaseUnknownNotModelled).then(|| format!("ph {:?}", ph as char))
                 });
             }
         }
@@ -662,54 +615,19 @@ impl<'a, 'm> Importer<'a, 'm> {
     }
 
     fn thread_track(&mut self, pid: i64, tid: i64) -> TrackId {
-        if let Some(&t) = self.thread_tracks.get(&(pid, tid)) {
-            return t;
+        let got = self.tracker.thread(self.model, pid, tid);
+        if got.created {
+            self.ensure_process(pid);
         }
-        self.ensure_process(pid);
-        let t = self.model.add_track(Track {
-            name: StrId(0),
-            kind: TrackKind::Thread,
-            pid: Some(pid),
-            tid: Some(tid),
-            parent: None,
-            overflow_of: None,
-        });
-        self.thread_tracks.insert((pid, tid), t);
-        t
+        got.id
     }
 
     fn process_track(&mut self, pid: i64) -> TrackId {
-        if let Some(&t) = self.process_tracks.get(&pid) {
-            return t;
+        let got = self.tracker.process(self.model, pid);
+        if got.created {
+            self.ensure_process(pid);
         }
-        self.ensure_process(pid);
-        let t = self.model.add_track(Track {
-            name: StrId(0),
-            kind: TrackKind::Process,
-            pid: Some(pid),
-            tid: None,
-            parent: None,
-            overflow_of: None,
-        });
-        self.process_tracks.insert(pid, t);
-        t
-    }
-
-    fn global_track(&mut self) -> TrackId {
-        if let Some(t) = self.global_track {
-            return t;
-        }
-        let name = self.model.strings.intern("Global");
-        let t = self.model.add_track(Track {
-            name,
-            kind: TrackKind::Global,
-            pid: None,
-            tid: None,
-            parent: None,
-            overflow_of: None,
-        });
-        self.global_track = Some(t);
-        t
+        got.id
     }
 
     fn frame_for(&mut self, name: StrId, cat: StrId) -> FrameId {
@@ -808,22 +726,14 @@ impl<'a, 'm> Importer<'a, 'm> {
         let ts = e.ts.and_then(time_ns);
         if let Some(t) = ts {
             if !(-MAX_ABS_TS_NS..=MAX_ABS_TS_NS).contains(&t) {
-                self.diag(
-                    "timestamp_out_of_range",
-                    Severity::Warning,
-                    Some(offset),
-                    || format!("an event at {t} ns (beyond ±2^61 ns) was dropped"),
-                );
+                self.diag(Diag::TimestampOutOfRange, Some(offset), || {
+                    Some(format!("{t} ns"))
+                });
                 return None;
             }
         }
         if ts.is_none() {
-            self.diag(
-                "event_invalid_timestamp",
-                Severity::Warning,
-                Some(offset),
-                || "an event with a missing or non-numeric \"ts\" was dropped".to_string(),
-            );
+            self.diag(Diag::EventInvalidTimestamp, Some(offset), || None);
         }
         ts
     }
@@ -855,33 +765,18 @@ impl<'a, 'm> Importer<'a, 'm> {
         match ph {
             b'X' => {
                 let Some(dur) = e.dur.and_then(time_ns) else {
-                    self.diag(
-                        "complete_event_invalid_duration",
-                        Severity::Warning,
-                        Some(offset),
-                        || {
-                            "a complete (X) event with a missing or non-numeric \"dur\" was dropped"
-                                .to_string()
-                        },
-                    );
+                    self.diag(Diag::CompleteEventInvalidDuration, Some(offset), || None);
                     return;
                 };
                 if dur < 0 {
-                    self.diag(
-                        "slice_negative_duration",
-                        Severity::Warning,
-                        Some(offset),
-                        || {
-                            format!(
-                                "a complete event with negative duration ({dur} ns) was dropped"
-                            )
-                        },
-                    );
+                    self.diag(Diag::SliceNegativeDuration, Some(offset), || {
+                        Some(format!("{dur} ns"))
+                    });
                     return;
                 }
                 if dur > MAX_PLAUSIBLE_DUR_NS || ts.checked_add(dur).is_none() {
-                    self.diag("slice_absurd_duration", Severity::Warning, Some(offset), || {
-                        format!("a complete event with an implausible duration ({dur} ns) was dropped")
+                    self.diag(Diag::SliceAbsurdDuration, Some(offset), || {
+                        Some(format!("{dur} ns"))
                     });
                     return;
                 }
@@ -903,7 +798,7 @@ impl<'a, 'm> Importer<'a, 'm> {
             b'i' | b'I' | b'R' => {
                 let scope = e.s.and_then(|s| s.first().copied()).unwrap_or(b't');
                 let track = match scope {
-                    b'g' => self.global_track(),
+                    b'g' => self.tracker.global(self.model),
                     b'p' => self.process_track(pid),
                     _ => self.thread_track(pid, tid),
                 };
@@ -914,40 +809,23 @@ impl<'a, 'm> Importer<'a, 'm> {
             _ => {
                 // b / e / n and legacy S / F: async tracks.
                 let Some((scope, id)) = self.async_id(e, pid) else {
-                    self.diag(
-                        "async_event_without_id",
-                        Severity::Warning,
-                        Some(offset),
-                        || "an async event without \"id\" or \"id2\" was dropped".to_string(),
-                    );
+                    self.diag(Diag::AsyncEventWithoutId, Some(offset), || None);
                     return;
                 };
                 let scope_name = match e.scope {
                     Some(s) => self.intern(s, offset),
                     None => StrId(0),
                 };
-                let key = (scope, cat, id, scope_name);
-                let track = match self.async_tracks.get(&key) {
-                    Some(&t) => t,
-                    None => {
-                        let t = self.model.add_track(Track {
-                            name,
-                            kind: TrackKind::Async,
-                            pid: match scope {
-                                AsyncScope::Process(p) => Some(p),
-                                AsyncScope::Global => None,
-                            },
-                            tid: None,
-                            parent: None,
-                            overflow_of: None,
-                        });
-                        if let AsyncScope::Process(p) = scope {
-                            self.ensure_process(p);
-                        }
-                        self.async_tracks.insert(key, t);
-                        t
-                    }
+                let pid = match scope {
+                    AsyncScope::Process(p) => Some(p),
+                    AsyncScope::Global => None,
                 };
+                let key = (scope, cat, id, scope_name);
+                let got = self.tracker.async_track(self.model, key, name, pid);
+                if let (true, Some(p)) = (got.created, pid) {
+                    self.ensure_process(p);
+                }
+                let track = got.id;
                 match ph {
                     b'b' | b'S' => {
                         let frame = self.frame_for(name, cat);
@@ -999,27 +877,17 @@ impl<'a, 'm> Importer<'a, 'm> {
         let base = String::from_utf8_lossy(e.name.unwrap_or(b"")).into_owned();
         let id = e.id.and_then(id_text);
         let Some(JVal::Obj(members, _)) = e.args else {
-            self.diag(
-                "counter_without_values",
-                Severity::Info,
-                Some(offset),
-                || "a counter event without args was skipped".to_string(),
-            );
+            self.diag(Diag::CounterWithoutValues, Some(offset), || None);
             return;
         };
         for (k, v) in members {
             let Some(value) = number_of(v) else {
-                self.diag(
-                    "counter_value_not_numeric",
-                    Severity::Info,
-                    Some(offset),
-                    || {
-                        format!(
-                            "counter {base:?} arg {:?} is not a number; skipped",
-                            String::from_utf8_lossy(k)
-                        )
-                    },
-                );
+                self.diag(Diag::CounterValueNotNumeric, Some(offset), || {
+                    Some(format!(
+                        "counter {base:?} arg {:?}",
+                        String::from_utf8_lossy(k)
+                    ))
+                });
                 continue;
             };
             let key = String::from_utf8_lossy(k);
@@ -1042,14 +910,9 @@ impl<'a, 'm> Importer<'a, 'm> {
     fn push_counter(&mut self, pid: i64, name: StrId, ts: i64, value: f64) {
         if !self.counters.contains_key(&(pid, name)) {
             self.ensure_process(pid);
-            let track = self.model.add_track(Track {
-                name,
-                kind: TrackKind::Counter,
-                pid: Some(pid),
-                tid: None,
-                parent: None,
-                overflow_of: None,
-            });
+            let track = self
+                .tracker
+                .counter(self.model, name, Some(pid), None, None);
             self.counters.insert(
                 (pid, name),
                 CounterAcc {
@@ -1089,12 +952,7 @@ impl<'a, 'm> Importer<'a, 'm> {
         } else if let Some(b) = num("Bytes") {
             acc.deltas.push((ts, b));
         } else {
-            self.diag(
-                "memory_event_without_sizes",
-                Severity::Info,
-                Some(offset),
-                || "a [memory] event without Total Allocated or Bytes was skipped".to_string(),
-            );
+            self.diag(Diag::MemoryEventWithoutSizes, Some(offset), || None);
         }
     }
 
@@ -1158,17 +1016,9 @@ impl<'a, 'm> Importer<'a, 'm> {
                 }
             }
             _ => {
-                self.diag(
-                    "metadata_event_not_modelled",
-                    Severity::Info,
-                    Some(offset),
-                    || {
-                        format!(
-                            "metadata event {:?} is not modelled",
-                            String::from_utf8_lossy(name)
-                        )
-                    },
-                );
+                self.diag(Diag::MetadataEventNotModelled, Some(offset), || {
+                    Some(format!("{:?}", String::from_utf8_lossy(name)))
+                });
             }
         }
     }
@@ -1176,42 +1026,17 @@ impl<'a, 'm> Importer<'a, 'm> {
     fn flush_lexer_issues(&mut self, lx: &Lexer<'a>) {
         let i = &lx.issues;
         let items = [
-            (
-                "json_control_char_in_string",
-                i.control_chars,
-                "raw control characters (e.g. newlines) inside strings were kept as written",
-            ),
-            (
-                "json_invalid_escape",
-                i.invalid_escapes,
-                "invalid backslash escapes (e.g. unescaped Windows paths) were kept literally",
-            ),
-            (
-                "json_extra_comma",
-                i.extra_commas,
-                "trailing or doubled commas were skipped",
-            ),
-            (
-                "json_non_finite_number",
-                i.non_finite_tokens,
-                "NaN/Infinity tokens were read as null",
-            ),
+            (Diag::JsonControlCharInString, i.control_chars),
+            (Diag::JsonInvalidEscape, i.invalid_escapes),
+            (Diag::JsonExtraCommaInValue, i.extra_commas),
+            (Diag::JsonNonFiniteNumber, i.non_finite_tokens),
         ];
-        for (kind, (n, first), msg) in items {
-            if n > 0 {
-                let line = first.map(|p| line_of(self.data, p));
-                self.model.diagnostics.add_n(
-                    kind,
-                    Severity::Warning,
-                    n,
-                    first.map(|p| p as u64),
-                    None,
-                    || match line {
-                        Some(l) => format!("{msg} (first at line {l})"),
-                        None => msg.to_string(),
-                    },
-                );
-            }
+        for (kind, (n, first)) in items {
+            self.model
+                .diagnostics
+                .add_n(kind, n, first.map(|p| p as u64), None, || {
+                    first.map(|p| format!("first at line {}", line_of(self.data, p)))
+                });
         }
     }
 
@@ -1247,25 +1072,17 @@ impl<'a, 'm> Importer<'a, 'm> {
                     continue;
                 }
                 let name = self.model.strings.intern(&format!("{device} {suffix}"));
-                let track = self.model.add_track(Track {
-                    name,
-                    kind: TrackKind::Counter,
-                    pid: acc.pid,
-                    tid: None,
-                    parent: None,
-                    overflow_of: None,
-                });
+                let track = self.tracker.counter(self.model, name, acc.pid, None, None);
                 self.push_series(track, name, bytes, acc.pid, samples);
             }
         }
         if reconstructed > 0 {
             self.model.diagnostics.add_n(
-                "memory_total_reconstructed",
-                Severity::Warning,
+                Diag::MemoryTotalReconstructed,
                 reconstructed,
                 None,
                 None,
-                || "[memory] events without Total Allocated (2021 schema): allocated bytes were reconstructed as the running sum of Bytes".to_string(),
+                || None,
             );
         }
         // Kineto base time: everything onto the Unix-epoch ns timeline.
@@ -1281,7 +1098,7 @@ impl<'a, 'm> Importer<'a, 'm> {
         }
         // Threads: names onto tracks; the threads table keyed by tid (first pid wins).
         let mut tid_owner: BTreeMap<i64, i64> = BTreeMap::new();
-        let mut keys: Vec<(i64, i64)> = self.thread_tracks.keys().copied().collect();
+        let mut keys: Vec<(i64, i64)> = self.tracker.thread_keys().collect();
         keys.sort_unstable();
         for &(pid, tid) in &keys {
             tid_owner.entry(tid).or_insert(pid);
@@ -1309,7 +1126,7 @@ impl<'a, 'm> Importer<'a, 'm> {
                 }
             }
             let owner = tid_owner.get(&tid).copied() == Some(pid);
-            if let Some(&track) = self.thread_tracks.get(&(pid, tid)) {
+            if let Some(track) = self.tracker.find_thread(pid, tid) {
                 let label = if name.0 != 0 {
                     name
                 } else if !owner {
@@ -1347,14 +1164,16 @@ impl<'a, 'm> Importer<'a, 'm> {
             match rank_from_file_name(self.file_name) {
                 Some(r) => {
                     self.model.info.rank = Some(r);
-                    self.model.diagnostics.add("rank_from_file_name", Severity::Info, None, None, || {
-                        format!("no distributedInfo in the trace; rank {r} taken from the file name")
-                    });
+                    self.model
+                        .diagnostics
+                        .add(Diag::RankFromFileName, None, None, || {
+                            Some(format!("rank {r}"))
+                        });
                 }
                 None => {
-                    self.model.diagnostics.add("rank_unknown", Severity::Warning, None, None, || {
-                        "a PyTorch profiler trace without distributedInfo and no rank in the file name: the rank is unknown".to_string()
-                    });
+                    self.model
+                        .diagnostics
+                        .add(Diag::RankUnknown, None, None, || None);
                 }
             }
         }
@@ -1377,6 +1196,25 @@ impl<'a, 'm> Importer<'a, 'm> {
             ts_ns: samples.iter().map(|s| s.0).collect(),
             value: samples.iter().map(|s| s.1).collect(),
         });
+    }
+}
+
+/// The diagnostic kind counting events of phase `ph`, which the importer does not model: one
+/// kind per phase of trace-formats.md §8.3, and one for bytes that are no phase at all.
+fn phase_not_modelled(ph: u8) -> Diag {
+    match ph {
+        b'T' => Diag::PhaseTNotModelled,
+        b'p' => Diag::PhaseLowerPNotModelled,
+        b'N' => Diag::PhaseNNotModelled,
+        b'O' => Diag::PhaseONotModelled,
+        b'D' => Diag::PhaseDNotModelled,
+        b'P' => Diag::PhasePNotModelled,
+        b'V' => Diag::PhaseVNotModelled,
+        b'v' => Diag::PhaseLowerVNotModelled,
+        b'c' => Diag::PhaseLowerCNotModelled,
+        b'(' => Diag::PhaseContextEnterNotModelled,
+        b')' => Diag::PhaseContextLeaveNotModelled,
+        _ => Diag::PhaseUnknownNotModelled,
     }
 }
 

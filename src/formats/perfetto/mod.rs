@@ -9,7 +9,8 @@
 //! 2. the full import, applying per-sequence incremental state (§5.1) in sequence order.
 //!
 //! Slices go through [`SliceBuilder`] (pairing per track in timestamp order), counters into
-//! [`Model::counters`]. Anomalies are counted in [`Model::diagnostics`] with Perfetto-stats style
+//! [`Model::counters`]; thread, process, global, async and counter tracks are created through
+//! the tracker shared with the JSON importer (`formats::tracks`). Anomalies are counted in [`Model::diagnostics`] with Perfetto-stats style
 //! names (`packet_loss`, `truncated_packet`, `packet_decode_error`, `interned_id_unknown`,
 //! `track_uuid_unknown`, `counter_without_track`, `counter_without_value`,
 //! `invalid_utf8_repaired`, `incremental_state_invalid_packet_dropped`, …); import never fails.
@@ -22,9 +23,11 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use prost::Message;
 
+use super::tracks::{Layout, TrackTracker};
+use crate::model::diagnostics::Kind as Diag;
 use crate::model::{
     normalize_path, ArgValue, ArgsId, CounterSeries, FrameId, FrameKey, Model, ProcessInfo,
-    Provider, Severity, SliceBuilder, StrId, ThreadInfo, Track, TrackId, TrackKind,
+    Provider, SliceBuilder, StrId, ThreadInfo, TrackId, TrackKind,
 };
 use clock::ClockGraph;
 use proto::*;
@@ -206,6 +209,12 @@ impl Hasher for FastHasher {
 }
 
 type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+
+/// Perfetto thread tracks are children of their process's track; the global track is unnamed.
+const LAYOUT: Layout = Layout {
+    threads_under_processes: true,
+    global_name: "",
+};
 
 // ------------------------------------------------------------------------------------------
 // Wire helpers
@@ -561,12 +570,11 @@ struct Importer<'m> {
     seqs: FastMap<u32, Box<SeqState>>,
     uuid_tracks: FastMap<u64, TrackId>,
     counter_tracks: FastMap<u64, CounterInfo>,
-    thread_tracks: FastMap<(i64, i64), TrackId>,
-    process_tracks: FastMap<i64, TrackId>,
-    async_tracks: FastMap<(i64, u64, StrId), TrackId>,
+    /// Thread, process, global and legacy async tracks; async keys are (scope pid — -1 for a
+    /// global id —, id, id scope).
+    tracker: TrackTracker<(i64, u64, StrId), BuildHasherDefault<FastHasher>>,
     /// Legacy thread counters: (tid, series name) → index in `model.counters`.
     legacy_counters: FastMap<(i64, &'static str), usize>,
-    global_track: Option<TrackId>,
     /// Frames already interned, by projection (saves hashing into the model's table).
     frame_cache: FastMap<FrameKey, FrameId>,
     /// A decoded-packet buffer reused across packets (avoids moving a large struct per packet).
@@ -588,11 +596,8 @@ impl<'m> Importer<'m> {
             seqs: FastMap::default(),
             uuid_tracks: FastMap::default(),
             counter_tracks: FastMap::default(),
-            thread_tracks: FastMap::default(),
-            process_tracks: FastMap::default(),
-            async_tracks: FastMap::default(),
+            tracker: TrackTracker::new(LAYOUT),
             legacy_counters: FastMap::default(),
-            global_track: None,
             frame_cache: FastMap::default(),
             scratch: None,
             packets: 0,
@@ -602,21 +607,16 @@ impl<'m> Importer<'m> {
         }
     }
 
-    fn diag(&mut self, kind: &str, severity: Severity, message: impl FnOnce() -> String) {
+    fn diag(&mut self, kind: Diag, detail: impl FnOnce() -> Option<String>) {
         let (o, i) = (self.cur_offset, self.cur_index);
-        self.model
-            .diagnostics
-            .add(kind, severity, Some(o), Some(i), message);
+        self.model.diagnostics.add(kind, Some(o), Some(i), detail);
     }
 
     /// Interns bytes lossily, counting a repair.
     fn text(&mut self, bytes: &[u8]) -> StrId {
         let (id, repaired) = self.model.strings.intern_lossy(bytes);
         if repaired {
-            self.diag("invalid_utf8_repaired", Severity::Warning, || {
-                "a string with invalid UTF-8 was repaired (invalid bytes replaced by U+FFFD)"
-                    .to_string()
-            });
+            self.diag(Diag::InvalidUtf8Repaired, || None);
         }
         id
     }
@@ -645,28 +645,18 @@ impl<'m> Importer<'m> {
                     p.clear();
                     match p.merge(body) {
                         Ok(()) => self.packet(&p, depth, top, on_offset),
-                        Err(e) => self.diag("packet_decode_error", Severity::DataLoss, || {
-                            format!("a packet could not be decoded and was skipped: {e}")
-                        }),
+                        Err(e) => self.diag(Diag::PacketDecodeError, || Some(e.to_string())),
                     }
                     self.scratch = Some(p);
                 }
                 Record::Truncated { offset } => {
                     self.cur_offset = outer_offset.unwrap_or(offset) as u64;
-                    self.diag("truncated_packet", Severity::DataLoss, || {
-                        format!(
-                            "the trace ends inside a record at byte {offset} (file cut off?); \
-                             the partial record was dropped"
-                        )
-                    });
+                    self.diag(Diag::TruncatedPacket, || Some(format!("at byte {offset}")));
                 }
                 Record::Garbage { offset } => {
                     self.cur_offset = outer_offset.unwrap_or(offset) as u64;
-                    self.diag("trace_framing_error", Severity::DataLoss, || {
-                        format!(
-                            "bytes at offset {offset} are not a protobuf record; the rest of \
-                             the stream was skipped"
-                        )
+                    self.diag(Diag::TraceFramingError, || {
+                        Some(format!("at byte {offset}"))
                     });
                 }
             }
@@ -682,9 +672,7 @@ impl<'m> Importer<'m> {
     ) {
         if let Some(bundle) = &p.compressed_packets {
             if depth >= MAX_BUNDLE_DEPTH {
-                self.diag("compressed_packets_too_deep", Severity::DataLoss, || {
-                    "compressed_packets nested too deeply; skipped".to_string()
-                });
+                self.diag(Diag::CompressedPacketsTooDeep, || None);
                 return;
             }
             let limit = self.bundle_budget.min(MAX_BUNDLE_BYTES);
@@ -693,28 +681,17 @@ impl<'m> Importer<'m> {
                     self.bundle_budget = self.bundle_budget.saturating_sub(inner.len() as u64);
                     self.run_stream(&inner, depth + 1, Some(top_offset), on_offset);
                 }
-                Err(e) => self.diag("compressed_packets_corrupt", Severity::DataLoss, || {
-                    format!("a compressed_packets bundle could not be inflated: {e}")
-                }),
+                Err(e) => self.diag(Diag::CompressedPacketsCorrupt, || Some(e.to_string())),
             }
             return;
         }
         if p.zstd_compressed_packets.is_some() {
-            self.diag(
-                "zstd_compressed_packets_unsupported",
-                Severity::DataLoss,
-                || {
-                    "zstd_compressed_packets are not supported; their packets were skipped"
-                        .to_string()
-                },
-            );
+            self.diag(Diag::ZstdCompressedPacketsUnsupported, || None);
             return;
         }
         let seq_id = p.trusted_packet_sequence_id.unwrap_or(0);
         if !self.seqs.contains_key(&seq_id) && self.seqs.len() >= MAX_SEQUENCES {
-            self.diag("too_many_sequences", Severity::DataLoss, || {
-                "more packet sequences than supported; packets of new ones dropped".to_string()
-            });
+            self.diag(Diag::TooManySequences, || None);
             return;
         }
         let flags = p.sequence_flags.unwrap_or(0);
@@ -733,12 +710,7 @@ impl<'m> Importer<'m> {
             // incremental state without ever clearing it is not (TP semantics).
             seq.valid = Some(!needs);
         } else if dropped {
-            self.diag("packet_loss", Severity::DataLoss, || {
-                format!(
-                    "packets were lost on sequence {seq_id} (previous_packet_dropped); its \
-                     incremental state is invalid until the next clear"
-                )
-            });
+            self.diag(Diag::PacketLoss, || Some(format!("sequence {seq_id}")));
             seq.valid = Some(false);
             seq.legacy_us = None;
             seq.legacy_thread_time_us = None;
@@ -774,17 +746,9 @@ impl<'m> Importer<'m> {
         }
         // Step 6.
         if needs && !valid {
-            self.diag(
-                "incremental_state_invalid_packet_dropped",
-                Severity::DataLoss,
-                || {
-                    format!(
-                        "packets of sequence {seq_id} that need interned data were dropped while \
-                     its incremental state was invalid (after data loss, or before the first \
-                     clear)"
-                    )
-                },
-            );
+            self.diag(Diag::IncrementalStateInvalidPacketDropped, || {
+                Some(format!("sequence {seq_id}"))
+            });
             self.seqs.insert(seq_id, seq);
             return;
         }
@@ -949,9 +913,7 @@ impl<'m> Importer<'m> {
         }
         if clock::is_sequence_scoped(clock) {
             let Some(c) = seq.clocks.get_mut(&clock) else {
-                self.diag("clock_unknown", Severity::DataLoss, || {
-                    format!("a packet uses sequence-scoped clock {clock} with no snapshot on its sequence; event dropped")
-                });
+                self.diag(Diag::ClockUnknown, || Some(format!("clock {clock}")));
                 return None;
             };
             let v = if c.incremental {
@@ -962,8 +924,10 @@ impl<'m> Importer<'m> {
             };
             let c = *c;
             let Some((g, g_ns)) = c.reference else {
-                self.diag("clock_sync_failure", Severity::DataLoss, || {
-                    format!("sequence-scoped clock {clock} has no machine-wide clock in its snapshot; event dropped")
+                self.diag(Diag::ClockSyncFailure, || {
+                    Some(format!(
+                        "sequence-scoped clock {clock} has no machine-wide clock in its snapshot"
+                    ))
                 });
                 return None;
             };
@@ -977,9 +941,7 @@ impl<'m> Importer<'m> {
         match self.clocks.to_trace(clock, ns) {
             Some(v) => Some(v),
             None => {
-                self.diag("clock_sync_failure", Severity::DataLoss, || {
-                    format!("no clock snapshot connects clock {clock} to the trace clock; event dropped")
-                });
+                self.diag(Diag::ClockSyncFailure, || Some(format!("clock {clock}")));
                 None
             }
         }
@@ -1021,52 +983,15 @@ impl<'m> Importer<'m> {
     }
 
     fn thread_track(&mut self, pid: i64, tid: i64) -> TrackId {
-        if let Some(&t) = self.thread_tracks.get(&(pid, tid)) {
-            return t;
-        }
-        let parent = Some(self.process_track(pid));
-        let t = self.model.add_track(Track {
-            name: StrId(0),
-            kind: TrackKind::Thread,
-            pid: Some(pid),
-            tid: Some(tid),
-            parent,
-            overflow_of: None,
-        });
-        self.thread_tracks.insert((pid, tid), t);
-        t
+        self.tracker.thread(self.model, pid, tid).id
     }
 
     fn process_track(&mut self, pid: i64) -> TrackId {
-        if let Some(&t) = self.process_tracks.get(&pid) {
-            return t;
-        }
-        let t = self.model.add_track(Track {
-            name: StrId(0),
-            kind: TrackKind::Process,
-            pid: Some(pid),
-            tid: None,
-            parent: None,
-            overflow_of: None,
-        });
-        self.process_tracks.insert(pid, t);
-        t
+        self.tracker.process(self.model, pid).id
     }
 
     fn global(&mut self) -> TrackId {
-        if let Some(t) = self.global_track {
-            return t;
-        }
-        let t = self.model.add_track(Track {
-            name: StrId(0),
-            kind: TrackKind::Global,
-            pid: None,
-            tid: None,
-            parent: None,
-            overflow_of: None,
-        });
-        self.global_track = Some(t);
-        t
+        self.tracker.global(self.model)
     }
 
     /// The model track of a described uuid (created on first use), or `None` when the uuid was
@@ -1108,19 +1033,11 @@ impl<'m> Importer<'m> {
                 }
                 None => (process.map(i64::from), None),
             };
-            let kind = if counter.is_some() {
-                TrackKind::Counter
+            let t = if counter.is_some() {
+                self.tracker.counter(self.model, name, pid, tid, parent)
             } else {
-                TrackKind::Async
+                self.tracker.custom(self.model, name, pid, parent)
             };
-            let t = self.model.add_track(Track {
-                name,
-                kind,
-                pid,
-                tid,
-                parent,
-                overflow_of: None,
-            });
             if let Some(c) = &counter {
                 let unit = match (c.unit.unwrap_or(0), c.r#type.unwrap_or(0)) {
                     (1, _) | (_, 1) => self.model.strings.intern("ns"),
@@ -1169,14 +1086,12 @@ impl<'m> Importer<'m> {
 
     fn counter_sample(&mut self, seq: &mut SeqState, uuid: u64, ts: i64, raw: f64) {
         if self.uuid_track(uuid, 0).is_none() {
-            self.diag("track_uuid_unknown", Severity::DataLoss, || {
-                format!("a counter value refers to track uuid {uuid}, which no descriptor defines; dropped")
-            });
+            self.diag(Diag::TrackUuidUnknown, || Some(format!("uuid {uuid}")));
             return;
         }
         let Some(info) = self.counter_tracks.get(&uuid).copied() else {
-            self.diag("counter_without_track", Severity::DataLoss, || {
-                format!("a counter value targets track uuid {uuid}, which is not a counter track; dropped")
+            self.diag(Diag::CounterWithoutTrack, || {
+                Some(format!("track uuid {uuid} is not a counter track"))
             });
             return;
         };
@@ -1202,17 +1117,15 @@ impl<'m> Importer<'m> {
     }
 
     fn unknown_iid(&mut self, table: &'static str, iid: u64) {
-        self.diag("interned_id_unknown", Severity::Warning, || {
-            format!("interned id {iid} not found in {table} of its sequence; left unnamed")
+        self.diag(Diag::InternedIdUnknown, || {
+            Some(format!("iid {iid} in {table}"))
         });
     }
 
     fn track_event(&mut self, seq: &mut SeqState, ev: &TrackEvent, packet_ts: Option<i64>) {
         // Timestamp: legacy µs fields first, else the packet timestamp.
         let invalid_ts = |imp: &mut Self| {
-            imp.diag("track_event_invalid_timestamp", Severity::DataLoss, || {
-                "a legacy µs timestamp overflows 64-bit nanoseconds; event dropped".to_string()
-            });
+            imp.diag(Diag::TrackEventInvalidTimestamp, || None);
             None
         };
         let ts = if let Some(abs) = ev.timestamp_absolute_us {
@@ -1233,9 +1146,7 @@ impl<'m> Importer<'m> {
                     None => invalid_ts(self),
                 },
                 None => {
-                    self.diag("legacy_timestamp_without_reference", Severity::DataLoss, || {
-                        "a timestamp_delta_us event has no thread_descriptor reference time on its sequence; dropped".to_string()
-                    });
+                    self.diag(Diag::LegacyTimestampWithoutReference, || None);
                     None
                 }
             }
@@ -1266,16 +1177,14 @@ impl<'m> Importer<'m> {
                 (Some(v), _) => v as f64,
                 (None, Some(v)) => v,
                 (None, None) => {
-                    self.diag("counter_without_value", Severity::Warning, || {
-                        "a TYPE_COUNTER event carries no value; dropped".to_string()
-                    });
+                    self.diag(Diag::CounterWithoutValue, || None);
                     return;
                 }
             };
             let uuid = ev.track_uuid.or(seq.default_track).unwrap_or(0);
             if uuid == 0 {
-                self.diag("counter_without_track", Severity::DataLoss, || {
-                    "a TYPE_COUNTER event has no counter track uuid; dropped".to_string()
+                self.diag(Diag::CounterWithoutTrack, || {
+                    Some("a TYPE_COUNTER event has no track uuid".to_string())
                 });
                 return;
             }
@@ -1300,9 +1209,7 @@ impl<'m> Importer<'m> {
                 b'X' => {
                     let d = legacy.and_then(|l| l.duration_us).unwrap_or(0);
                     if d < 0 {
-                        self.diag("negative_duration", Severity::Warning, || {
-                            "a legacy 'X' event has a negative duration; dropped".to_string()
-                        });
+                        self.diag(Diag::NegativeDuration, || None);
                         return;
                     }
                     Op::Complete(scale_i(d, 1000))
@@ -1311,18 +1218,18 @@ impl<'m> Importer<'m> {
                 b'b' | b'S' => Op::Begin,
                 b'e' | b'F' => Op::End,
                 _ => {
-                    self.diag("legacy_phase_unsupported", Severity::Info, || {
-                        format!(
-                            "legacy event phase {:?} is not imported",
+                    self.diag(Diag::LegacyPhaseUnsupported, || {
+                        Some(format!(
+                            "phase {:?}",
                             char::from(u8::try_from(phase).unwrap_or(b'?'))
-                        )
+                        ))
                     });
                     return;
                 }
             },
             other => {
-                self.diag("track_event_type_unknown", Severity::Warning, || {
-                    format!("TrackEvent type {other} is not understood; dropped")
+                self.diag(Diag::TrackEventTypeUnknown, || {
+                    Some(format!("type {other}"))
                 });
                 return;
             }
@@ -1453,19 +1360,9 @@ impl<'m> Importer<'m> {
                     Some(s) => self.text(s),
                     None => StrId(0),
                 };
-                if let Some(&t) = self.async_tracks.get(&(scope_pid, id, scope)) {
-                    return Some(t);
-                }
-                let t = self.model.add_track(Track {
-                    name: scope,
-                    kind: TrackKind::Async,
-                    pid: (scope_pid >= 0).then_some(scope_pid),
-                    tid: None,
-                    parent: None,
-                    overflow_of: None,
-                });
-                self.async_tracks.insert((scope_pid, id, scope), t);
-                return Some(t);
+                let pid = (scope_pid >= 0).then_some(scope_pid);
+                let key = (scope_pid, id, scope);
+                return Some(self.tracker.async_track(self.model, key, scope, pid).id);
             }
             if matches!(ph, b'I' | b'i' | b'R') && ev.track_uuid.is_none() {
                 match l.instant_event_scope.unwrap_or(0) {
@@ -1486,17 +1383,8 @@ impl<'m> Importer<'m> {
             }
             // TP keeps such events on a track of their own (difftest
             // track_event_monotonic_trace_clock_slices).
-            self.diag("track_uuid_undescribed", Severity::Warning, || {
-                format!("events refer to track uuid {uuid}, which no descriptor defines; kept on an unnamed track")
-            });
-            let t = self.model.add_track(Track {
-                name: StrId(0),
-                kind: TrackKind::Async,
-                pid: None,
-                tid: None,
-                parent: None,
-                overflow_of: None,
-            });
+            self.diag(Diag::TrackUuidUndescribed, || Some(format!("uuid {uuid}")));
+            let t = self.tracker.custom(self.model, StrId(0), None, None);
             self.uuid_tracks.insert(uuid, t);
             return Some(t);
         }
@@ -1632,9 +1520,8 @@ impl<'m> Importer<'m> {
         for (uuid, v) in ints.into_iter().chain(doubles) {
             match uuid {
                 Some(u) => self.counter_sample(seq, u, ts, v),
-                None => self.diag("counter_without_track", Severity::DataLoss, || {
-                    "an extra counter value has no track uuid (more values than uuids); dropped"
-                        .to_string()
+                None => self.diag(Diag::CounterWithoutTrack, || {
+                    Some("an extra counter value has no track uuid (more values than uuids)".into())
                 }),
             }
         }
