@@ -1,5 +1,5 @@
 //! Numbers → chart geometry for every chart of the web app: scales and ticks (this file),
-//! shared axes ([`axis`]), SVG primitives ([`geom`]), the scaling scatter plot ([`scatter`]),
+//! shared axes ([`axis`]), SVG primitives ([`geom`]), the scaling scatter plot ([`mod@scatter`]),
 //! the memory lanes ([`memory`]), the compile-triage per-key chart ([`triage`]) and LTTB
 //! thinning for drawing ([`downsample`]). Knows no analysis: callers pass plain numbers or
 //! small plot-owned input structs and get back pixel positions, SVG point strings and labels;
