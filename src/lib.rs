@@ -20,7 +20,8 @@
 //! * [`analysis`] — pure functions over models/records: `scaling` (`../shared/reference/scaling.md`),
 //!   `compile_triage` (`compile-triage.md`), `collective_memory` (`collective-memory.md`), and
 //!   `stats` (Spearman, BH, BCa bootstrap, fits).
-//! * [`plot`] — scales, ticks, LTTB downsampling, scatter geometry; knows no analysis.
+//! * [`plot`] — every chart's geometry: scales, axes and ticks, the scatter, the memory lanes,
+//!   the triage per-key chart, LTTB downsampling; knows no analysis. `ui` only renders it.
 //! * [`session`] — the worker's state machine and the app⇄worker messages (native-testable).
 //! * `ui` — Leptos components and the worker protocol; compiled only for wasm32.
 //!

@@ -1,14 +1,23 @@
-//! Numbers → chart geometry (scales, ticks, SVG path data). Knows no analysis: callers pass
-//! plain `(x, y)` values and get back pixel positions and tick labels. Used by the web app's
-//! scatter plot; pure and native-testable.
+//! Numbers → chart geometry for every chart of the web app: scales and ticks (this file),
+//! shared axes ([`axis`]), SVG primitives ([`geom`]), the scaling scatter plot ([`mod@scatter`]),
+//! the memory lanes ([`memory`]), the compile-triage per-key chart ([`triage`]) and LTTB
+//! thinning for drawing ([`downsample`]). Knows no analysis: callers pass plain numbers or
+//! small plot-owned input structs and get back pixel positions, SVG point strings and labels;
+//! `ui` only maps them to SVG elements. Pure and native-testable.
 //!
 //! Conventions: pixel coordinates have the origin at the top left (SVG), so a larger `y` value
 //! maps to a smaller pixel `y`. Non-finite values, and values ≤ 0 on a log scale, are not
-//! placed: they are counted in [`Scatter::hidden`] so the caller can say so.
+//! placed (the scatter counts them in [`Scatter::hidden`] so the caller can say so).
 
+pub mod axis;
 pub mod downsample;
+pub mod geom;
+pub mod memory;
 pub mod scatter;
+pub mod triage;
 
+pub use axis::{Axis, AxisTick, TimeDomain};
+pub use geom::{Anchor, Area, Label, Line, Rect};
 pub use scatter::{scatter, Curve, Scatter, ScatterInput, ScatterOptions, Whisker};
 
 /// Linear or base-10 logarithmic axis.

@@ -1,7 +1,9 @@
 //! Scatter plot geometry: one point per observation, per-x median markers with confidence
-//! whiskers, and an optional fitted curve sampled across the x domain.
+//! whiskers, an optional fitted curve sampled across the x domain, and both axes.
 
-use super::{Scale, ScaleKind, Tick};
+use super::axis::Axis;
+use super::geom::{Area, Line};
+use super::{Scale, ScaleKind};
 
 /// A median marker with its interval, in data units.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,6 +33,8 @@ pub struct ScatterInput<'a> {
     /// Units for tick labels (`ns`, `bytes`, `count`, or empty).
     pub x_unit: String,
     pub y_unit: String,
+    /// Title under the x axis (empty: none).
+    pub x_title: String,
 }
 
 /// Size and axis kinds.
@@ -62,24 +66,37 @@ pub struct PlacedPoint {
     pub title: String,
 }
 
-/// A median marker placed in pixels; `lo`/`hi` are the whisker ends when there is an interval.
+/// A median marker placed in pixels; `lo`/`hi` are the whisker ends (pixel y) when there is an
+/// interval.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlacedWhisker {
     pub cx: f64,
     pub cy: f64,
     pub lo: Option<f64>,
     pub hi: Option<f64>,
+    /// The whisker as drawn: the vertical bar from `lo` to `hi` and its two 10 px caps (in that
+    /// order); empty unless both ends are placed.
+    pub bars: Vec<Line>,
+    /// The 18 px horizontal median mark at `(cx, cy)`.
+    pub median: Line,
 }
+
+/// Half width of a whisker cap, px.
+const CAP_HALF: f64 = 5.0;
+/// Half width of a median mark, px.
+const MEDIAN_HALF: f64 = 9.0;
 
 /// Everything needed to draw the plot as SVG elements (pixels, origin top left).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scatter {
     pub width: f64,
     pub height: f64,
-    /// Plot area: left, top, right, bottom.
-    pub area: (f64, f64, f64, f64),
-    pub x_ticks: Vec<Tick>,
-    pub y_ticks: Vec<Tick>,
+    /// Plot area (inside the axes).
+    pub area: Area,
+    /// Bottom axis, titled with [`ScatterInput::x_title`] when it is not empty.
+    pub x_axis: Axis,
+    /// Left axis with gridlines.
+    pub y_axis: Axis,
     pub points: Vec<PlacedPoint>,
     pub whiskers: Vec<PlacedWhisker>,
     /// SVG path `d` of the curve (`M`/`L` commands), empty when there is none.
@@ -141,11 +158,25 @@ pub fn scatter(input: &ScatterInput<'_>, opt: ScatterOptions) -> Option<Scatter>
         .whiskers
         .iter()
         .filter_map(|w| {
+            let cx = xscale.map(w.x)?;
+            let cy = yscale.map(w.median)?;
+            let lo = w.lo.and_then(|v| yscale.map(v));
+            let hi = w.hi.and_then(|v| yscale.map(v));
+            let bars = match (lo, hi) {
+                (Some(lo), Some(hi)) => vec![
+                    Line::vertical(cx, lo, hi),
+                    Line::horizontal(lo, cx - CAP_HALF, cx + CAP_HALF),
+                    Line::horizontal(hi, cx - CAP_HALF, cx + CAP_HALF),
+                ],
+                _ => Vec::new(),
+            };
             Some(PlacedWhisker {
-                cx: xscale.map(w.x)?,
-                cy: yscale.map(w.median)?,
-                lo: w.lo.and_then(|v| yscale.map(v)),
-                hi: w.hi.and_then(|v| yscale.map(v)),
+                cx,
+                cy,
+                lo,
+                hi,
+                bars,
+                median: Line::horizontal(cy, cx - MEDIAN_HALF, cx + MEDIAN_HALF),
             })
         })
         .collect();
@@ -175,12 +206,22 @@ pub fn scatter(input: &ScatterInput<'_>, opt: ScatterOptions) -> Option<Scatter>
         }
         curve_path = curve_path.trim_end().to_string();
     }
+    let area = Area {
+        left: l,
+        top: t,
+        right: r,
+        bottom: b,
+    };
+    let mut x_axis = Axis::bottom(&xscale, 6, &input.x_unit, &area);
+    if !input.x_title.is_empty() {
+        x_axis = x_axis.with_bottom_title(&input.x_title, &area, opt.height);
+    }
     Some(Scatter {
         width: opt.width,
         height: opt.height,
-        area: (l, t, r, b),
-        x_ticks: xscale.ticks(6, &input.x_unit),
-        y_ticks: yscale.ticks(7, &input.y_unit),
+        area,
+        x_axis,
+        y_axis: Axis::left(&yscale, 7, &input.y_unit, &area),
         points,
         whiskers,
         curve_path,
@@ -212,17 +253,45 @@ mod tests {
             ScatterOptions::default(),
         )
         .unwrap();
-        let (l, t, r, b) = s.area;
+        let a = s.area;
         assert_eq!(s.points.len(), 3);
         for p in &s.points {
-            assert!(p.cx > l && p.cx < r && p.cy > t && p.cy < b, "{p:?}");
+            assert!(
+                p.cx > a.left && p.cx < a.right && p.cy > a.top && p.cy < a.bottom,
+                "{p:?}"
+            );
         }
         // Larger x → further right; larger y → higher up (smaller pixel y).
         assert!(s.points[0].cx < s.points[1].cx && s.points[1].cx < s.points[2].cx);
         assert!(s.points[0].cy > s.points[1].cy && s.points[1].cy > s.points[2].cy);
         assert_eq!(s.points[2].title, "trial2");
         assert_eq!(s.hidden, 0);
-        assert!(!s.x_ticks.is_empty() && !s.y_ticks.is_empty());
+        assert!(!s.x_axis.ticks.is_empty() && !s.y_axis.ticks.is_empty());
+        assert!(s
+            .y_axis
+            .ticks
+            .iter()
+            .all(|t| t.grid && t.line.x2 == a.right));
+        assert_eq!(s.x_axis.title, None);
+    }
+
+    #[test]
+    fn empty_and_constant_inputs_give_no_plot_or_finite_geometry() {
+        assert!(scatter(&input(&[]), ScatterOptions::default()).is_none());
+        let mut inp = input(&[(5.0, 3.0), (5.0, 3.0)]);
+        inp.x_title = "trial input".into();
+        let s = scatter(&inp, ScatterOptions::default()).unwrap();
+        assert!(s
+            .points
+            .iter()
+            .all(|p| p.cx.is_finite() && p.cy.is_finite()));
+        let ticks = s.x_axis.ticks.iter().chain(&s.y_axis.ticks);
+        assert!(ticks.clone().count() > 0);
+        assert!(ticks
+            .into_iter()
+            .all(|t| t.pos.is_finite() && t.label.y.is_finite()));
+        let title = s.x_axis.title.unwrap();
+        assert_eq!((title.x, title.y), ((70.0 + 544.0) / 2.0, 336.0));
     }
 
     #[test]
@@ -257,6 +326,13 @@ mod tests {
         let s = scatter(&inp, ScatterOptions::default()).unwrap();
         let w = &s.whiskers[0];
         assert!(w.lo.unwrap() > w.cy && w.hi.unwrap() < w.cy);
+        assert_eq!(w.bars.len(), 3);
+        assert_eq!(
+            w.bars[0],
+            Line::vertical(w.cx, w.lo.unwrap(), w.hi.unwrap())
+        );
+        assert!((w.bars[1].x2 - w.bars[1].x1 - 10.0).abs() < 1e-9);
+        assert!((w.median.x2 - w.median.x1 - 18.0).abs() < 1e-9 && w.median.y1 == w.cy);
         assert!((w.cx - s.points[1].cx).abs() < 1e-9 && (w.cy - s.points[1].cy).abs() < 1e-9);
         assert!(s.curve_path.starts_with('M'));
         // The straight line passes through the middle point (sampled positions bracket it).

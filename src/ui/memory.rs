@@ -3,7 +3,8 @@
 //! as a filled band between reserved and used, collective marker ticks, and attributed
 //! intervals shaded by class with the evidence as an SVG `<title>` tooltip. Series arrive
 //! thinned by LTTB from the worker ([`crate::session::MemoryView`]); analysis is never done
-//! on the thinned data.
+//! on the thinned data. Lane geometry comes from [`crate::plot::memory`]; this file only maps
+//! it to SVG elements.
 //!
 //! Text from traces (file names, phase names) is only rendered as text nodes.
 
@@ -13,11 +14,16 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::{post_raw, to_js, AppState, Status};
+use super::{chart, post_raw, to_js, AppState, Status};
 use crate::analysis::collective_memory::{Classification, Interval, Mapping};
+use crate::plot::{
+    self,
+    memory::{format_mib, BandIn, LaneInput, SeriesIn},
+    TimeDomain,
+};
 use crate::session::{
-    DrawBand, DrawSeries, FileId, MemoryLane, MemoryRequest, MemoryView, RankOverride,
-    TelemetrySummary, ToWorker,
+    DrawSeries, FileId, MemoryLane, MemoryRequest, MemoryView, RankOverride, TelemetrySummary,
+    ToWorker,
 };
 
 /// The series kinds of the editable mapping, as (kind, label) in the order shown.
@@ -161,16 +167,6 @@ pub fn request_memory(state: AppState) {
     }
 }
 
-const W: f64 = 960.0;
-const LANE_H: f64 = 150.0;
-const LEFT: f64 = 70.0;
-const TOP: f64 = 16.0;
-const PLOT_H: f64 = 110.0;
-
-fn mib(b: f64) -> String {
-    format!("{:.1} MiB", b / 1048576.0)
-}
-
 fn class_name(c: Classification) -> &'static str {
     match c {
         Classification::CollectiveConfident => "collective_confident",
@@ -179,15 +175,15 @@ fn class_name(c: Classification) -> &'static str {
     }
 }
 
-fn tooltip(iv: &Interval, t0: i64) -> String {
+fn tooltip(iv: &Interval, time: TimeDomain) -> String {
     let e = &iv.evidence;
     format!(
         "rank {} · {} ({:.2})\n{:.3}–{:.3} ms{}\nmarker hits {} · synchronized ranks {}/{} (ratio {:.2})\npeak gap {}{} · robust z {:.2}\n{}",
         iv.rank,
         class_name(iv.classification),
         iv.confidence,
-        iv.start_ns.saturating_sub(t0) as f64 / 1e6,
-        iv.end_ns.saturating_sub(t0) as f64 / 1e6,
+        time.ms_after_start(iv.start_ns),
+        time.ms_after_start(iv.end_ns),
         iv.phase
             .as_deref()
             .map(|p| format!(" · phase {p}"))
@@ -196,7 +192,7 @@ fn tooltip(iv: &Interval, t0: i64) -> String {
         e.synchronized_ranks,
         e.expected_world_size,
         e.synchrony_ratio,
-        mib(e.peak_gap_bytes),
+        format_mib(e.peak_gap_bytes),
         e.peak_gap_ratio
             .map(|r| format!(" ({:.1}% of device)", r * 100.0))
             .unwrap_or_default(),
@@ -205,155 +201,94 @@ fn tooltip(iv: &Interval, t0: i64) -> String {
     )
 }
 
-/// Linear time → x and bytes → y mapping of one lane.
-#[derive(Clone, Copy)]
-struct Frame {
-    t0: i64,
-    t1: i64,
-    ymax: f64,
+fn series_in(s: &Option<DrawSeries>) -> Option<SeriesIn<'_>> {
+    s.as_ref().map(|s| SeriesIn {
+        ts_ns: &s.ts_ns,
+        bytes: &s.bytes,
+    })
 }
 
-impl Frame {
-    fn x(&self, t: i64) -> f64 {
-        let span = (self.t1.saturating_sub(self.t0)).max(1) as f64;
-        LEFT + (t.saturating_sub(self.t0) as f64 / span).clamp(-0.01, 1.01) * (W - LEFT - 10.0)
-    }
-    fn y(&self, b: f64) -> f64 {
-        TOP + PLOT_H - (b / self.ymax).clamp(0.0, 1.05) * PLOT_H
-    }
-}
-
-fn polyline(s: &DrawSeries, f: Frame) -> String {
-    let mut out = String::with_capacity(s.ts_ns.len() * 14);
-    for (t, b) in s.ts_ns.iter().zip(&s.bytes) {
-        if b.is_finite() {
-            out.push_str(&format!("{:.1},{:.1} ", f.x(*t), f.y(*b)));
-        }
-    }
-    out
-}
-
-fn band(g: &DrawBand, f: Frame) -> String {
-    let mut out = String::new();
-    for (t, hi) in g.ts_ns.iter().zip(&g.hi) {
-        out.push_str(&format!("{:.1},{:.1} ", f.x(*t), f.y(*hi)));
-    }
-    for (t, lo) in g.ts_ns.iter().zip(&g.lo).rev() {
-        out.push_str(&format!("{:.1},{:.1} ", f.x(*t), f.y(*lo)));
-    }
-    out
-}
-
-fn lane_max(l: &MemoryLane) -> f64 {
-    [
-        &l.device_used,
-        &l.allocator_reserved,
-        &l.allocator_allocated,
-    ]
-    .iter()
-    .filter_map(|s| s.as_ref())
-    .flat_map(|s| s.bytes.iter().copied())
-    .filter(|b| b.is_finite())
-    .fold(0.0, f64::max)
-}
-
-fn time_extent(v: &MemoryView) -> (i64, i64) {
-    let mut lo = i64::MAX;
-    let mut hi = i64::MIN;
-    for l in &v.lanes {
-        for s in [
-            &l.device_used,
-            &l.allocator_reserved,
-            &l.allocator_allocated,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            if let (Some(a), Some(b)) = (s.ts_ns.first(), s.ts_ns.last()) {
-                lo = lo.min(*a);
-                hi = hi.max(*b);
-            }
-        }
-        for (a, b) in &l.markers {
-            lo = lo.min(*a);
-            hi = hi.max(*b);
-        }
-    }
-    for iv in &v.report.intervals {
-        lo = lo.min(iv.start_ns);
-        hi = hi.max(iv.end_ns);
-    }
-    if lo > hi {
-        (0, 1)
-    } else {
-        (lo, hi.max(lo.saturating_add(1)))
+/// The plot input of lane `l` with `intervals` (`(start_ns, end_ns)` of its rank's intervals).
+fn lane_input<'a>(l: &'a MemoryLane, intervals: &'a [(i64, i64)]) -> LaneInput<'a> {
+    LaneInput {
+        device_used: series_in(&l.device_used),
+        allocator_reserved: series_in(&l.allocator_reserved),
+        allocator_allocated: series_in(&l.allocator_allocated),
+        gap: l.gap.as_ref().map(|g| BandIn {
+            ts_ns: &g.ts_ns,
+            lo: &g.lo,
+            hi: &g.hi,
+        }),
+        markers: &l.markers,
+        intervals,
     }
 }
 
-fn lane_view(l: &MemoryLane, v: &MemoryView, t0: i64, t1: i64) -> impl IntoView {
-    let f = Frame {
-        t0,
-        t1,
-        ymax: lane_max(l).max(1.0),
-    };
-    let ymax = f.ymax;
-    let intervals: Vec<_> = v
+fn span(iv: &Interval) -> (i64, i64) {
+    (iv.start_ns, iv.end_ns)
+}
+
+/// The shared time axis of every lane and interval of `v`.
+fn time_domain_of(v: &MemoryView) -> TimeDomain {
+    let lanes: Vec<LaneInput<'_>> = v.lanes.iter().map(|l| lane_input(l, &[])).collect();
+    plot::memory::time_domain(&lanes, v.report.intervals.iter().map(span))
+}
+
+fn lane_view(l: &MemoryLane, v: &MemoryView, time: TimeDomain) -> impl IntoView {
+    let ivs: Vec<&Interval> = v
         .report
         .intervals
         .iter()
         .filter(|iv| iv.rank == l.rank)
-        .map(|iv| {
-            let x0 = f.x(iv.start_ns);
-            let w = (f.x(iv.end_ns) - x0).max(1.5);
+        .collect();
+    let spans: Vec<(i64, i64)> = ivs.iter().map(|iv| span(iv)).collect();
+    let g = plot::memory::lane(&lane_input(l, &spans), time);
+    let intervals: Vec<_> = ivs
+        .iter()
+        .zip(&g.intervals)
+        .map(|(iv, r)| {
             let cls = format!("interval {}", class_name(iv.classification));
-            let tip = tooltip(iv, t0);
+            let tip = tooltip(iv, time);
             view! {
-                <rect class=cls x=format!("{x0:.1}") y=TOP width=format!("{w:.1}") height=PLOT_H>
+                <rect class=cls x=format!("{:.1}", r.x) y=r.y width=format!("{:.1}", r.width) height=r.height>
                     <title>{tip}</title>
                 </rect>
             }
         })
         .collect();
-    let markers: Vec<_> = l
+    let markers: Vec<_> = g
         .markers
         .iter()
-        .map(|(a, b)| {
-            let x0 = f.x(*a);
-            let w = (f.x(*b) - x0).max(1.0);
-            view! { <rect class="marker" x=format!("{x0:.1}") y=TOP - 8.0 width=format!("{w:.1}") height=6 /> }
+        .map(|r| {
+            view! { <rect class="marker" x=format!("{:.1}", r.x) y=r.y width=format!("{:.1}", r.width) height=r.height /> }
         })
         .collect();
-    let gap = l
+    let gap = g
         .gap
-        .as_ref()
-        .map(|g| view! { <polygon class="gap" points=band(g, f) /> });
-    let line = |s: &Option<DrawSeries>, cls: &'static str| {
-        s.as_ref()
-            .map(|s| view! { <polyline class=cls points=polyline(s, f) /> })
+        .map(|points| view! { <polygon class="gap" points=points /> });
+    let line = |points: Option<String>, cls: &'static str| {
+        points.map(|points| view! { <polyline class=cls points=points /> })
     };
-    let used = line(&l.device_used, "used");
-    let reserved = line(&l.allocator_reserved, "reserved");
-    let allocated = line(&l.allocator_allocated, "allocated");
+    let used = line(g.device_used, "used");
+    let reserved = line(g.allocator_reserved, "reserved");
+    let allocated = line(g.allocator_allocated, "allocated");
     let title = format!("rank {} · {}", l.rank, l.label);
     let hidden =
         (l.markers_hidden > 0).then(|| format!(" (+{} markers not drawn)", l.markers_hidden));
+    let base = g.baseline;
     view! {
         <div class="memory-lane" data-testid="memory-lane">
             <div class="lane-title">{title}{hidden}</div>
             <svg
-                width=W
-                height=LANE_H
-                viewBox=format!("0 0 {W} {LANE_H}")
+                width=g.width
+                height=g.height
+                viewBox=format!("0 0 {} {}", g.width, g.height)
                 role="img"
                 class="memory-svg"
             >
-                <text class="axis" x=LEFT - 6.0 y=TOP + 8.0 text-anchor="end">
-                    {mib(ymax)}
-                </text>
-                <text class="axis" x=LEFT - 6.0 y=TOP + PLOT_H text-anchor="end">
-                    "0"
-                </text>
-                <line class="axis" x1=LEFT x2=W - 10.0 y1=TOP + PLOT_H y2=TOP + PLOT_H />
+                {chart::text(&g.y_labels[0], Some("axis"))}
+                {chart::text(&g.y_labels[1], Some("axis"))}
+                <line class="axis" x1=base.x1 x2=base.x2 y1=base.y1 y2=base.y2 />
                 {intervals}
                 {gap}
                 {reserved}
@@ -378,15 +313,15 @@ pub fn MemoryTab() -> impl IntoView {
             }
             .into_any();
         };
-        let (t0, t1) = time_extent(&v);
-        let start = v.report.trace_start_ns.unwrap_or(t0);
+        let time = time_domain_of(&v);
+        let start = v.report.trace_start_ns.unwrap_or(time.t0_ns);
         let warnings: Vec<_> = v
             .report
             .warnings
             .iter()
             .map(|w| view! { <li>{w.clone()}</li> })
             .collect();
-        let lanes: Vec<_> = v.lanes.iter().map(|l| lane_view(l, &v, t0, t1)).collect();
+        let lanes: Vec<_> = v.lanes.iter().map(|l| lane_view(l, &v, time)).collect();
         let sources = sources_view(state, &v);
         let counts = format!(
             "{} ranks · world size {} · {} attributed intervals · clock {} (skew {:.3} ms) · axis {:.1} ms",
@@ -395,7 +330,7 @@ pub fn MemoryTab() -> impl IntoView {
             v.report.intervals.len(),
             if v.report.clock.shared_clock { "shared" } else { "aligned on first samples" },
             v.report.clock.skew_ns as f64 / 1e6,
-            t1.saturating_sub(t0.min(start)) as f64 / 1e6
+            time.span_ms_from(start)
         );
         view! {
             <div>

@@ -7,6 +7,7 @@
 //! ([`worker::start_worker`]); the page only reads files into `ArrayBuffer`s and transfers
 //! them. Text from traces is only ever rendered as text nodes or attribute values.
 
+pub mod chart;
 pub mod files;
 pub mod memory;
 pub mod scaling;

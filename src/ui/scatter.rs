@@ -1,9 +1,11 @@
 //! The scatter plot of one hotspot: one point per trial (hover shows the trial file via SVG
 //! `<title>`), per-input medians with CI whiskers, and the best fitted curve when the AICc
-//! verdict names one. Geometry comes from [`crate::plot::scatter`].
+//! verdict names one. Geometry (points, whiskers, curve, axes) comes from
+//! [`crate::plot::scatter`]; this file only maps it to SVG elements.
 
 use leptos::prelude::*;
 
+use super::chart;
 use crate::analysis::scaling::{Hotspot, Report};
 use crate::analysis::stats::fits::{FitModel, Fits};
 use crate::plot::{self, format_value, ScatterInput, ScatterOptions, Whisker};
@@ -20,6 +22,21 @@ fn best_curve(fits: &Fits) -> Option<(String, FitModel, f64, f64)> {
         _ => format!("best fit: y = {a:.4} + {b:.4}·{}", model.as_str()),
     };
     Some((label, model, a, b))
+}
+
+/// A labelled checkbox bound to `on` (a log-axis switch).
+fn log_toggle(testid: &'static str, label: &'static str, on: RwSignal<bool>) -> impl IntoView {
+    view! {
+        <label>
+            <input
+                type="checkbox"
+                data-testid=testid
+                prop:checked=move || on.get()
+                on:change=move |ev| on.set(event_target_checked(&ev))
+            />
+            {label}
+        </label>
+    }
 }
 
 /// Renders the plot for `h` (a hotspot of `report`).
@@ -93,6 +110,7 @@ pub fn ScatterPlot(report: std::sync::Arc<Report>, hotspot: Hotspot) -> impl Int
             curve: f.as_ref().map(|f| f as &dyn Fn(f64) -> f64),
             x_unit: String::new(),
             y_unit: unit.clone(),
+            x_title: "trial input".into(),
         };
         plot::scatter(
             &input,
@@ -108,24 +126,8 @@ pub fn ScatterPlot(report: std::sync::Arc<Report>, hotspot: Hotspot) -> impl Int
         <div class="plot" data-testid="scatter">
             <div class="plot-head">
                 <strong>{title}</strong>
-                <label>
-                    <input
-                        type="checkbox"
-                        data-testid="x-log"
-                        prop:checked=move || x_log.get()
-                        on:change=move |ev| x_log.set(event_target_checked(&ev))
-                    />
-                    " log x"
-                </label>
-                <label>
-                    <input
-                        type="checkbox"
-                        data-testid="y-log"
-                        prop:checked=move || y_log.get()
-                        on:change=move |ev| y_log.set(event_target_checked(&ev))
-                    />
-                    " log y"
-                </label>
+                {log_toggle("x-log", " log x", x_log)}
+                {log_toggle("y-log", " log y", y_log)}
             </div>
             {move || match geometry() {
                 None => view! { <p class="muted">"Nothing to plot on these axes."</p> }.into_any(),
@@ -139,48 +141,21 @@ pub fn ScatterPlot(report: std::sync::Arc<Report>, hotspot: Hotspot) -> impl Int
 }
 
 fn render(s: plot::Scatter) -> impl IntoView {
-    let (l, t, r, b) = s.area;
     let hidden = s.hidden;
-    let x_ticks = s
-        .x_ticks
-        .into_iter()
-        .map(|tk| {
-            view! {
-                <g class="tick">
-                    <line x1=tk.pos x2=tk.pos y1=b y2=b + 5.0></line>
-                    <text x=tk.pos y=b + 18.0 text-anchor="middle">{tk.label}</text>
-                </g>
-            }
-        })
-        .collect_view();
-    let y_ticks = s
-        .y_ticks
-        .into_iter()
-        .map(|tk| {
-            view! {
-                <g class="tick">
-                    <line x1=l - 5.0 x2=r y1=tk.pos y2=tk.pos class="grid"></line>
-                    <text x=l - 8.0 y=tk.pos + 4.0 text-anchor="end">{tk.label}</text>
-                </g>
-            }
-        })
-        .collect_view();
     let whiskers = s
         .whiskers
         .into_iter()
         .map(|w| {
-            let bar = match (w.lo, w.hi) {
-                (Some(lo), Some(hi)) => Some(view! {
-                    <line class="whisker" x1=w.cx x2=w.cx y1=lo y2=hi></line>
-                    <line class="whisker" x1=w.cx - 5.0 x2=w.cx + 5.0 y1=lo y2=lo></line>
-                    <line class="whisker" x1=w.cx - 5.0 x2=w.cx + 5.0 y1=hi y2=hi></line>
-                }),
-                _ => None,
-            };
+            let bars = w
+                .bars
+                .iter()
+                .map(|l| view! { <line class="whisker" x1=l.x1 x2=l.x2 y1=l.y1 y2=l.y2></line> })
+                .collect_view();
+            let m = w.median;
             view! {
                 <g data-testid="median">
-                    {bar}
-                    <line class="median" x1=w.cx - 9.0 x2=w.cx + 9.0 y1=w.cy y2=w.cy></line>
+                    {bars}
+                    <line class="median" x1=m.x1 x2=m.x2 y1=m.y1 y2=m.y2></line>
                 </g>
             }
         })
@@ -206,15 +181,13 @@ fn render(s: plot::Scatter) -> impl IntoView {
             viewBox=format!("0 0 {} {}", s.width, s.height)
             role="img"
         >
-            <rect class="area" x=l y=t width=r - l height=b - t></rect>
-            {y_ticks}
-            {x_ticks}
+            {chart::area_rect(s.area.rect())}
+            {chart::axis_ticks(&s.y_axis)}
+            {chart::axis_ticks(&s.x_axis)}
             {curve}
             {whiskers}
             {points}
-            <text x=(l + r) / 2.0 y=s.height - 4.0 text-anchor="middle" class="axis-label">
-                "trial input"
-            </text>
+            {chart::axis_title(&s.x_axis)}
         </svg>
         {(hidden > 0)
             .then(|| {

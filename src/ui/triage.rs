@@ -17,11 +17,12 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 
-use super::{add_file_row, post_to_worker, send_file, AppState};
+use super::{add_file_row, chart, post_to_worker, send_file, AppState};
 use crate::analysis::compile_triage::{fmt_s, Class, Params};
 use crate::formats::records::KeyDefaults;
 use crate::model::compile_record::{CacheState, FullKey};
-use crate::plot::{format_value, Scale, ScaleKind};
+use crate::plot::triage::KeyPoint;
+use crate::plot::{self, format_value};
 use crate::session::{
     series_of, FileId, RecordFileSummary, ToWorker, TraceFill, TriageRequest,
     TriageView as SessionTriageView,
@@ -926,112 +927,58 @@ fn row_view(state: AppState, r: Row) -> impl IntoView {
 }
 
 /// The chart of one series: compile seconds over time, cold and warm rows, the warm pin as a
-/// horizontal line, drifted rows marked.
+/// horizontal line, drifted rows marked. Geometry from [`plot::triage::key_chart`].
 #[component]
 fn KeyChart(view: Arc<SessionTriageView>, series: String) -> impl IntoView {
-    let (w, h) = (640.0, 260.0);
-    let (l, r, top, b) = (60.0, w - 16.0, 16.0, h - 36.0);
     let pts: Vec<_> = view.points.iter().filter(|p| p.series == series).collect();
     let pin = view
         .series_pins
         .iter()
         .find(|(s, _)| *s == series)
         .map(|(_, v)| *v);
-    let t0 = pts
+    let input: Vec<KeyPoint> = pts
         .iter()
-        .filter_map(|p| p.unix_s)
-        .fold(f64::INFINITY, f64::min);
-    // Minutes since the first timestamped row; rows without a timestamp go in load order.
-    let xs: Vec<f64> = pts
-        .iter()
-        .enumerate()
-        .map(|(i, p)| match p.unix_s {
-            Some(u) if t0.is_finite() => (u - t0) / 60.0,
-            _ => i as f64,
+        .map(|p| KeyPoint {
+            unix_s: p.unix_s,
+            compile_s: p.compile_s,
+            cold: p.cold,
+            drift: p.drift,
         })
         .collect();
-    let unit = if t0.is_finite() { " min" } else { "" };
-    let xs_scale = Scale::fit(ScaleKind::Linear, xs.iter().copied(), l, r);
-    let ys_scale = Scale::fit(
-        ScaleKind::Linear,
-        pts.iter().map(|p| p.compile_s).chain(pin).chain([0.0]),
-        b,
-        top,
-    );
-    let (Some(xs_scale), Some(ys_scale)) = (xs_scale, ys_scale) else {
+    let Some(c) = plot::triage::key_chart(&input, pin) else {
         return view! { <p class="muted">"no timed rows for this key"</p> }.into_any();
     };
-    let mut placed: Vec<(f64, f64, bool, bool, String)> = pts
-        .iter()
-        .zip(&xs)
-        .filter_map(|(p, x)| {
-            Some((
-                xs_scale.map(*x)?,
-                ys_scale.map(p.compile_s)?,
-                p.cold,
-                p.drift,
-                format!(
-                    "{}: {} {}{}",
-                    p.location,
-                    if p.cold { "cold" } else { "warm" },
-                    format_value(p.compile_s, " s"),
-                    if p.drift { " (drift)" } else { "" }
-                ),
-            ))
-        })
-        .collect();
-    placed.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let line = |cold: bool| {
-        placed
-            .iter()
-            .filter(|p| p.2 == cold)
-            .map(|p| format!("{:.1},{:.1}", p.0, p.1))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let (cold_line, warm_line) = (line(true), line(false));
-    let x_ticks = xs_scale
-        .ticks(6, unit)
-        .into_iter()
-        .map(|tk| {
-            view! {
-                <g class="tick">
-                    <line x1=tk.pos x2=tk.pos y1=b y2=b + 5.0></line>
-                    <text x=tk.pos y=b + 18.0 text-anchor="middle">{tk.label}</text>
-                </g>
-            }
-        })
-        .collect_view();
-    let y_ticks = ys_scale
-        .ticks(5, " s")
-        .into_iter()
-        .map(|tk| {
-            view! {
-                <g class="tick">
-                    <line x1=l - 5.0 x2=r y1=tk.pos y2=tk.pos class="grid"></line>
-                    <text x=l - 8.0 y=tk.pos + 4.0 text-anchor="end">{tk.label}</text>
-                </g>
-            }
-        })
-        .collect_view();
-    let pin_line = pin.and_then(|p| ys_scale.map(p)).map(|y| {
+    let pin_line = c.pin_line.map(|l| {
         view! {
-            <line class="pin-line" data-testid="pin-line" x1=l x2=r y1=y y2=y>
+            <line class="pin-line" data-testid="pin-line" x1=l.x1 x2=l.x2 y1=l.y1 y2=l.y2>
                 <title>{format!("pin {}", format_value(pin.unwrap_or(0.0), " s"))}</title>
             </line>
         }
     });
-    let dots = placed
-        .into_iter()
-        .map(|(x, y, cold, drift, title)| {
-            let class = match (cold, drift) {
+    let dots = c
+        .dots
+        .iter()
+        .map(|d| {
+            let p = pts[d.index];
+            let title = format!(
+                "{}: {} {}{}",
+                p.location,
+                if p.cold { "cold" } else { "warm" },
+                format_value(p.compile_s, " s"),
+                if p.drift { " (drift)" } else { "" }
+            );
+            let class = match (d.cold, d.drift) {
                 (true, _) => "pt cold",
                 (false, true) => "pt warm drift",
                 (false, false) => "pt warm",
             };
-            let testid = if drift { "drift-point" } else { "chart-point" };
+            let testid = if d.drift {
+                "drift-point"
+            } else {
+                "chart-point"
+            };
             view! {
-                <circle class=class data-testid=testid cx=x cy=y r=if drift { "5" } else { "3.5" }>
+                <circle class=class data-testid=testid cx=d.cx cy=d.cy r=d.r>
                     <title>{title}</title>
                 </circle>
             }
@@ -1040,17 +987,15 @@ fn KeyChart(view: Arc<SessionTriageView>, series: String) -> impl IntoView {
     view! {
         <div class="key-chart" data-testid="key-chart" data-series=series.clone()>
             <strong>{series.clone()}</strong>
-            <svg width=w height=h viewBox=format!("0 0 {w} {h}") role="img">
-                <rect class="area" x=l y=top width=r - l height=b - top></rect>
-                {y_ticks}
-                {x_ticks}
-                <polyline class="series cold" points=cold_line></polyline>
-                <polyline class="series warm" points=warm_line></polyline>
+            <svg width=c.width height=c.height viewBox=format!("0 0 {} {}", c.width, c.height) role="img">
+                {chart::area_rect(c.area.rect())}
+                {chart::axis_ticks(&c.y_axis)}
+                {chart::axis_ticks(&c.x_axis)}
+                <polyline class="series cold" points=c.cold_line></polyline>
+                <polyline class="series warm" points=c.warm_line></polyline>
                 {pin_line}
                 {dots}
-                <text x=(l + r) / 2.0 y=h - 4.0 text-anchor="middle" class="axis-label">
-                    {if t0.is_finite() { "minutes since the first row" } else { "row (no timestamps)" }}
-                </text>
+                {chart::axis_title(&c.x_axis)}
             </svg>
             <p class="muted">"cold: grey · warm: blue · drift: red ring · pin: dashed line"</p>
         </div>
