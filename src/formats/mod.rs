@@ -321,6 +321,15 @@ pub fn import_with(
     }
 }
 
+/// The importers themselves, for tests that must drive one format on bytes the sniffer would
+/// not hand it (prefixes of a file, arbitrary bytes). Nothing outside tests uses this: files
+/// are read through [`load`].
+#[doc(hidden)]
+pub mod testing {
+    pub use super::chrome_json::import as chrome_json_import;
+    pub use super::perfetto::import as perfetto_import;
+}
+
 /// What [`sniff`] found.
 enum Sniffed {
     Telemetry,

@@ -254,22 +254,11 @@ fn draw_lane(label: &str, rank: u32, s: &RankSeries, offset: i64) -> MemoryLane 
                 .iter()
                 .map(|&t| r.value_at(t).unwrap_or(0.0))
                 .collect();
-            let gap: Vec<f64> = u
-                .value
-                .iter()
-                .zip(&lo)
-                .map(|(u, r)| (u - r).max(0.0))
-                .collect();
-            let idx = crate::plot::downsample::lttb(
-                &ts.iter().map(|&t| t as f64).collect::<Vec<_>>(),
-                &gap,
-                MEMORY_DRAW_POINTS,
-            );
+            let b = crate::plot::memory::gap_band(&ts, &u.value, &lo, MEMORY_DRAW_POINTS);
             Some(DrawBand {
-                ts_ns: idx.iter().map(|&i| ts[i]).collect(),
-                lo: idx.iter().map(|&i| lo[i]).collect(),
-                // Never below `lo`: where device-used is under reserved the gap is 0, no band.
-                hi: idx.iter().map(|&i| u.value[i].max(lo[i])).collect(),
+                ts_ns: b.ts_ns,
+                lo: b.lo,
+                hi: b.hi,
             })
         }
         _ => None,

@@ -64,14 +64,14 @@ impl Workspace {
 
     /// Adds `paths` as [`Workspace::from_paths`] does, with ids after the ones in use.
     pub fn add_paths(&mut self, paths: &[PathBuf], on_error: &mut dyn FnMut(&str)) {
-        let mut id: FileId = self
+        let first: FileId = self
             .entries
             .iter()
             .map(|e| e.id)
             .chain(self.failed.iter().map(|f| f.id))
             .max()
             .map_or(0, |m| m + 1);
-        for p in expand_paths(paths) {
+        for (p, id) in expand_paths(paths).into_iter().zip(first..) {
             let name = p.display().to_string();
             match std::fs::read(&p) {
                 Ok(bytes) => {
@@ -85,7 +85,6 @@ impl Workspace {
                     self.add_failed(id, &name, message);
                 }
             }
-            id += 1;
         }
     }
 }

@@ -2,7 +2,7 @@
 //! or hang the Chrome JSON importer, and whatever is imported is well formed.
 
 use proptest::prelude::*;
-use trialscope::formats::{self, chrome_json};
+use trialscope::formats::{self, testing::chrome_json_import};
 use trialscope::model::Model;
 
 use crate::support::corpus;
@@ -59,7 +59,7 @@ fn check(m: &Model) {
 
 fn import_json(bytes: &[u8]) {
     let mut m = Model::default();
-    if chrome_json::import(bytes, "fuzz.json", &mut m, &mut |_| {}).is_ok() {
+    if chrome_json_import(bytes, "fuzz.json", &mut m, &mut |_| {}).is_ok() {
         check(&m);
     }
 }
@@ -119,10 +119,10 @@ proptest! {
 fn every_prefix_of_a_quirk_file_imports() {
     for seed in seeds() {
         let mut full = Model::default();
-        chrome_json::import(&seed, "full.json", &mut full, &mut |_| {}).unwrap();
+        chrome_json_import(&seed, "full.json", &mut full, &mut |_| {}).unwrap();
         for cut in 1..seed.len() {
             let mut m = Model::default();
-            if chrome_json::import(&seed[..cut], "cut.json", &mut m, &mut |_| {}).is_ok() {
+            if chrome_json_import(&seed[..cut], "cut.json", &mut m, &mut |_| {}).is_ok() {
                 check(&m);
                 assert!(m.slices.len() <= full.slices.len() + 1);
             }

@@ -292,7 +292,10 @@ fn b10_missing_distributed_info() {
         let a = import(&format!("B10_missing_distributed_info/{file}"));
         assert_eq!(a.model.info.rank, Some(rank.as_u64().unwrap() as u32));
     }
-    let mut models: Vec<trialscope::model::Model> = Vec::new();
+    // Loaded together with the rank-3 file (one sibling group, as one dropped folder or one
+    // directory on the command line), they get distinct ranks other than 3, each warned.
+    let mut ws = trialscope::workspace::Workspace::new();
+    let mut files: Vec<String> = Vec::new();
     for file in exp["files_without_rank_get_distinct_ranks_and_a_warning"]
         .as_array()
         .unwrap()
@@ -303,22 +306,24 @@ fn b10_missing_distributed_info() {
         ));
         assert_eq!(a.model.info.rank, None);
         assert_eq!(a.model.diagnostics.count("rank_unknown"), 1);
-        models.push(a.model);
+        files.push(file.as_str().unwrap().to_string());
     }
-    // Loaded together with the rank-3 file, they get distinct ranks other than 3, each warned.
-    let mut with_rank =
-        import("B10_missing_distributed_info/rank-3.Jan_01_00_00_00.1234.pt.trace.json").model;
-    let mut all: Vec<&mut trialscope::model::Model> = models.iter_mut().collect();
-    all.push(&mut with_rank);
-    assert_eq!(
-        trialscope::formats::chrome_json::assign_missing_ranks(&mut all),
-        2
-    );
-    let ranks: Vec<Option<u32>> = all.iter().map(|m| m.info.rank).collect();
+    files.push("rank-3.Jan_01_00_00_00.1234.pt.trace.json".into());
+    for (id, file) in files.iter().enumerate() {
+        let name = format!("B10_missing_distributed_info/{file}");
+        let bytes = std::fs::read(quirks().join(&name)).unwrap();
+        ws.add(id as u32, &name, &bytes, &mut |_| {}).unwrap();
+    }
+    let ranks: Vec<Option<u32>> = ws.entries().iter().map(|e| e.facts.rank).collect();
     assert_eq!(ranks, vec![Some(0), Some(1), Some(3)]);
-    assert!(all[..2]
-        .iter()
-        .all(|m| m.diagnostics.count("rank_assigned") == 1));
+    let assigned = |e: &trialscope::workspace::Entry| {
+        e.diagnostics()
+            .iter()
+            .filter(|d| d.kind == "rank_assigned")
+            .count()
+    };
+    assert!(ws.entries()[..2].iter().all(|e| assigned(e) == 1));
+    assert_eq!(assigned(&ws.entries()[2]), 0);
 }
 
 #[test]

@@ -3,23 +3,18 @@
 //! collective markers, `train_step` phases, and a report stating that device-used memory is
 //! absent (CPU run: no NVML, `Total Reserved` always 0).
 
-use trialscope::analysis::collective_memory::{self as cm, Mapping, Params, Series};
-use trialscope::formats;
+use trialscope::analysis::collective_memory::{self as cm, Params, Series};
 
-use crate::support::read_corpus;
+use crate::support::{memory_inputs, read_corpus};
 
-fn load(r: u32) -> (String, cm::RankSeries) {
+fn load(r: u32) -> (String, Vec<u8>) {
     // File names without the rank: identity must come from the content.
     let bytes = read_corpus(&format!("torch_multirank/rank{r}.trace.json.gz"));
-    let a = formats::import("trace.json.gz", &bytes).expect("import");
-    (
-        "trace.json.gz".into(),
-        cm::series_from_model(&a.model, &Mapping::default()),
-    )
+    ("trace.json.gz".into(), bytes)
 }
 
 fn all() -> Vec<cm::RankInput> {
-    let (inputs, warnings) = cm::resolve_ranks((0..4).map(load).collect());
+    let (inputs, warnings) = memory_inputs((0..4).map(load).collect());
     assert!(warnings.is_empty(), "{warnings:?}");
     inputs
 }

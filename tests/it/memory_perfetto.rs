@@ -11,11 +11,11 @@
 use crate::support::memory_fixture as perfetto4;
 
 use perfetto4::{rank_trace, MIB, MS};
-use trialscope::analysis::collective_memory::{self as cm, Classification, Mapping, Params};
+use trialscope::analysis::collective_memory::{self as cm, Classification, Params};
 use trialscope::formats;
 
 fn inputs() -> Vec<cm::RankInput> {
-    let items: Vec<(String, cm::RankSeries)> = (0..4)
+    let items: Vec<(String, Vec<u8>)> = (0..4)
         .map(|r| {
             // Each rank's boot clock differs: 5 s, 8 s, 11 s, 14 s.
             let bytes = rank_trace(r, 5_000 * MS + r as u64 * 3_000 * MS);
@@ -23,10 +23,10 @@ fn inputs() -> Vec<cm::RankInput> {
             let name = format!("host{}.pftrace", 7 - r);
             let a = formats::import(&name, &bytes).expect("import");
             assert_eq!(a.format, formats::Format::PerfettoProto);
-            (name, cm::series_from_model(&a.model, &Mapping::default()))
+            (name, bytes)
         })
         .collect();
-    let (inputs, warnings) = cm::resolve_ranks(items);
+    let (inputs, warnings) = crate::support::memory_inputs(items);
     assert!(warnings.is_empty(), "{warnings:?}");
     inputs
 }

@@ -107,7 +107,12 @@ fn bad_line_is_reported_and_the_rest_imports() {
         assert_eq!(s.markers[0].name, "collective_begin");
         assert_eq!(s.markers[0].end_ns - s.markers[0].start_ns, 40 * MS);
     }
-    let (inputs, warnings) = cm::resolve_ranks(items);
+    let (inputs, warnings) =
+        crate::support::memory_inputs(vec![("job.jsonl".to_string(), data.as_bytes().to_vec())]);
+    assert_eq!(
+        inputs.iter().map(|i| &i.series).collect::<Vec<_>>(),
+        items.iter().map(|(_, s)| s).collect::<Vec<_>>()
+    );
     assert!(warnings.is_empty());
     let rep = cm::run(&inputs, &Params::default());
     assert_eq!(rep.intervals.len(), 4, "{:#?}", rep);

@@ -16,6 +16,7 @@ use serde_json::Value;
 use trialscope::analysis::compile_triage::{self, Class, Params, Report};
 use trialscope::formats::records;
 use trialscope::model::compile_record::CompileRecord;
+use trialscope::model::facts::Facts;
 
 use crate::support::corpus;
 
@@ -364,7 +365,7 @@ fn jax_traces_give_one_record_per_compiled_function() {
         let p = corpus(rel);
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
         let a = trialscope::formats::import(&name, &std::fs::read(&p).unwrap()).unwrap();
-        records::compile_records_from_model(&a.model, &name)
+        compile_triage::extract(&a.model, &Facts::alone(&name))
     };
     let rs = load("public/local-jax/trial1_perfetto_trace.json.gz");
     let got: Vec<(String, f64)> = rs
@@ -394,7 +395,7 @@ fn jax_traces_give_one_record_per_compiled_function() {
         .path();
     let name = "vm.trace.json.gz";
     let a = trialscope::formats::import(name, &std::fs::read(sub.join(name)).unwrap()).unwrap();
-    let rs = records::compile_records_from_model(&a.model, name);
+    let rs = compile_triage::extract(&a.model, &Facts::alone(name));
     assert_eq!(rs.len(), 2);
     assert_eq!(rs[0].cell.as_deref(), Some("jit_loss"));
     assert_eq!(rs[0].hostname.as_deref(), Some("vm"));

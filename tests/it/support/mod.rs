@@ -34,3 +34,36 @@ pub fn read_corpus(rel: &str) -> Vec<u8> {
     std::fs::read(&p)
         .unwrap_or_else(|e| panic!("{}: {e} (../shared beside the checkout)", p.display()))
 }
+
+/// The memory analysis's inputs for `files` (name, bytes) loaded together into one workspace
+/// (the path both front ends take): the ranks it resolved, in drop order, and the rank-rule
+/// warnings (a source whose rank neither the content nor the file name states).
+pub fn memory_inputs(
+    files: Vec<(String, Vec<u8>)>,
+) -> (
+    Vec<trialscope::analysis::collective_memory::RankInput>,
+    Vec<String>,
+) {
+    let mut ws = trialscope::workspace::Workspace::new();
+    for (id, (name, bytes)) in files.into_iter().enumerate() {
+        if let Err(f) = ws.add(id as u32, &name, &bytes, &mut |_| {}) {
+            panic!("{}", f.message);
+        }
+    }
+    let o = ws
+        .memory(&trialscope::workspace::MemoryRequest {
+            preset: "medium".into(),
+            overrides: Vec::new(),
+            mapping: None,
+            rank_overrides: Vec::new(),
+        })
+        .expect("memory analysis");
+    let warnings = o
+        .report
+        .warnings
+        .iter()
+        .filter(|w| w.contains("the rank is stated neither"))
+        .cloned()
+        .collect();
+    (o.inputs, warnings)
+}
