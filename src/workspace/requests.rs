@@ -210,7 +210,8 @@ impl Workspace {
 
     /// Runs the rank memory analysis (collective-memory.md) over every trace and telemetry rank
     /// part: ranks as the facts give them (or the user's overrides), any source still without a
-    /// rank gets the smallest free number with a warning; times are made relative to the job's
+    /// rank gets the smallest free number with a warning; the warnings also list every
+    /// telemetry line that was skipped (`file:line: problem`); times are made relative to the job's
     /// earliest record (see [`MemoryOutcome`]). Errors: an unknown preset or knob, an invalid
     /// value.
     pub fn memory(&self, req: &MemoryRequest) -> Result<MemoryOutcome, String> {
@@ -314,6 +315,11 @@ impl Workspace {
             });
         }
         let mut report = cm::run(&inputs, &params);
+        for e in &self.entries {
+            if let Content::Telemetry(t) = &e.content {
+                warnings.extend(t.bad_lines.iter().cloned());
+            }
+        }
         warnings.append(&mut report.warnings);
         report.warnings = warnings;
         for f in &self.failed {

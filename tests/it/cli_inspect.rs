@@ -61,10 +61,25 @@ fn inspect_json_prints_the_counts_of_every_public_json_file() {
         assert_eq!(s["tracks"], a.model.tracks.len());
         assert_eq!(s["counters"], a.model.counters.len());
         assert_eq!(s["artifact_id"], a.artifact_id);
-        assert_eq!(
-            s["diagnostics"].as_array().unwrap().len(),
-            a.model.diagnostics.len()
-        );
+        // The importer's rows, then those the files given together add (a rank assigned
+        // among siblings, a host from a sibling's name).
+        let kinds: Vec<&str> = s["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["kind"].as_str().unwrap())
+            .collect();
+        let own: Vec<&str> = a
+            .model
+            .diagnostics
+            .entries()
+            .iter()
+            .map(|d| d.kind.as_str())
+            .collect();
+        assert_eq!(kinds[..own.len()], own[..]);
+        assert!(kinds[own.len()..]
+            .iter()
+            .all(|k| ["rank_assigned", "hostname_from_siblings"].contains(k)));
     }
     let r0 = arr
         .iter()
@@ -178,15 +193,49 @@ fn inspect_takes_the_jax_host_from_sibling_files() {
         .next()
         .unwrap()
         .path();
+    // Files of one directory given together are siblings, as in a dropped folder.
+    let out = bin()
+        .arg("inspect")
+        .arg("--json")
+        .arg(dir.join("perfetto_trace.json.gz"))
+        .arg(dir.join("vm.trace.json.gz"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["hostname"], "vm");
+    // Alone, the file names no host.
     let out = bin()
         .arg("inspect")
         .arg("--json")
         .arg(dir.join("perfetto_trace.json.gz"))
         .output()
         .unwrap();
-    assert!(out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v[0]["hostname"], "vm");
+    assert_eq!(v[0]["hostname"], Value::Null);
+    // A folder argument: its files are siblings; the XSpace protobuf beside the traces is a
+    // file this tool cannot read (named on stderr, exit 1), the traces still print.
+    let out = bin()
+        .arg("inspect")
+        .arg("--json")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("xplane.pb"));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let jax = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| {
+            s["path"]
+                .as_str()
+                .unwrap()
+                .ends_with("perfetto_trace.json.gz")
+        })
+        .unwrap();
+    assert_eq!(jax["hostname"], "vm");
 }
 
 #[test]

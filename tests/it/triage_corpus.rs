@@ -174,10 +174,11 @@ fn floor_005_separates_cache_host_load_and_version_bump() {
             f["pinned_s"].as_f64().unwrap(),
         );
         assert!(obs >= 2.0 * pin && obs - pin >= 0.05);
+        // Locations name the file as given on the command line (its path).
         assert!(f["location"]["text"]
             .as_str()
             .unwrap()
-            .starts_with("cache_regression.jsonl:"));
+            .contains("/cache_regression.jsonl:"));
     }
     assert!(v["next_action"]
         .as_str()
@@ -323,7 +324,7 @@ fn pytorch_disabled_cache_is_a_cache_regression_against_the_warm_pin() {
     assert!(f[0]["location"]["file"]
         .as_str()
         .unwrap()
-        .starts_with("trial3_cachesdisabled"));
+        .contains("/trial3_cachesdisabled"));
     let obs = f[0]["observed_s"].as_f64().unwrap();
     assert!((23.0..26.0).contains(&obs), "{obs}");
     // No cache counters in a Kineto trace: the cold-scale rule decided, against the cold trial.

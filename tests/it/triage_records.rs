@@ -107,7 +107,10 @@ fn malformed_and_other_kind_are_listed_and_a_broken_file_does_not_stop_the_other
     let f = v["findings"].as_array().unwrap();
     assert_eq!(f.len(), 1);
     assert_eq!(f[0]["classification"], "cache-regression");
-    assert_eq!(f[0]["location"]["text"], "mixed.jsonl:1");
+    assert!(f[0]["location"]["text"]
+        .as_str()
+        .unwrap()
+        .ends_with("/mixed.jsonl:1"));
     let other = v["excluded"]["other_kind"].as_array().unwrap();
     assert_eq!(other.len(), 1);
     assert_eq!(other[0]["location"]["line"], 2);
@@ -192,7 +195,11 @@ fn array_and_records_object_containers_give_the_same_findings() {
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["counts"]["cache-regression"], 1);
-    assert_eq!(v["findings"][0]["location"]["text"], "reg.json[0]");
+    // Locations name the file as given on the command line (its path).
+    assert!(v["findings"][0]["location"]["text"]
+        .as_str()
+        .unwrap()
+        .ends_with("/reg.json[0]"));
     assert_eq!(v["findings"][0]["key"]["cell"], "attention_l4");
 }
 
