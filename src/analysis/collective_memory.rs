@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::stats;
 use crate::model::collective::{fold, has_collective_token, COLLECTIVE_TOKENS};
 use crate::model::{slice_flags, ArgValue, Model, StrId};
 
@@ -1037,32 +1038,20 @@ pub struct Report {
 // The algorithm
 // ---------------------------------------------------------------------------------------------
 
-fn median(sorted: &[f64]) -> f64 {
-    let n = sorted.len();
-    if n == 0 {
-        return 0.0;
-    }
-    if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    }
-}
-
-/// Step 3: robust z-scores of `gaps` — 0.6745·(x − median)/MAD; when MAD = 0 the plain z-score
-/// (x − mean)/s with the sample standard deviation s (0 when s = 0); all 0 with fewer than 3
-/// values; floored at 0. (Iglewicz & Hoaglin's modified z-score.)
+/// Step 3: robust z-scores of `gaps` (bytes; the scores are unitless) — 0.6745·(x − median)/MAD
+/// with [`stats::median`] and the raw [`stats::mad`] (`numpy.median`,
+/// `scipy.stats.median_abs_deviation`); when MAD = 0 the plain z-score (x − mean)/s with the
+/// sample standard deviation s (0 when s = 0); all 0 with fewer than 3 values or when a value is
+/// NaN (never the case in [`run`]: a gap is `max(used − reserved, 0)`, which is never NaN);
+/// floored at 0. (Iglewicz & Hoaglin's modified z-score.)
 pub fn robust_zscores(gaps: &[f64]) -> Vec<f64> {
     let n = gaps.len();
     if n < 3 {
         return vec![0.0; n];
     }
-    let mut s = gaps.to_vec();
-    s.sort_by(f64::total_cmp);
-    let med = median(&s);
-    let mut dev: Vec<f64> = gaps.iter().map(|g| (g - med).abs()).collect();
-    dev.sort_by(f64::total_cmp);
-    let mad = median(&dev);
+    let (Some(med), Some(mad)) = (stats::median(gaps), stats::mad(gaps)) else {
+        return vec![0.0; n];
+    };
     if mad > 0.0 {
         return gaps
             .iter()
@@ -1531,6 +1520,8 @@ mod tests {
         // Fewer than 3 values, or no spread at all: 0.
         assert_eq!(robust_zscores(&[0.0, 1e9]), vec![0.0, 0.0]);
         assert_eq!(robust_zscores(&[5.0; 6]), vec![0.0; 6]);
+        // A NaN gap (run never makes one): no scores.
+        assert_eq!(robust_zscores(&[1.0, f64::NAN, 3.0]), vec![0.0; 3]);
     }
 
     #[test]
