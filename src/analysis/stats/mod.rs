@@ -24,6 +24,6 @@ pub mod rng;
 pub use bootstrap::{bca_median_ci, ConfidenceInterval};
 pub use descriptive::{mad, median, quantile};
 pub use fdr::benjamini_hochberg;
-pub use fits::{fit_all, fit_model, fit_power_law, FitModel, Fits, ModelFit, PowerLawFit};
+pub use fits::{fit_all, fit_model, fit_power_law, BestFit, FitModel, Fits, ModelFit, PowerLawFit};
 pub use rank::{rankdata, spearman};
 pub use rng::SplitMix64;
