@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::stats;
 use crate::model::collective::{fold, has_collective_token, COLLECTIVE_TOKENS};
 use crate::model::facts::{rank_in_text, Facts};
 use crate::model::{slice_flags, ArgValue, Model, StrId};
@@ -838,6 +839,16 @@ pub enum Classification {
 }
 
 impl Classification {
+    /// The spec's name (= the serde form): `collective_suspect`, `collective_likely`,
+    /// `collective_confident`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Classification::CollectiveSuspect => "collective_suspect",
+            Classification::CollectiveLikely => "collective_likely",
+            Classification::CollectiveConfident => "collective_confident",
+        }
+    }
+
     /// Step 8 of the spec.
     pub fn from_confidence(c: f64) -> Classification {
         if c >= 0.8 {
@@ -850,16 +861,57 @@ impl Classification {
     }
 }
 
-/// Reason codes (step 9), in this order in reports.
-pub const REASON_CODES: &[&str] = &[
-    "gap_spike_statistical_outlier",
-    "marker_collective_token",
-    "marker_spike_overlap",
-    "weak_marker_signal",
-    "cross_rank_synchrony",
-    "allocator_device_divergence",
-    "single_rank_only",
-];
+/// A reason code of an interval (collective-memory.md, step 9). Reports list an interval's
+/// codes in this declaration order (which is also `Ord`); serialized as the spec's snake_case
+/// name ([`ReasonCode::as_str`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasonCode {
+    /// The gap is a robust-z outlier (always present).
+    GapSpikeStatisticalOutlier,
+    /// A collective marker of the rank is attached to the spike (step 5); always together
+    /// with [`ReasonCode::MarkerSpikeOverlap`].
+    MarkerCollectiveToken,
+    /// The attached marker lies within ± marker_window of the spike (step 5); always together
+    /// with [`ReasonCode::MarkerCollectiveToken`].
+    MarkerSpikeOverlap,
+    /// No marker is attached; dropped when a merged interval has
+    /// [`ReasonCode::MarkerSpikeOverlap`].
+    WeakMarkerSignal,
+    /// synchrony_ratio ≥ min_synchrony_ratio.
+    CrossRankSynchrony,
+    /// The divergence strength is ≥ 0.5.
+    AllocatorDeviceDivergence,
+    /// World ≤ 1 or no other rank synchronized; dropped when a merged interval has
+    /// [`ReasonCode::CrossRankSynchrony`].
+    SingleRankOnly,
+}
+
+impl ReasonCode {
+    /// Every code, in report order.
+    pub const ALL: [ReasonCode; 7] = [
+        ReasonCode::GapSpikeStatisticalOutlier,
+        ReasonCode::MarkerCollectiveToken,
+        ReasonCode::MarkerSpikeOverlap,
+        ReasonCode::WeakMarkerSignal,
+        ReasonCode::CrossRankSynchrony,
+        ReasonCode::AllocatorDeviceDivergence,
+        ReasonCode::SingleRankOnly,
+    ];
+
+    /// The spec's name, e.g. `gap_spike_statistical_outlier` (= the serde form).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReasonCode::GapSpikeStatisticalOutlier => "gap_spike_statistical_outlier",
+            ReasonCode::MarkerCollectiveToken => "marker_collective_token",
+            ReasonCode::MarkerSpikeOverlap => "marker_spike_overlap",
+            ReasonCode::WeakMarkerSignal => "weak_marker_signal",
+            ReasonCode::CrossRankSynchrony => "cross_rank_synchrony",
+            ReasonCode::AllocatorDeviceDivergence => "allocator_device_divergence",
+            ReasonCode::SingleRankOnly => "single_rank_only",
+        }
+    }
+}
 
 /// Evidence of an interval (the spec's list; merged intervals keep the maximum of each).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -893,8 +945,8 @@ pub struct Interval {
     pub classification: Classification,
     /// 0..=1.
     pub confidence: f64,
-    /// Subset of [`REASON_CODES`], in that order.
-    pub reason_codes: Vec<String>,
+    /// Step 9 codes, each once, in [`ReasonCode`] order.
+    pub reason_codes: Vec<ReasonCode>,
     /// Step 10 evidence.
     pub evidence: Evidence,
     /// The innermost phase annotation containing the interval's peak spike, when any.
@@ -954,32 +1006,20 @@ pub struct Report {
 // The algorithm
 // ---------------------------------------------------------------------------------------------
 
-fn median(sorted: &[f64]) -> f64 {
-    let n = sorted.len();
-    if n == 0 {
-        return 0.0;
-    }
-    if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    }
-}
-
-/// Step 3: robust z-scores of `gaps` — 0.6745·(x − median)/MAD; when MAD = 0 the plain z-score
-/// (x − mean)/s with the sample standard deviation s (0 when s = 0); all 0 with fewer than 3
-/// values; floored at 0. (Iglewicz & Hoaglin's modified z-score.)
+/// Step 3: robust z-scores of `gaps` (bytes; the scores are unitless) — 0.6745·(x − median)/MAD
+/// with [`stats::median`] and the raw [`stats::mad`] (`numpy.median`,
+/// `scipy.stats.median_abs_deviation`); when MAD = 0 the plain z-score (x − mean)/s with the
+/// sample standard deviation s (0 when s = 0); all 0 with fewer than 3 values or when a value is
+/// NaN (never the case in [`run`]: a gap is `max(used − reserved, 0)`, which is never NaN);
+/// floored at 0. (Iglewicz & Hoaglin's modified z-score.)
 pub fn robust_zscores(gaps: &[f64]) -> Vec<f64> {
     let n = gaps.len();
     if n < 3 {
         return vec![0.0; n];
     }
-    let mut s = gaps.to_vec();
-    s.sort_by(f64::total_cmp);
-    let med = median(&s);
-    let mut dev: Vec<f64> = gaps.iter().map(|g| (g - med).abs()).collect();
-    dev.sort_by(f64::total_cmp);
-    let mad = median(&dev);
+    let (Some(med), Some(mad)) = (stats::median(gaps), stats::mad(gaps)) else {
+        return vec![0.0; n];
+    };
     if mad > 0.0 {
         return gaps
             .iter()
@@ -1289,21 +1329,21 @@ pub fn run(inputs: &[RankInput], p: &Params) -> Report {
                 continue;
             }
             // Step 9.
-            let mut codes = vec!["gap_spike_statistical_outlier"];
+            let mut codes = vec![ReasonCode::GapSpikeStatisticalOutlier];
             if has_m {
-                codes.push("marker_collective_token");
-                codes.push("marker_spike_overlap");
+                codes.push(ReasonCode::MarkerCollectiveToken);
+                codes.push(ReasonCode::MarkerSpikeOverlap);
             } else {
-                codes.push("weak_marker_signal");
+                codes.push(ReasonCode::WeakMarkerSignal);
             }
             if sync >= p.min_synchrony_ratio {
-                codes.push("cross_rank_synchrony");
+                codes.push(ReasonCode::CrossRankSynchrony);
             }
             if div >= 0.5 {
-                codes.push("allocator_device_divergence");
+                codes.push(ReasonCode::AllocatorDeviceDivergence);
             }
             if single {
-                codes.push("single_rank_only");
+                codes.push(ReasonCode::SingleRankOnly);
             }
             // Step 10.
             let first = attached.iter().map(|m| m.start_ns).min().unwrap_or(sp.t);
@@ -1320,7 +1360,7 @@ pub fn run(inputs: &[RankInput], p: &Params) -> Report {
                     end_ns: end,
                     classification: Classification::from_confidence(c),
                     confidence: c,
-                    reason_codes: codes.iter().map(|c| c.to_string()).collect(),
+                    reason_codes: codes,
                     evidence: Evidence {
                         marker_hits: attached.len(),
                         synchronized_ranks: synced,
@@ -1397,20 +1437,16 @@ fn merge_intervals(mut raw: Vec<(Interval, i64, f64)>) -> Vec<(Interval, i64, f6
                 e.peak_gap_bytes = e.peak_gap_bytes.max(f.peak_gap_bytes);
                 e.peak_gap_ratio = opt_max(e.peak_gap_ratio, f.peak_gap_ratio);
                 e.robust_zscore = e.robust_zscore.max(f.robust_zscore);
-                let mut codes: BTreeSet<&str> = a.reason_codes.iter().map(|s| s.as_str()).collect();
-                codes.extend(iv.reason_codes.iter().map(|s| s.as_str()));
-                if codes.contains("marker_spike_overlap") {
-                    codes.remove("weak_marker_signal");
+                // The union, in ReasonCode order (a BTreeSet iterates in `Ord` order).
+                let mut codes: BTreeSet<ReasonCode> = a.reason_codes.iter().copied().collect();
+                codes.extend(iv.reason_codes.iter().copied());
+                if codes.contains(&ReasonCode::MarkerSpikeOverlap) {
+                    codes.remove(&ReasonCode::WeakMarkerSignal);
                 }
-                if codes.contains("cross_rank_synchrony") {
-                    codes.remove("single_rank_only");
+                if codes.contains(&ReasonCode::CrossRankSynchrony) {
+                    codes.remove(&ReasonCode::SingleRankOnly);
                 }
-                let ordered: Vec<String> = REASON_CODES
-                    .iter()
-                    .filter(|c| codes.contains(*c))
-                    .map(|c| c.to_string())
-                    .collect();
-                a.reason_codes = ordered;
+                a.reason_codes = codes.into_iter().collect();
                 if g > last.2 {
                     last.1 = t;
                     last.2 = g;
@@ -1426,6 +1462,30 @@ fn merge_intervals(mut raw: Vec<(Interval, i64, f64)>) -> Vec<(Interval, i64, f6
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The codes' spec names, to compare with the spec's strings.
+    fn names(codes: &[ReasonCode]) -> Vec<&'static str> {
+        codes.iter().map(|c| c.as_str()).collect()
+    }
+
+    #[test]
+    fn verdict_names_are_the_serde_forms() {
+        for c in ReasonCode::ALL {
+            let j = serde_json::to_string(&c).unwrap();
+            assert_eq!(j, format!("\"{}\"", c.as_str()));
+            assert_eq!(serde_json::from_str::<ReasonCode>(&j).unwrap(), c);
+        }
+        let codes: BTreeSet<ReasonCode> = ReasonCode::ALL.iter().rev().copied().collect();
+        assert!(codes.into_iter().eq(ReasonCode::ALL), "Ord is report order");
+        for c in [
+            Classification::CollectiveSuspect,
+            Classification::CollectiveLikely,
+            Classification::CollectiveConfident,
+        ] {
+            let j = serde_json::to_string(&c).unwrap();
+            assert_eq!(j, format!("\"{}\"", c.as_str()));
+        }
+    }
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-9
@@ -1448,6 +1508,8 @@ mod tests {
         // Fewer than 3 values, or no spread at all: 0.
         assert_eq!(robust_zscores(&[0.0, 1e9]), vec![0.0, 0.0]);
         assert_eq!(robust_zscores(&[5.0; 6]), vec![0.0; 6]);
+        // A NaN gap (run never makes one): no scores.
+        assert_eq!(robust_zscores(&[1.0, f64::NAN, 3.0]), vec![0.0; 3]);
     }
 
     #[test]
@@ -1765,7 +1827,7 @@ mod tests {
             assert!(close(iv.confidence, 0.95), "{iv:?}");
             assert_eq!(iv.classification, Classification::CollectiveConfident);
             assert_eq!(
-                iv.reason_codes,
+                names(&iv.reason_codes),
                 [
                     "gap_spike_statistical_outlier",
                     "marker_collective_token",
@@ -1797,12 +1859,8 @@ mod tests {
         assert_eq!(lone.len(), 1, "{:#?}", rep.intervals);
         assert_eq!(lone[0].classification, Classification::CollectiveSuspect);
         assert!(close(lone[0].confidence, 0.02), "{:?}", lone[0]);
-        assert!(lone[0]
-            .reason_codes
-            .contains(&"weak_marker_signal".to_string()));
-        assert!(lone[0]
-            .reason_codes
-            .contains(&"single_rank_only".to_string()));
+        assert!(names(&lone[0].reason_codes).contains(&"weak_marker_signal"));
+        assert!(names(&lone[0].reason_codes).contains(&"single_rank_only"));
         assert_eq!((lone[0].start_ns, lone[0].end_ns), (680 * MS, 920 * MS));
     }
 
@@ -1826,9 +1884,7 @@ mod tests {
         assert_eq!(rep.intervals[0].start_ns, 220 * MS);
         let rep = at(350 * MS - 1);
         assert_eq!(rep.intervals[0].evidence.marker_hits, 0);
-        assert!(rep.intervals[0]
-            .reason_codes
-            .contains(&"weak_marker_signal".to_string()));
+        assert!(names(&rep.intervals[0].reason_codes).contains(&"weak_marker_signal"));
         // Synchrony window edge: rank 1 spikes 150 ms later (sample 13): outside ± 120 ms.
         let mut inputs = vec![
             rank(0, 20, &[(10, 300.0)], &[]),
@@ -1853,8 +1909,8 @@ mod tests {
         // single-rank either.
         for iv in &rep.intervals {
             assert!(close(iv.evidence.synchrony_ratio, 1.0 / 3.0));
-            assert!(!iv.reason_codes.iter().any(|c| c == "cross_rank_synchrony"));
-            assert!(!iv.reason_codes.iter().any(|c| c == "single_rank_only"));
+            assert!(!names(&iv.reason_codes).contains(&"cross_rank_synchrony"));
+            assert!(!names(&iv.reason_codes).contains(&"single_rank_only"));
         }
     }
 
@@ -1874,11 +1930,20 @@ mod tests {
         for iv in &rep.intervals {
             assert_eq!((iv.start_ns, iv.end_ns), (380 * MS, 670 * MS));
             assert_eq!(iv.evidence.peak_gap_bytes, 600.0 * MIB as f64);
-            assert!(iv.reason_codes.contains(&"weak_marker_signal".to_string()));
-            assert!(!iv.reason_codes.contains(&"single_rank_only".to_string()));
+            assert!(names(&iv.reason_codes).contains(&"weak_marker_signal"));
+            assert!(!names(&iv.reason_codes).contains(&"single_rank_only"));
         }
         // Merge rule: weak_marker_signal is dropped when merged with marker_spike_overlap.
         let a = |codes: &[&str], s: i64, e: i64| {
+            let codes: Vec<ReasonCode> = codes
+                .iter()
+                .map(|c| {
+                    ReasonCode::ALL
+                        .into_iter()
+                        .find(|r| r.as_str() == *c)
+                        .unwrap()
+                })
+                .collect();
             (
                 Interval {
                     rank: 0,
@@ -1886,7 +1951,7 @@ mod tests {
                     end_ns: e,
                     classification: Classification::CollectiveSuspect,
                     confidence: 0.5,
-                    reason_codes: codes.iter().map(|c| c.to_string()).collect(),
+                    reason_codes: codes,
                     evidence: Evidence {
                         marker_hits: 0,
                         synchronized_ranks: 1,
@@ -1932,7 +1997,7 @@ mod tests {
         assert_eq!(m[0].0.confidence, 0.9);
         assert_eq!(m[0].0.evidence.marker_hits, 2);
         assert_eq!(
-            m[0].0.reason_codes,
+            names(&m[0].0.reason_codes),
             [
                 "gap_spike_statistical_outlier",
                 "marker_collective_token",

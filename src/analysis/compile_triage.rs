@@ -20,6 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 pub use super::compile_records::{cache_state_from_file_name, extract};
+use crate::analysis::stats;
 use crate::model::compile_record::{
     CacheState, CompileRecord, FullKey, Pin, RecordLocation, Timestamp,
 };
@@ -783,25 +784,11 @@ fn next_action(
     s
 }
 
-/// Median of a non-empty slice (mean of the two middle values for an even count, as
-/// `numpy.median`).
-fn median(v: &mut [f64]) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
-}
-
-/// Pins from the warm rows of `records`: per full key, `compile_s` = the median of its warm
-/// rows, `source_timestamp` = the newest of those rows' timestamps (None when none has one),
-/// `source` = "median of N warm rows (locations…)". Sorted by key. Rows with an incomplete key
-/// are ignored.
+/// Pins from the warm rows of `records`: per full key, `compile_s` = the median
+/// ([`stats::median`], as `numpy.median`) of its warm rows' seconds, `source_timestamp` = the
+/// newest of those rows' timestamps (None when none has one), `source` = "median of N warm rows
+/// (locations…)". Sorted by key. Rows with an incomplete key or a non-finite `compile_s` are
+/// ignored.
 pub fn pins_from_records(records: &[CompileRecord]) -> Vec<Pin> {
     let mut groups: BTreeMap<FullKey, Vec<&CompileRecord>> = BTreeMap::new();
     for r in records {
@@ -814,8 +801,8 @@ pub fn pins_from_records(records: &[CompileRecord]) -> Vec<Pin> {
     groups
         .into_iter()
         .filter_map(|(key, rs)| {
-            let mut v: Vec<f64> = rs.iter().filter_map(|r| r.compile_s).collect();
-            let m = median(&mut v)?;
+            let v: Vec<f64> = rs.iter().filter_map(|r| r.compile_s).collect();
+            let m = stats::median(&v)?;
             let newest: Option<Timestamp> = rs
                 .iter()
                 .filter_map(|r| r.timestamp.as_ref())

@@ -555,6 +555,17 @@ pub enum EvidenceStatus {
     Unavailable,
 }
 
+impl EvidenceStatus {
+    /// The spec's name (= the serde form): `complete`, `partial` or `unavailable`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EvidenceStatus::Complete => "complete",
+            EvidenceStatus::Partial => "partial",
+            EvidenceStatus::Unavailable => "unavailable",
+        }
+    }
+}
+
 /// The scaling report: serialized as the JSON of `trialscope scaling --json` (the CLI adds each
 /// trial's `format` and `diagnostics`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -1091,6 +1102,18 @@ pub fn run(trials: &[Trial], params: &Params) -> Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn evidence_status_names_are_the_serde_forms() {
+        for e in [
+            EvidenceStatus::Complete,
+            EvidenceStatus::Partial,
+            EvidenceStatus::Unavailable,
+        ] {
+            let j = serde_json::to_string(&e).unwrap();
+            assert_eq!(j, format!("\"{}\"", e.as_str()));
+        }
+    }
 
     #[test]
     fn posted_from_tells_tasks_of_one_name_apart() {

@@ -197,7 +197,7 @@ fn tooltip(iv: &Interval, time: TimeDomain) -> String {
             .map(|r| format!(" ({:.1}% of device)", r * 100.0))
             .unwrap_or_default(),
         e.robust_zscore,
-        iv.reason_codes.join(", ")
+        iv.reason_codes.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", ")
     )
 }
 

@@ -12,9 +12,7 @@ use crate::plot::{self, format_value, ScatterInput, ScatterOptions, Whisker};
 
 /// `y(x)` of the best model of `fits`, when the verdict names one.
 fn best_curve(fits: &Fits) -> Option<(String, FitModel, f64, f64)> {
-    let model = FitModel::ALL
-        .into_iter()
-        .find(|m| m.as_str() == fits.best)?;
+    let model = fits.best.model()?;
     let fit = fits.models.iter().find(|f| f.model == model)?;
     let (a, b) = (fit.a, fit.b.unwrap_or(0.0));
     let label = match model {
@@ -78,10 +76,10 @@ pub fn ScatterPlot(report: std::sync::Arc<Report>, hotspot: Hotspot) -> impl Int
             "{label}; ΔAICc {} over the runner-up",
             f.delta_aicc.map_or("–".into(), |d| format!("{d:.1}"))
         ),
-        (Some(f), None) if f.best == "inconclusive" => {
+        (Some(f), None) if f.best.model().is_none() => {
             "fit: inconclusive (no model beats the runner-up by ΔAICc ≥ 2)".to_string()
         }
-        (Some(f), None) => format!("fit: {}", f.best),
+        (Some(f), None) => format!("fit: {}", f.best.as_str()),
         (None, _) => format!(
             "no fit: {}",
             h.fit_unavailable

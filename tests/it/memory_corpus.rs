@@ -152,7 +152,7 @@ fn hidden_memory_during_big_allreduce_is_attributed_with_phase() {
         for iv in &ivs {
             assert!(iv
                 .reason_codes
-                .contains(&"marker_collective_token".to_string()));
+                .contains(&cm::ReasonCode::MarkerCollectiveToken));
             // The big all_reduces run between `train_step` annotations (rank 0: steps end at
             // 681 ms, big_allreduce 681–917 ms, next step 917 ms), so no phase contains them.
             assert_eq!(iv.phase, None, "{iv:?}");

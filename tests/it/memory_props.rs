@@ -116,7 +116,7 @@ proptest! {
             prop_assert!((0.0..=1.0).contains(&iv.confidence));
             prop_assert!(iv.confidence >= p.min_confidence && iv.confidence > 0.0);
             prop_assert_eq!(iv.classification, cm::Classification::from_confidence(iv.confidence));
-            let has = |c: &str| iv.reason_codes.iter().any(|x| x == c);
+            let has = |c: &str| iv.reason_codes.iter().any(|x| x.as_str() == c);
             prop_assert!(has("gap_spike_statistical_outlier"));
             prop_assert!(!(has("weak_marker_signal") && has("marker_spike_overlap")));
             prop_assert!(!(has("single_rank_only") && has("cross_rank_synchrony")));

@@ -80,7 +80,7 @@ proptest! {
                 if let Some(r2) = m.r_squared { prop_assert!(r2 <= 1.0 + 1e-9); }
                 prop_assert!(m.residual_rms >= 0.0);
             }
-            prop_assert!(f.best == "inconclusive" || f.delta_aicc.unwrap() >= 2.0);
+            prop_assert!(f.best.as_str() == "inconclusive" || f.delta_aicc.unwrap() >= 2.0);
         }
     }
 }

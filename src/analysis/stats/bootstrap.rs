@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use super::descriptive::median_in_place;
+use super::descriptive::{median_in_place, quantile_in_place};
 use super::rng::SplitMix64;
 
 /// Largest accepted number of resamples (bounds memory: 8 bytes each).
@@ -30,7 +30,8 @@ pub struct ConfidenceInterval {
 /// 3. acceleration `â = Σ U³ / (6 (Σ U²)^{3/2})`, `U = (n−1)(θ̄₍.₎ − θ̂₍ᵢ₎)` over the jackknife
 ///    (leave-one-out) medians;
 /// 4. `αₖ = Φ(z₀ + (z₀ + z)/(1 − â(z₀ + z)))` for `z = Φ⁻¹(α/2), Φ⁻¹(1−α/2)`, and the interval is
-///    the αₖ-quantiles of θ*ᵦ with linear interpolation (`numpy.percentile`'s default).
+///    the αₖ-quantiles of θ*ᵦ by [`super::quantile`]'s definition (linear interpolation,
+///    `numpy.percentile`'s default).
 ///
 /// Edge cases (SciPy would return NaN or warn): `None` for fewer than 2 values, any non-finite
 /// value, `resamples` of 0 or above [`MAX_RESAMPLES`], or `level` outside (0, 1); a degenerate
@@ -122,23 +123,7 @@ pub fn bca_median_ci(
         return None;
     }
     Some(ConfidenceInterval {
-        low: quantile(&mut theta_b, a1),
-        high: quantile(&mut theta_b, a2),
+        low: quantile_in_place(&mut theta_b, a1),
+        high: quantile_in_place(&mut theta_b, a2),
     })
-}
-
-/// The q-quantile (q in [0, 1]) of non-empty, NaN-free data with linear interpolation between
-/// order statistics (`numpy.percentile(..., method='linear')`), by selection in O(n) instead of
-/// a sort; reorders `v`.
-fn quantile(v: &mut [f64], q: f64) -> f64 {
-    let n = v.len();
-    let pos = q.clamp(0.0, 1.0) * (n - 1) as f64;
-    let lo = pos.floor() as usize;
-    let frac = pos - lo as f64;
-    let (_, &mut at_lo, above) = v.select_nth_unstable_by(lo, f64::total_cmp);
-    if frac == 0.0 || above.is_empty() {
-        return at_lo;
-    }
-    let next = above.iter().copied().fold(f64::INFINITY, f64::min);
-    at_lo + (next - at_lo) * frac
 }

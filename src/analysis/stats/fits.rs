@@ -73,6 +73,65 @@ impl FitModel {
     }
 }
 
+/// The AICc verdict of [`fit_all`] (the scaling report's `best`). Serialized as one string:
+/// the model's [`FitModel::as_str`] name (`constant`, `log(x)`, `x`, `x·log(x)`, `x²`) or
+/// `inconclusive`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BestFit {
+    /// This model has the lowest AICc, at least 2 below the runner-up's (scaling.md, "Name a
+    /// best model only when it beats the runner-up by ΔAICc ≥ 2").
+    Model(FitModel),
+    /// No model beats the runner-up by ΔAICc ≥ 2, or fewer than two models have an AICc.
+    Inconclusive,
+}
+
+impl BestFit {
+    /// The JSON / display name: the model's [`FitModel::as_str`], or `inconclusive`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BestFit::Model(m) => m.as_str(),
+            BestFit::Inconclusive => "inconclusive",
+        }
+    }
+
+    /// The winning model, when the verdict names one.
+    pub fn model(self) -> Option<FitModel> {
+        match self {
+            BestFit::Model(m) => Some(m),
+            BestFit::Inconclusive => None,
+        }
+    }
+
+    /// The verdict named `s` (the inverse of [`BestFit::as_str`]).
+    pub fn from_name(s: &str) -> Option<BestFit> {
+        if s == "inconclusive" {
+            return Some(BestFit::Inconclusive);
+        }
+        FitModel::ALL
+            .into_iter()
+            .find(|m| m.as_str() == s)
+            .map(BestFit::Model)
+    }
+}
+
+impl Serialize for BestFit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for BestFit {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        BestFit::from_name(&s).ok_or_else(|| {
+            serde::de::Error::unknown_variant(
+                &s,
+                &["constant", "log(x)", "x", "x·log(x)", "x²", "inconclusive"],
+            )
+        })
+    }
+}
+
 /// A least-squares fit of one [`FitModel`] (y in the data's unit, x in the input's unit).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ModelFit {
@@ -123,8 +182,8 @@ pub struct PowerLawFit {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Fits {
     /// The model with the lowest AICc when it beats the runner-up by ΔAICc ≥ 2, else
-    /// `"inconclusive"`.
-    pub best: String,
+    /// [`BestFit::Inconclusive`].
+    pub best: BestFit,
     /// AICc of the runner-up minus that of the lowest (`None` with fewer than two AICc values).
     pub delta_aicc: Option<f64>,
     /// The fitted models (a model whose regressor is constant over the data is left out).
@@ -276,7 +335,7 @@ pub fn fit_power_law(x: &[f64], y: &[f64], level: f64) -> Result<PowerLawFit, St
 }
 
 /// Fits all five models and the power law, and names the best by AICc (ΔAICc ≥ 2 over the
-/// runner-up, else `"inconclusive"`). `Err(reason)` when [`check_fit_input`] fails.
+/// runner-up, else [`BestFit::Inconclusive`]). `Err(reason)` when [`check_fit_input`] fails.
 pub fn fit_all(x: &[f64], y: &[f64], level: f64) -> Result<Fits, String> {
     check_fit_input(x, y)?;
     let models: Vec<ModelFit> = FitModel::ALL
@@ -290,8 +349,8 @@ pub fn fit_all(x: &[f64], y: &[f64], level: f64) -> Result<Fits, String> {
     scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     let delta_aicc = (scored.len() >= 2).then(|| scored[1].0 - scored[0].0);
     let best = match delta_aicc {
-        Some(d) if d >= 2.0 => scored[0].1.as_str().to_string(),
-        _ => "inconclusive".to_string(),
+        Some(d) if d >= 2.0 => BestFit::Model(scored[0].1),
+        _ => BestFit::Inconclusive,
     };
     let (power_law, power_law_unavailable) = match fit_power_law(x, y, level) {
         Ok(p) => (Some(p), None),
@@ -308,4 +367,29 @@ pub fn fit_all(x: &[f64], y: &[f64], level: f64) -> Result<Fits, String> {
         x_min,
         x_max,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn best_fit_serializes_as_the_model_name_or_inconclusive() {
+        for m in FitModel::ALL {
+            let b = BestFit::Model(m);
+            let j = serde_json::to_string(&b).unwrap();
+            assert_eq!(j, serde_json::to_string(&m).unwrap());
+            assert_eq!(j, format!("\"{}\"", b.as_str()));
+            assert_eq!(serde_json::from_str::<BestFit>(&j).unwrap(), b);
+            assert_eq!(b.model(), Some(m));
+        }
+        let i = BestFit::Inconclusive;
+        assert_eq!(serde_json::to_string(&i).unwrap(), "\"inconclusive\"");
+        assert_eq!(
+            serde_json::from_str::<BestFit>("\"inconclusive\"").unwrap(),
+            i
+        );
+        assert_eq!(i.model(), None);
+        assert!(serde_json::from_str::<BestFit>("\"cubic\"").is_err());
+    }
 }

@@ -5,8 +5,9 @@
 //!   (`scipy.stats.rankdata`, `scipy.stats.spearmanr`).
 //! * [`fdr`] — Benjamini–Hochberg adjusted p-values
 //!   (`statsmodels.stats.multitest.multipletests(method='fdr_bh')`).
-//! * [`descriptive`] — median and raw median absolute deviation
-//!   (`numpy.median`, `scipy.stats.median_abs_deviation` with `scale=1`).
+//! * [`descriptive`] — the crate's only median, raw median absolute deviation and quantile
+//!   (`numpy.median`, `scipy.stats.median_abs_deviation` with `scale=1`, R's
+//!   `quantile(type = 7)` = `numpy.quantile`'s default linear method); every analysis uses these.
 //! * [`bootstrap`] — BCa bootstrap confidence interval of the median
 //!   (`scipy.stats.bootstrap(..., method='BCa')`), driven by [`rng::SplitMix64`].
 //! * [`fits`] — least-squares scaling models with standard errors, R², AICc, and the log–log
@@ -21,8 +22,8 @@ pub mod rank;
 pub mod rng;
 
 pub use bootstrap::{bca_median_ci, ConfidenceInterval};
-pub use descriptive::{mad, median};
+pub use descriptive::{mad, median, quantile};
 pub use fdr::benjamini_hochberg;
-pub use fits::{fit_all, fit_model, fit_power_law, FitModel, Fits, ModelFit, PowerLawFit};
+pub use fits::{fit_all, fit_model, fit_power_law, BestFit, FitModel, Fits, ModelFit, PowerLawFit};
 pub use rank::{rankdata, spearman};
 pub use rng::SplitMix64;

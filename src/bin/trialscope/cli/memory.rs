@@ -184,7 +184,11 @@ fn print_text(r: &cm::Report, preset: &str) {
                 iv.evidence.synchronized_ranks,
                 iv.evidence.expected_world_size,
                 iv.phase.as_deref().unwrap_or("-"),
-                iv.reason_codes.join(",")
+                iv.reason_codes
+                    .iter()
+                    .map(|c| c.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
             );
         }
     }
