@@ -14,6 +14,7 @@
 //! and on the command line the files of one directory (a folder argument is expanded,
 //! [`Workspace::add_paths`]).
 
+mod documents;
 pub mod facts;
 mod requests;
 

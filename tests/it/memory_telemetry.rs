@@ -15,7 +15,7 @@ const T0: i64 = 1_795_953_600_000_000_000;
 /// 4 ranks × 30 samples every 50 ms; +400 MiB hidden memory at sample 12 on every rank; an
 /// event `collective_begin` at 590–630 ms whose metadata says `{"op": "all_reduce"}`; a
 /// `checkpoint` event (no collective token) at 1000 ms; line 7 is cut short.
-fn jsonl() -> String {
+pub(crate) fn jsonl() -> String {
     let mut s = String::new();
     let mut n = 0;
     for i in 0..30i64 {

@@ -7,10 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
 use trialscope::analysis::compile_triage::{self, Params, Report};
 use trialscope::formats::records::{self, KeyDefaults};
-use trialscope::model::compile_record::{CacheState, CompileRecord, FullKey, RecordLocation};
+use trialscope::model::compile_record::{CacheState, CompileRecord};
 use trialscope::workspace::{Content, TraceFill, Workspace};
 
 /// Key fields a trace lacks, filled in by the user (applied to trace-derived records only, and
@@ -106,7 +105,6 @@ struct Loaded {
     records: Vec<CompileRecord>,
     other_kind: Vec<records::ExcludedRecord>,
     malformed: Vec<records::ExcludedRecord>,
-    failed: Vec<String>,
 }
 
 /// Loads every file (record files, traces, folders); a file that fails is reported and kept as
@@ -138,98 +136,10 @@ fn load(paths: &[PathBuf], fill: &KeyDefaults) -> Loaded {
     }
     Loaded {
         records: ws.compile_records(&fills),
-        failed: ws.failed_names(),
         other_kind,
         malformed,
         ws,
     }
-}
-
-fn key_json(k: &FullKey) -> Value {
-    json!({
-        "cell": k.cell,
-        "transform": k.transform,
-        "hardware": k.hardware,
-        "hostname": k.hostname,
-        "jax_version": k.jax_version,
-        "precision": k.precision,
-        "cache_state": k.cache_state.as_str(),
-    })
-}
-
-fn loc_json(l: &RecordLocation) -> Value {
-    json!({ "file": l.file, "index": l.index, "line": l.line, "text": l.to_string() })
-}
-
-fn excluded_json(v: &[records::ExcludedRecord]) -> Value {
-    Value::Array(
-        v.iter()
-            .map(|e| json!({ "location": loc_json(&e.location), "reason": e.reason }))
-            .collect(),
-    )
-}
-
-/// The `--json` document (stable field names; no internal tuples).
-fn report_json(rep: &Report, loaded: &Loaded) -> Value {
-    let findings: Vec<Value> = rep
-        .findings
-        .iter()
-        .map(|f| {
-            json!({
-                "key": key_json(&f.key),
-                "key_text": f.key_text,
-                "location": loc_json(&f.location),
-                "timestamp": f.timestamp,
-                "observed_s": f.observed_s,
-                "pinned_s": f.pinned_s,
-                "ratio": if f.ratio.is_finite() { json!(f.ratio) } else { Value::Null },
-                "classification": f.classification.as_str(),
-                "evidence": f.evidence,
-                "action": f.action,
-                "actionable": f.actionable,
-            })
-        })
-        .collect();
-    let unpinned: Vec<Value> = rep
-        .unpinned
-        .iter()
-        .map(|u| {
-            json!({
-                "key": key_json(&u.key),
-                "key_text": u.key_text,
-                "classification": u.classification.as_str(),
-                "differs_in": u.differs_in,
-                "rows": u.rows,
-            })
-        })
-        .collect();
-    let incomplete: Vec<records::ExcludedRecord> = rep
-        .incomplete
-        .iter()
-        .map(|s| records::ExcludedRecord {
-            location: s.location.clone(),
-            reason: s.reason.clone(),
-        })
-        .collect();
-    json!({
-        "params": rep.params,
-        "pins": rep.pins,
-        "warm_rows": rep.warm_rows,
-        "history_rows": rep.history_rows,
-        "rows_without_timestamp": rep.rows_without_timestamp,
-        "findings": findings,
-        "unpinned": unpinned,
-        "counts": rep.counts,
-        "unpinned_counts": rep.unpinned_counts,
-        "actionable": rep.actionable,
-        "next_action": rep.next_action,
-        "excluded": {
-            "other_kind": excluded_json(&loaded.other_kind),
-            "malformed": excluded_json(&loaded.malformed),
-            "incomplete": excluded_json(&incomplete),
-        },
-        "failed_files": loaded.failed,
-    })
 }
 
 fn render_text(rep: &Report, loaded: &Loaded) -> String {
@@ -339,7 +249,7 @@ pub fn run(args: Args) -> std::process::ExitCode {
     };
     let rep = compile_triage::run(&loaded.records, loaded.ws.pins(), &params);
     if args.json {
-        match serde_json::to_string_pretty(&report_json(&rep, &loaded)) {
+        match serde_json::to_string_pretty(&loaded.ws.triage_document(&rep)) {
             Ok(s) => write_stdout(&(s + "\n")),
             Err(e) => {
                 eprintln!("error: cannot serialize the report: {e}");
