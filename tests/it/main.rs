@@ -28,6 +28,8 @@
 //! * `memory_props` — the telemetry reader and the memory attribution on arbitrary input
 //! * `memory_session` — the worker session's memory request, natively
 //! * `memory_telemetry` — memory telemetry JSON Lines, and `trialscope memory --json`
+//! * `one_engine` — the worker's session and the CLI give identical reports (scaling, triage,
+//!   memory, ranks and hosts); every file is decompressed exactly once per load
 //! * `perfetto_corpus` — the Perfetto importer on real Chromium and public traces
 //! * `perfetto_props` — the Perfetto importer never panics on any bytes
 //! * `scaling_corpus` — the scaling analysis on the real Chromium corpus (library and CLI)
@@ -35,6 +37,8 @@
 //! * `scaling_regression` — the regression that must never return (scaling.md)
 //! * `stats_properties` — properties of `analysis::stats` for any input
 //! * `stats_reference` — `analysis::stats` against SciPy and statsmodels reference values
+//! * `tidy` — the layout rules (one load path, facts only in the workspace, no importer in
+//!   the front ends, one median, web crates only in `ui`, the dependency direction)
 //! * `triage_corpus` — compile-drift triage on the real JAX and torch.compile records
 //! * `triage_records` — record files through `trialscope triage` / `pin`
 
@@ -58,6 +62,7 @@ mod memory_perfetto;
 mod memory_props;
 mod memory_session;
 mod memory_telemetry;
+mod one_engine;
 mod perfetto_corpus;
 mod perfetto_props;
 mod scaling_corpus;
@@ -65,5 +70,6 @@ mod scaling_cost;
 mod scaling_regression;
 mod stats_properties;
 mod stats_reference;
+mod tidy;
 mod triage_corpus;
 mod triage_records;
