@@ -263,8 +263,57 @@ fn trial_row(state: AppState, row: FileRow) -> impl IntoView {
 #[component]
 fn TrialTable() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let count = move || state.files.with(|f| f.len());
+    // A row joins the trial table only once the worker said the file is a trace (or could not
+    // be read): record, pins and telemetry files never appear in it. Files still being read or
+    // imported are listed above it with their progress.
+    let settled = |r: &FileRow| matches!(r.status.get(), Status::Imported(_) | Status::Failed(_));
+    let trials = move || {
+        state
+            .files
+            .get()
+            .into_iter()
+            .filter(|r| settled(r))
+            .collect::<Vec<_>>()
+    };
+    let pending = move || {
+        state
+            .files
+            .get()
+            .into_iter()
+            .filter(|r| !settled(r))
+            .collect::<Vec<_>>()
+    };
+    let count = move || trials().len();
     view! {
+        <Show when=move || !pending().is_empty()>
+            <section>
+                <h2>{move || format!("Loading ({})", pending().len())}</h2>
+                <ul class="loading" data-testid="loading-files">
+                    <For
+                        each=pending
+                        key=|r| r.id
+                        children=move |row| {
+                            let status = row.status;
+                            view! {
+                                <li data-file=row.name.clone()>
+                                    <span class="name">{row.name.clone()}</span>
+                                    " "
+                                    {move || match status.get() {
+                                        Status::Importing(f) => {
+                                            view! {
+                                                <progress data-testid="progress" max="1" value=f></progress>
+                                            }
+                                                .into_any()
+                                        }
+                                        _ => view! { <span class="muted">"reading…"</span> }.into_any(),
+                                    }}
+                                </li>
+                            }
+                        }
+                    />
+                </ul>
+            </section>
+        </Show>
         <Show when=move || count() != 0>
             <section>
                 <h2>{move || format!("Trials ({})", count())}</h2>
@@ -286,11 +335,7 @@ fn TrialTable() -> impl IntoView {
                             </tr>
                         </thead>
                         <tbody>
-                            <For
-                                each=move || state.files.get()
-                                key=|r| r.id
-                                children=move |row| trial_row(state, row)
-                            />
+                            <For each=trials key=|r| r.id children=move |row| trial_row(state, row) />
                         </tbody>
                     </table>
                 </div>
