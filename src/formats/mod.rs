@@ -326,8 +326,57 @@ pub fn import_with(
 /// are read through [`load`].
 #[doc(hidden)]
 pub mod testing {
-    pub use super::chrome_json::import as chrome_json_import;
-    pub use super::perfetto::import as perfetto_import;
+    use super::{chrome_json, perfetto, records, telemetry, ImportError};
+    use crate::model::compile_record::Pin;
+    use crate::model::Model;
+
+    /// The Chrome JSON importer on decompressed `data`.
+    pub fn chrome_json_import(
+        data: &[u8],
+        name: &str,
+        model: &mut Model,
+        progress: &mut dyn FnMut(f64),
+    ) -> Result<(), ImportError> {
+        chrome_json::import(data, name, model, progress)
+    }
+
+    /// The Perfetto importer on decompressed `data`.
+    pub fn perfetto_import(data: &[u8], model: &mut Model, progress: &mut dyn FnMut(f64)) {
+        perfetto::import(data, model, progress)
+    }
+
+    /// The Perfetto sniffer.
+    pub fn looks_like_trace(data: &[u8]) -> bool {
+        perfetto::looks_like_trace(data)
+    }
+
+    /// The XSpace sniffer.
+    pub fn looks_like_xspace(data: &[u8]) -> bool {
+        perfetto::looks_like_xspace(data)
+    }
+
+    /// The compile-record reader on decompressed `data`.
+    pub fn parse_records(file: &str, data: &[u8]) -> Result<records::RecordFile, ImportError> {
+        records::parse_records(file, data)
+    }
+
+    /// The pins reader on decompressed `data`.
+    pub fn parse_pins(data: &[u8]) -> Result<Vec<Pin>, ImportError> {
+        records::parse_pins(data)
+    }
+
+    /// The telemetry sniffer.
+    pub fn looks_like_telemetry(data: &[u8]) -> bool {
+        telemetry::looks_like_telemetry(data)
+    }
+
+    /// The telemetry reader on decompressed `data`.
+    pub fn telemetry_import(
+        file: &str,
+        data: &[u8],
+    ) -> Result<telemetry::TelemetryImport, telemetry::TelemetryError> {
+        telemetry::import(file, data)
+    }
 }
 
 /// What [`sniff`] found.

@@ -58,7 +58,7 @@ pub const MAX_RECORD_FILE_BYTES: u64 = 256 << 20;
 /// [`ImportError::NotATrace`] (not JSON at all, with what it looks like) and
 /// [`ImportError::Malformed`] when the bytes are a trace (`traceEvents`, or objects with `ph`) —
 /// callers import those with [`super::import`] instead (see [`is_trace_json`]).
-pub fn parse_records(file: &str, data: &[u8]) -> Result<RecordFile, ImportError> {
+pub(crate) fn parse_records(file: &str, data: &[u8]) -> Result<RecordFile, ImportError> {
     if data.len() as u64 > MAX_RECORD_FILE_BYTES {
         return Err(ImportError::TooLarge {
             limit_bytes: MAX_RECORD_FILE_BYTES,
@@ -155,7 +155,7 @@ pub(crate) fn looks_like_json_lines(data: &[u8]) -> bool {
 
 /// True when decompressed `data` looks like a Chrome JSON trace (`traceEvents`, or an array whose
 /// first object has `ph`) rather than a record file. Looks at the first 64 KiB only.
-pub fn is_trace_json(data: &[u8]) -> bool {
+pub(crate) fn is_trace_json(data: &[u8]) -> bool {
     let head = &data[..data.len().min(64 << 10)];
     let s = String::from_utf8_lossy(head);
     s.contains("\"traceEvents\"") || (s.trim_start().starts_with('[') && s.contains("\"ph\""))
@@ -462,7 +462,7 @@ fn count_field(obj: &Map<String, Value>, k: &str, problems: &mut Vec<String>) ->
 ///
 /// Errors: [`ImportError::Malformed`] naming the first bad pin and field (a pins file is a
 /// user's baseline: a half-read baseline would hide drift, so it is all or nothing).
-pub fn parse_pins(bytes: &[u8]) -> Result<Vec<Pin>, ImportError> {
+pub(crate) fn parse_pins(bytes: &[u8]) -> Result<Vec<Pin>, ImportError> {
     let v: Value = serde_json::from_slice(bytes)
         .map_err(|e| ImportError::Malformed(format!("pins file is not JSON: {e}")))?;
     let items = match &v {

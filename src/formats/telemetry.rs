@@ -106,7 +106,7 @@ pub struct TelemetryImport {
 /// True when the first non-empty line of `data` is a JSON object with a `timestamp_ns` and an
 /// `event_type` field (a cheap test used before the Chrome JSON detection, which would also
 /// claim such text).
-pub fn looks_like_telemetry(data: &[u8]) -> bool {
+pub(crate) fn looks_like_telemetry(data: &[u8]) -> bool {
     let head = &data[..data.len().min(1 << 16)];
     let Some(line) = head
         .split(|&b| b == b'\n')
@@ -325,7 +325,7 @@ fn build_model(rank: Option<u32>, acc: RankAcc) -> Model {
 /// Errors: [`TelemetryError::UnsupportedSchema`] when any record names an unknown
 /// `schema_version`; [`TelemetryError::NoRecords`] when no line is a record. Malformed lines
 /// are skipped and reported in [`TelemetryImport::bad_lines`] and `diagnostics`.
-pub fn import(file: &str, data: &[u8]) -> Result<TelemetryImport, TelemetryError> {
+pub(crate) fn import(file: &str, data: &[u8]) -> Result<TelemetryImport, TelemetryError> {
     let mut out = TelemetryImport::default();
     let mut ranks: BTreeMap<Option<u32>, RankAcc> = BTreeMap::new();
     let mut offset: u64 = 0;

@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use trialscope::analysis::collective_memory::{self as cm, Marker, Params, RankSeries, Series};
-use trialscope::formats::telemetry;
+use trialscope::formats::testing;
 
 use crate::support::telemetry::Record;
 
@@ -45,14 +45,14 @@ proptest! {
 
     #[test]
     fn telemetry_never_panics_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
-        let _ = telemetry::looks_like_telemetry(&bytes);
-        let _ = telemetry::import("f", &bytes);
+        let _ = testing::looks_like_telemetry(&bytes);
+        let _ = testing::telemetry_import("f", &bytes);
     }
 
     #[test]
     fn telemetry_lines_import_or_are_reported(lines in proptest::collection::vec(line(), 1..30)) {
         let text = lines.join("\n");
-        if let Ok(t) = telemetry::import("f", text.as_bytes()) {
+        if let Ok(t) = testing::telemetry_import("f", text.as_bytes()) {
             let bad = t.diagnostics.count("telemetry_bad_line");
             prop_assert_eq!(t.records + bad, lines.len() as u64);
             for m in &t.models {

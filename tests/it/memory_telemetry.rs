@@ -3,7 +3,6 @@
 //! context and metadata; `trialscope memory --json` prints the report.
 
 use trialscope::analysis::collective_memory::{self as cm, Classification, Mapping, Params};
-use trialscope::formats::telemetry;
 
 use crate::support::telemetry::Record;
 
@@ -66,7 +65,7 @@ pub(crate) fn jsonl() -> String {
 #[test]
 fn bad_line_is_reported_and_the_rest_imports() {
     let data = jsonl();
-    let t = telemetry::import("job.jsonl", data.as_bytes()).unwrap();
+    let t = crate::support::telemetry_file("job.jsonl", data.as_bytes());
     assert_eq!(t.bad_lines.len(), 1);
     assert_eq!(t.bad_lines[0].line, 7);
     assert!(

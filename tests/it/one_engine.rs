@@ -239,7 +239,7 @@ fn the_worker_session_and_the_cli_give_identical_reports() {
         &cli_doc,
     );
     assert!(
-        cli_doc["findings"].as_array().unwrap().len() >= 1,
+        !cli_doc["findings"].as_array().unwrap().is_empty(),
         "{cli_doc}"
     );
     assert!(worker_doc["pins"].as_u64().unwrap() > 0);
@@ -366,7 +366,7 @@ fn every_file_is_decompressed_exactly_once_per_load() {
         ws.add(0, &name, &bytes, &mut |_| {}).unwrap();
         assert_eq!(formats::inflations_on_this_thread() - before, 1, "{name}");
         if let Loaded::Trace(a) = loaded {
-            assert!(a.model.slices.len() > 0, "{name}");
+            assert!(!a.model.slices.is_empty(), "{name}");
         }
     }
     // Uncompressed bytes are never inflated.

@@ -413,8 +413,8 @@ fn chromium_startup_trace_has_build_dom() {
 fn jax_xspace_is_named_not_imported() {
     let path = corpus("jax_profile/plugins/profile/2026_11_29_10_17_55/vm.xplane.pb");
     let bytes = std::fs::read(&path).unwrap();
-    assert!(formats::perfetto::looks_like_xspace(&bytes));
-    assert!(!formats::perfetto::looks_like_trace(&bytes));
+    assert!(formats::testing::looks_like_xspace(&bytes));
+    assert!(!formats::testing::looks_like_trace(&bytes));
     let e = formats::import("vm.xplane.pb", &bytes)
         .unwrap_err()
         .to_string();

@@ -2,7 +2,8 @@
 //! flips of real traces, never panic and always finish (the importer only counts diagnostics).
 
 use proptest::prelude::*;
-use trialscope::formats::perfetto::{self, proto::*};
+use trialscope::formats::perfetto::proto::*;
+use trialscope::formats::testing;
 use trialscope::model::Model;
 
 use crate::support::corpus;
@@ -10,7 +11,7 @@ use crate::support::perfetto::{frame, trace};
 
 fn import(bytes: &[u8]) -> Model {
     let mut m = Model::default();
-    perfetto::import(bytes, &mut m, &mut |f| assert!((0.0..=1.0).contains(&f)));
+    testing::perfetto_import(bytes, &mut m, &mut |f| assert!((0.0..=1.0).contains(&f)));
     m
 }
 
@@ -159,8 +160,8 @@ proptest! {
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
         let _ = import(&bytes);
-        let _ = perfetto::looks_like_trace(&bytes);
-        let _ = perfetto::looks_like_xspace(&bytes);
+        let _ = testing::looks_like_trace(&bytes);
+        let _ = testing::looks_like_xspace(&bytes);
     }
 
     #[test]

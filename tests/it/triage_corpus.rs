@@ -14,7 +14,6 @@ use std::process::Command;
 
 use serde_json::Value;
 use trialscope::analysis::compile_triage::{self, Class, Params, Report};
-use trialscope::formats::records;
 use trialscope::model::compile_record::CompileRecord;
 use trialscope::model::facts::Facts;
 
@@ -81,14 +80,13 @@ fn findings(v: &Value) -> &Vec<Value> {
 fn pin_writes_warm_medians_of_the_baseline() {
     let pins_path = baseline_pins();
     let text = std::fs::read_to_string(&pins_path).unwrap();
-    let pins = records::parse_pins(text.as_bytes()).unwrap();
+    let pins = crate::support::pins_file("pins.json", text.as_bytes());
     // 6 cells × 2 precisions, all warm, jax 0.10.2.
     assert_eq!(pins.len(), 12);
     assert!(pins.iter().all(|p| p.key.jax_version == "0.10.2"));
     // Independent check against the records: median of the 3 warm baseline rows of
     // mlp_d96/fp32, and the newest of their timestamps.
-    let f =
-        records::parse_records("baseline.jsonl", &std::fs::read(set("baseline")).unwrap()).unwrap();
+    let f = crate::support::record_file("baseline.jsonl", &std::fs::read(set("baseline")).unwrap());
     let mut rows: Vec<&CompileRecord> = f
         .records
         .iter()
@@ -212,8 +210,8 @@ fn floor_005_separates_cache_host_load_and_version_bump() {
 }
 
 fn load_set(name: &str) -> Vec<CompileRecord> {
-    let f = records::parse_records(&format!("{name}.jsonl"), &std::fs::read(set(name)).unwrap())
-        .unwrap();
+    let f =
+        crate::support::record_file(&format!("{name}.jsonl"), &std::fs::read(set(name)).unwrap());
     assert!(f.malformed.is_empty() && f.other_kind.is_empty(), "{name}");
     f.records
 }
@@ -301,7 +299,7 @@ fn pytorch_disabled_cache_is_a_cache_regression_against_the_warm_pin() {
     args.push(&warm);
     let (code, _, err) = cli(&args);
     assert_eq!(code, 0, "{err}");
-    let p = records::parse_pins(&std::fs::read(&pins).unwrap()).unwrap();
+    let p = crate::support::pins_file("pins.json", &std::fs::read(&pins).unwrap());
     // One outermost compile region in the warm run: dynamo's compile_inner (≈ 1.98 s, the
     // Inductor cache hit).
     assert_eq!(p.len(), 1);

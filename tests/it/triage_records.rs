@@ -206,15 +206,15 @@ fn array_and_records_object_containers_give_the_same_findings() {
 mod never_panics {
     use proptest::prelude::*;
     use trialscope::analysis::compile_triage::{self, Params};
-    use trialscope::formats::records;
+    use trialscope::formats::{records, testing};
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
 
         #[test]
         fn arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
-            let _ = records::parse_records("x", &bytes);
-            let _ = records::parse_pins(&bytes);
+            let _ = testing::parse_records("x", &bytes);
+            let _ = testing::parse_pins(&bytes);
         }
 
         #[test]
@@ -223,7 +223,7 @@ mod never_panics {
             0..20,
         )) {
             let text = lines.join("\n");
-            if let Ok(f) = records::parse_records("x", text.as_bytes()) {
+            if let Ok(f) = testing::parse_records("x", text.as_bytes()) {
                 let pins = compile_triage::pins_from_records(&f.records);
                 let rep = compile_triage::run(&f.records, &pins, &Params::default());
                 prop_assert_eq!(f.records.len() + f.other_kind.len() + f.malformed.len(), lines.len());

@@ -46,7 +46,7 @@ const MAX_SEQUENCES: usize = 1 << 16;
 /// Imports a decompressed Perfetto trace into `model`, packet by packet. Never fails: broken
 /// records are counted in `model.diagnostics`; `model.stats.events` receives the number of
 /// packets (nested ones included). `progress` gets fractions in [0, 1] about every 1 MB.
-pub fn import(data: &[u8], model: &mut Model, progress: &mut dyn FnMut(f64)) {
+pub(crate) fn import(data: &[u8], model: &mut Model, progress: &mut dyn FnMut(f64)) {
     let mut imp = Importer::new(model);
     // Pass 1: clock snapshots and track descriptors.
     let mut pre = PrePass::default();
@@ -74,7 +74,7 @@ pub fn import(data: &[u8], model: &mut Model, progress: &mut dyn FnMut(f64)) {
 
 /// True when `data` starts like a Perfetto trace: the first records are `Trace.packet` fields
 /// whose content walks as well-formed protobuf containing at least one known `TracePacket` tag.
-pub fn looks_like_trace(data: &[u8]) -> bool {
+pub(crate) fn looks_like_trace(data: &[u8]) -> bool {
     if looks_like_xspace(data) {
         return false;
     }
@@ -122,7 +122,7 @@ pub fn looks_like_trace(data: &[u8]) -> bool {
 /// True when `data` looks like an XSpace (`.xplane.pb`) rather than a Perfetto trace: the first
 /// record is an `XPlane` (see [`proto::XPlane`]) whose `name` (field 2) is `/host:…`,
 /// `/device:…` or `Task Environment`. Only the leading fields of the record are walked.
-pub fn looks_like_xspace(data: &[u8]) -> bool {
+pub(crate) fn looks_like_xspace(data: &[u8]) -> bool {
     let Some((tag, p)) = read_varint(data, 0) else {
         return false;
     };

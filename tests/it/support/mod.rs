@@ -67,3 +67,35 @@ pub fn memory_inputs(
         .collect();
     (o.inputs, warnings)
 }
+
+/// `bytes` loaded through the one load path ([`trialscope::formats::load`]); panics with the
+/// error, naming the file.
+pub fn load(name: &str, bytes: &[u8]) -> trialscope::formats::Loaded {
+    use trialscope::formats::{self, LoadOptions};
+    formats::load(name, bytes, &LoadOptions::default(), &mut |_| {})
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A compile-record file read through [`load`]; panics when it reads as something else.
+pub fn record_file(name: &str, bytes: &[u8]) -> trialscope::formats::records::RecordFile {
+    match load(name, bytes) {
+        trialscope::formats::Loaded::Records { records, .. } => records,
+        other => panic!("{name}: read as {}, not records", other.kind()),
+    }
+}
+
+/// A pins file read through [`load`]; panics when it reads as something else.
+pub fn pins_file(name: &str, bytes: &[u8]) -> Vec<trialscope::model::compile_record::Pin> {
+    match load(name, bytes) {
+        trialscope::formats::Loaded::Pins { pins, .. } => pins,
+        other => panic!("{name}: read as {}, not pins", other.kind()),
+    }
+}
+
+/// A telemetry file read through [`load`]; panics when it reads as something else.
+pub fn telemetry_file(name: &str, bytes: &[u8]) -> trialscope::formats::telemetry::TelemetryImport {
+    match load(name, bytes) {
+        trialscope::formats::Loaded::Telemetry { telemetry, .. } => telemetry,
+        other => panic!("{name}: read as {}, not telemetry", other.kind()),
+    }
+}
