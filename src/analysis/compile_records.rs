@@ -54,7 +54,7 @@ pub fn cache_state_from_file_name(file_name: &str) -> Option<(CacheState, &'stat
 /// ([`cache_state_from_file_name`]); `transform` `torch.compile` for dynamo/inductor/aot regions
 /// and `jit` otherwise; `jax_version` from metadata `jax_version` / `framework_version` /
 /// `pytorch_version` when the trace has it; hardware and precision are left unknown for the
-/// user ([`KeyDefaults`]). The timestamp is the slice start when it is already epoch time
+/// user ([`crate::model::compile_record::KeyDefaults`]). The timestamp is the slice start when it is already epoch time
 /// (≥ 2001, as the JSON importer makes Kineto times), else `baseTimeNanoseconds` + start when
 /// the metadata has a base, else unknown.
 pub fn extract(model: &Model, facts: &Facts) -> Vec<CompileRecord> {

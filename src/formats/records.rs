@@ -1,5 +1,5 @@
 //! Compile records for the triage (compile-triage.md, "Input: compile records"): record files
-//! → [`CompileRecord`]s, and `pins.json` ([`parse_pins`], [`pins_to_json`]). Files reach these
+//! → [`CompileRecord`]s, and `pins.json` (`parse_pins`, [`pins_to_json`]). Files reach these
 //! readers only through [`super::load`]; the records of a trace's compile slices are the
 //! triage's `extract` (`analysis::compile_triage::extract`).
 //!
@@ -537,7 +537,7 @@ pub(crate) fn parse_pins(bytes: &[u8]) -> Result<Vec<Pin>, ImportError> {
     Ok(pins)
 }
 
-/// Serializes pins as the `pins.json` read by [`parse_pins`] (`{"version": 1, "pins": […]}`,
+/// Serializes pins as the `pins.json` that [`super::load`] reads back (`{"version": 1, "pins": […]}`,
 /// pretty-printed, in the given order).
 pub fn pins_to_json(pins: &[Pin]) -> String {
     let arr: Vec<Value> = pins

@@ -88,7 +88,7 @@ pub struct BadLine {
     pub message: String,
 }
 
-/// What [`import`] read from one file.
+/// What the telemetry reader took from one file ([`super::Loaded::Telemetry`]).
 #[derive(Debug, Default)]
 pub struct TelemetryImport {
     /// One model per rank, in rank order; records without a rank form a last model whose

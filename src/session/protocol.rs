@@ -105,7 +105,7 @@ pub enum ToWorker {
     },
     /// Forget every file.
     Clear,
-    /// Run the compile triage ([`Session::triage`]).
+    /// Run the compile triage ([`super::Session::triage`]).
     Triage(TriageRequest),
     /// Replace the pins by the warm medians of the records loaded now
     /// ([`compile_triage::pins_from_records`]); answered by a [`FromWorker::Triaged`].
@@ -154,7 +154,7 @@ pub enum FromWorker {
     MemoryFailed { seq: u64, message: String },
     /// Summaries of already imported files whose drop-level facts changed because another file
     /// of the same drop arrived or left (a host name from sibling file names, an assigned rank);
-    /// the app replaces its summaries of these ids. See [`Session::take_updates`].
+    /// the app replaces its summaries of these ids. See [`super::Session::take_updates`].
     Updated { summaries: Vec<ImportSummary> },
     /// The file was a compile-record file (not a trace): its counts for the record-files table.
     RecordsImported { summary: RecordFileSummary },

@@ -450,7 +450,7 @@ pub(crate) fn keep_counters(all: Vec<cm::Series>) -> (Vec<cm::Series>, usize) {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-mod native;
+pub mod native;
 
 impl Workspace {
     /// Loads `bytes` as the pins file the user named (`--pins`): it must read as pins

@@ -51,7 +51,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 impl Workspace {
-    /// A workspace holding `paths` (files and folders, [`expand_paths`]) in order, each named
+    /// A workspace holding `paths` (files and folders, expanded recursively and sorted) in order, each named
     /// by its path as given (`dir/file` for a folder's files): the files of one directory are
     /// siblings, as the files of one dropped folder are in the web app. A file that cannot be
     /// read or loaded is kept as failed (its message names it); `on_error` sees each message as

@@ -40,7 +40,7 @@ pub struct ConfidenceInterval {
 /// [1/(2B), 1 − 1/(2B)] so it stays finite.
 ///
 /// Because the random stream differs from NumPy's, bounds agree with SciPy's only within
-/// Monte-Carlo error (see `tests/stats_reference.rs`). Cost: O(resamples · n + n²) time (the
+/// Monte-Carlo error (see `tests/it/stats_reference.rs`). Cost: O(resamples · n + n²) time (the
 /// jackknife is n medians of n − 1 values), O(n + resamples) memory.
 pub fn bca_median_ci(
     x: &[f64],
