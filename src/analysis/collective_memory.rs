@@ -45,6 +45,14 @@ pub enum SeriesKind {
 }
 
 impl SeriesKind {
+    /// Every kind, in the spec's order.
+    pub const ALL: [SeriesKind; 4] = [
+        SeriesKind::DeviceUsed,
+        SeriesKind::AllocatorReserved,
+        SeriesKind::AllocatorAllocated,
+        SeriesKind::DeviceTotal,
+    ];
+
     /// The spec's series name (`device_used_bytes`, …).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -52,6 +60,58 @@ impl SeriesKind {
             SeriesKind::AllocatorReserved => "allocator_reserved_bytes",
             SeriesKind::AllocatorAllocated => "allocator_allocated_bytes",
             SeriesKind::DeviceTotal => "device_total_bytes",
+        }
+    }
+}
+
+/// One value per memory series kind (collective-memory.md, "Per-rank series"): the patterns of
+/// a [`Mapping`], the series of a [`RankSeries`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PerKind<T> {
+    /// Device memory used as the driver sees it (NVML), bytes.
+    pub device_used: T,
+    /// Caching allocator's reserved memory, bytes.
+    pub allocator_reserved: T,
+    /// Live tensors, bytes.
+    pub allocator_allocated: T,
+    /// Device capacity, bytes.
+    pub device_total: T,
+}
+
+impl<T> PerKind<T> {
+    /// The value of kind `k`.
+    pub fn get(&self, k: SeriesKind) -> &T {
+        match k {
+            SeriesKind::DeviceUsed => &self.device_used,
+            SeriesKind::AllocatorReserved => &self.allocator_reserved,
+            SeriesKind::AllocatorAllocated => &self.allocator_allocated,
+            SeriesKind::DeviceTotal => &self.device_total,
+        }
+    }
+
+    /// The value of kind `k`, mutably.
+    pub fn get_mut(&mut self, k: SeriesKind) -> &mut T {
+        match k {
+            SeriesKind::DeviceUsed => &mut self.device_used,
+            SeriesKind::AllocatorReserved => &mut self.allocator_reserved,
+            SeriesKind::AllocatorAllocated => &mut self.allocator_allocated,
+            SeriesKind::DeviceTotal => &mut self.device_total,
+        }
+    }
+
+    /// `(kind, value)` in the spec's order (device used, reserved, allocated, total).
+    pub fn iter(&self) -> impl Iterator<Item = (SeriesKind, &T)> {
+        SeriesKind::ALL.into_iter().map(move |k| (k, self.get(k)))
+    }
+}
+
+impl Default for PerKind<Option<Series>> {
+    fn default() -> Self {
+        PerKind {
+            device_used: None,
+            allocator_reserved: None,
+            allocator_allocated: None,
+            device_total: None,
         }
     }
 }
@@ -73,17 +133,7 @@ impl SeriesKind {
 /// Kineto `[memory]` events arrive (from the Chrome JSON importer) as `"<device> allocated"`
 /// and `"<device> reserved"`, which the defaults match. When several counters of a model match
 /// one kind, a non-`cpu` one wins, then the one with more samples, then the first.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Mapping {
-    /// Patterns for device-used memory.
-    pub device_used: Vec<String>,
-    /// Patterns for allocator-reserved memory.
-    pub allocator_reserved: Vec<String>,
-    /// Patterns for allocated (live tensor) memory.
-    pub allocator_allocated: Vec<String>,
-    /// Patterns for the device capacity.
-    pub device_total: Vec<String>,
-}
+pub type Mapping = PerKind<Vec<String>>;
 
 impl Default for Mapping {
     fn default() -> Self {
@@ -194,14 +244,9 @@ pub struct RankSeries {
     pub rank: Option<u32>,
     /// World size stated by the content.
     pub world_size: Option<u32>,
-    /// Device memory used as the driver sees it (NVML), bytes.
-    pub device_used: Option<Series>,
-    /// Caching allocator's reserved memory, bytes.
-    pub allocator_reserved: Option<Series>,
-    /// Live tensors, bytes.
-    pub allocator_allocated: Option<Series>,
-    /// Device capacity, bytes.
-    pub device_total: Option<Series>,
+    /// The four memory series (bytes), each when the trace has it.
+    #[serde(flatten)]
+    pub kinds: PerKind<Option<Series>>,
     /// Collective markers, sorted by start.
     pub markers: Vec<Marker>,
     /// Phase annotations, sorted by start.
@@ -215,47 +260,31 @@ pub struct RankSeries {
 impl RankSeries {
     /// The spec names of the series present.
     pub fn series_present(&self) -> Vec<&'static str> {
-        let mut v = Vec::new();
-        for (k, s) in [
-            (SeriesKind::DeviceUsed, &self.device_used),
-            (SeriesKind::AllocatorReserved, &self.allocator_reserved),
-            (SeriesKind::AllocatorAllocated, &self.allocator_allocated),
-            (SeriesKind::DeviceTotal, &self.device_total),
-        ] {
-            if s.as_ref().is_some_and(|s| !s.ts_ns.is_empty()) {
-                v.push(k.as_str());
-            }
-        }
-        v
+        self.kinds
+            .iter()
+            .filter(|(_, s)| s.as_ref().is_some_and(|s| !s.ts_ns.is_empty()))
+            .map(|(k, _)| k.as_str())
+            .collect()
     }
 
     /// Number of samples on the rank's timeline: those of device_used when present, else the
     /// largest count among the other series.
     pub fn samples(&self) -> usize {
-        if let Some(s) = &self.device_used {
+        if let Some(s) = &self.kinds.device_used {
             return s.ts_ns.len();
         }
-        [
-            &self.allocator_reserved,
-            &self.allocator_allocated,
-            &self.device_total,
-        ]
-        .iter()
-        .filter_map(|s| s.as_ref().map(|s| s.ts_ns.len()))
-        .max()
-        .unwrap_or(0)
+        self.kinds
+            .iter()
+            .filter_map(|(_, s)| s.as_ref().map(|s| s.ts_ns.len()))
+            .max()
+            .unwrap_or(0)
     }
 
     fn first_ts(&self) -> Option<i64> {
-        [
-            &self.device_used,
-            &self.allocator_reserved,
-            &self.allocator_allocated,
-            &self.device_total,
-        ]
-        .iter()
-        .filter_map(|s| s.as_ref().and_then(|s| s.ts_ns.first().copied()))
-        .min()
+        self.kinds
+            .iter()
+            .filter_map(|(_, s)| s.as_ref().and_then(|s| s.ts_ns.first().copied()))
+            .min()
     }
 
     fn earliest_record(&self) -> Option<i64> {
@@ -272,10 +301,12 @@ impl RankSeries {
         RankSeries {
             rank: self.rank,
             world_size: self.world_size,
-            device_used: sh(&self.device_used),
-            allocator_reserved: sh(&self.allocator_reserved),
-            allocator_allocated: sh(&self.allocator_allocated),
-            device_total: sh(&self.device_total),
+            kinds: PerKind {
+                device_used: sh(&self.kinds.device_used),
+                allocator_reserved: sh(&self.kinds.allocator_reserved),
+                allocator_allocated: sh(&self.kinds.allocator_allocated),
+                device_total: sh(&self.kinds.device_total),
+            },
             markers: self
                 .markers
                 .iter()
@@ -368,12 +399,7 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
             ts_ns: pairs.iter().map(|p| p.0).collect(),
             value: pairs.iter().map(|p| p.1).collect(),
         };
-        match kind {
-            SeriesKind::DeviceUsed => out.device_used = Some(s),
-            SeriesKind::AllocatorReserved => out.allocator_reserved = Some(s),
-            SeriesKind::AllocatorAllocated => out.allocator_allocated = Some(s),
-            SeriesKind::DeviceTotal => out.device_total = Some(s),
-        }
+        *out.kinds.get_mut(kind) = Some(s);
     }
 
     // Markers and phases. Per-string facts are computed once (memo bits, indexed by StrId).
@@ -538,10 +564,9 @@ pub fn apply_mapping(out: &mut RankSeries, counters: &[Series], mapping: &Mappin
             .and_then(|b| counters.get(usize::MAX - b.2))
             .cloned()
     };
-    out.device_used = pick(SeriesKind::DeviceUsed);
-    out.allocator_reserved = pick(SeriesKind::AllocatorReserved);
-    out.allocator_allocated = pick(SeriesKind::AllocatorAllocated);
-    out.device_total = pick(SeriesKind::DeviceTotal);
+    for k in SeriesKind::ALL {
+        *out.kinds.get_mut(k) = pick(k);
+    }
 }
 
 /// One rank handed to [`run`]: its resolved rank number, a label (file name) and its data.
@@ -1111,8 +1136,8 @@ struct RankGaps {
 }
 
 fn rank_gaps(s: &RankSeries, p: &Params) -> Option<RankGaps> {
-    let used = s.device_used.as_ref()?;
-    let reserved = s.allocator_reserved.as_ref();
+    let used = s.kinds.device_used.as_ref()?;
+    let reserved = s.kinds.allocator_reserved.as_ref();
     let n = used.ts_ns.len();
     let mut gaps = Vec::with_capacity(n);
     let mut ratios = Vec::with_capacity(n);
@@ -1120,7 +1145,7 @@ fn rank_gaps(s: &RankSeries, p: &Params) -> Option<RankGaps> {
         let r = reserved.and_then(|r| r.value_at(t)).unwrap_or(0.0);
         let g = (used.value[i] - r).max(0.0);
         gaps.push(g);
-        let total = s.device_total.as_ref().and_then(|d| d.value_at(t));
+        let total = s.kinds.device_total.as_ref().and_then(|d| d.value_at(t));
         ratios.push(total.filter(|&x| x > 0.0).map(|x| g / x));
     }
     let z = robust_zscores(&gaps);
@@ -1220,7 +1245,7 @@ pub fn run(inputs: &[RankInput], p: &Params) -> Report {
     for &i in &order {
         let (r, s) = (&inputs[i], &aligned[i]);
         let samples = s.samples();
-        let g = if s.device_used.is_none() {
+        let g = if s.kinds.device_used.is_none() {
             warnings.push(format!(
                 "rank {} ({}): no device-used memory series (series present: {}); the hidden-memory gap is not computed from allocator data alone",
                 r.rank,
@@ -1235,7 +1260,7 @@ pub fn run(inputs: &[RankInput], p: &Params) -> Report {
             ));
             None
         } else {
-            if s.allocator_reserved.is_none() {
+            if s.kinds.allocator_reserved.is_none() {
                 warnings.push(format!(
                     "rank {} ({}): no allocator-reserved series; the gap is device-used memory itself",
                     r.rank, r.label
@@ -1254,7 +1279,11 @@ pub fn run(inputs: &[RankInput], p: &Params) -> Report {
         });
         gaps.push(g);
     }
-    if order.iter().all(|&i| aligned[i].device_used.is_none()) && !inputs.is_empty() {
+    if order
+        .iter()
+        .all(|&i| aligned[i].kinds.device_used.is_none())
+        && !inputs.is_empty()
+    {
         warnings.insert(
             0,
             "device-used memory is absent from every rank: no hidden-memory gap was computed"
@@ -1762,16 +1791,19 @@ mod tests {
             series: RankSeries {
                 rank: Some(r),
                 world_size: Some(4),
-                device_used: Some(Series {
-                    name: "device_used_bytes".into(),
-                    ts_ns: ts.clone(),
-                    value: used,
-                }),
-                allocator_reserved: Some(Series {
-                    name: "allocator_reserved_bytes".into(),
-                    ts_ns: ts,
-                    value: reserved,
-                }),
+                kinds: PerKind {
+                    device_used: Some(Series {
+                        name: "device_used_bytes".into(),
+                        ts_ns: ts.clone(),
+                        value: used,
+                    }),
+                    allocator_reserved: Some(Series {
+                        name: "allocator_reserved_bytes".into(),
+                        ts_ns: ts,
+                        value: reserved,
+                    }),
+                    ..PerKind::default()
+                },
                 markers: markers
                     .iter()
                     .map(|&(a, b)| Marker {
@@ -1786,7 +1818,6 @@ mod tests {
                     name: "ProfilerStep#1".into(),
                 }],
                 shared_clock: true,
-                ..Default::default()
             },
         }
     }
@@ -1794,8 +1825,8 @@ mod tests {
     /// Gives every rank a constant 80 GiB device total (so the gap ratio is known).
     fn with_total(inputs: &mut [RankInput]) {
         for r in inputs {
-            let ts = r.series.device_used.as_ref().unwrap().ts_ns.clone();
-            r.series.device_total = Some(Series {
+            let ts = r.series.kinds.device_used.as_ref().unwrap().ts_ns.clone();
+            r.series.kinds.device_total = Some(Series {
                 name: "device_total_bytes".into(),
                 value: vec![80.0 * 1024.0 * MIB as f64; ts.len()],
                 ts_ns: ts,
@@ -2013,7 +2044,7 @@ mod tests {
             rank(0, 5, &[(3, 300.0)], &[]),
             rank(1, 20, &[(10, 300.0)], &[]),
         ];
-        inputs[1].series.device_used = None;
+        inputs[1].series.kinds.device_used = None;
         let rep = run(&inputs, &Params::default());
         assert!(rep.intervals.is_empty());
         assert!(rep

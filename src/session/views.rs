@@ -242,7 +242,7 @@ fn draw_series(s: &Option<cm::Series>, offset: i64) -> Option<DrawSeries> {
 }
 
 fn draw_lane(label: &str, rank: u32, s: &RankSeries, offset: i64) -> MemoryLane {
-    let gap = match (&s.device_used, &s.allocator_reserved) {
+    let gap = match (&s.kinds.device_used, &s.kinds.allocator_reserved) {
         (Some(u), Some(r)) => {
             let ts: Vec<i64> = u
                 .ts_ns
@@ -266,9 +266,9 @@ fn draw_lane(label: &str, rank: u32, s: &RankSeries, offset: i64) -> MemoryLane 
     MemoryLane {
         rank,
         label: label.to_string(),
-        device_used: draw_series(&s.device_used, offset),
-        allocator_reserved: draw_series(&s.allocator_reserved, offset),
-        allocator_allocated: draw_series(&s.allocator_allocated, offset),
+        device_used: draw_series(&s.kinds.device_used, offset),
+        allocator_reserved: draw_series(&s.kinds.allocator_reserved, offset),
+        allocator_allocated: draw_series(&s.kinds.allocator_allocated, offset),
         gap,
         markers: s
             .markers

@@ -32,7 +32,7 @@ fn torch_multirank_loads_as_ranks_0_to_3_with_memory_series() {
             s.series_present(),
             ["allocator_reserved_bytes", "allocator_allocated_bytes"]
         );
-        let al = s.allocator_allocated.as_ref().unwrap();
+        let al = s.kinds.allocator_allocated.as_ref().unwrap();
         assert_eq!(al.name, "cpu allocated");
         // ~598 [memory] events per rank (MANIFEST).
         assert!((590..=600).contains(&al.ts_ns.len()), "{}", al.ts_ns.len());
@@ -40,7 +40,7 @@ fn torch_multirank_loads_as_ranks_0_to_3_with_memory_series() {
         let peak = al.value.iter().cloned().fold(0.0, f64::max);
         assert_eq!(peak, 268_435_468.0);
         // Total Reserved is always 0 on CPU.
-        let res = s.allocator_reserved.as_ref().unwrap();
+        let res = s.kinds.allocator_reserved.as_ref().unwrap();
         assert!(res.value.iter().all(|&v| v == 0.0));
         // gloo collectives: 19 all_reduce, 3 broadcast, 1 all_gather, 1 barrier (MANIFEST).
         let count = |n: &str| s.markers.iter().filter(|m| m.name == n).count();
@@ -95,7 +95,7 @@ fn hidden_memory_during_big_allreduce_is_attributed_with_phase() {
     let mut inputs = all();
     for i in &mut inputs {
         let s = &mut i.series;
-        let al = s.allocator_allocated.clone().unwrap();
+        let al = s.kinds.allocator_allocated.clone().unwrap();
         let big: Vec<(i64, i64)> = s
             .markers
             .iter()
@@ -111,12 +111,12 @@ fn hidden_memory_during_big_allreduce_is_attributed_with_phase() {
                 v + 64.0 * 1048576.0 + if hidden { 256.0 * 1048576.0 } else { 0.0 }
             })
             .collect();
-        s.device_used = Some(Series {
+        s.kinds.device_used = Some(Series {
             name: "synthetic device_used".into(),
             ts_ns: al.ts_ns.clone(),
             value: used,
         });
-        s.allocator_reserved = Some(Series {
+        s.kinds.allocator_reserved = Some(Series {
             name: "allocated as reserved".into(),
             ..al
         });
@@ -135,6 +135,7 @@ fn hidden_memory_during_big_allreduce_is_attributed_with_phase() {
         for m in &big {
             let sampled = inputs[r as usize]
                 .series
+                .kinds
                 .device_used
                 .as_ref()
                 .unwrap()

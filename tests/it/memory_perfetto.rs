@@ -45,7 +45,7 @@ fn perfetto_counters_markers_and_ranks_are_read() {
                 "device_total_bytes"
             ]
         );
-        assert_eq!(s.device_used.as_ref().unwrap().ts_ns.len(), 40);
+        assert_eq!(s.kinds.device_used.as_ref().unwrap().ts_ns.len(), 40);
         assert_eq!(s.markers.len(), 2);
         let m = &s.markers[1];
         assert_eq!(m.end_ns - m.start_ns, 50 * MS as i64);

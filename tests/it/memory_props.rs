@@ -3,7 +3,9 @@
 //! (collective-memory.md step 10: "a merged interval never contradicts itself").
 
 use proptest::prelude::*;
-use trialscope::analysis::collective_memory::{self as cm, Marker, Params, RankSeries, Series};
+use trialscope::analysis::collective_memory::{
+    self as cm, Marker, Params, PerKind, RankSeries, Series,
+};
 use trialscope::formats::testing;
 
 use crate::support::telemetry::Record;
@@ -79,21 +81,24 @@ proptest! {
                 let mib = |v: f64| v * 1048576.0;
                 RankSeries {
                     world_size: world,
-                    device_used: Some(Series {
-                        name: "u".into(),
-                        ts_ns: ts.clone(),
-                        value: gaps.iter().map(|&g| mib(1000.0 + f64::from(g))).collect(),
-                    }),
-                    allocator_reserved: Some(Series {
-                        name: "r".into(),
-                        ts_ns: ts.clone(),
-                        value: vec![mib(1000.0); ts.len()],
-                    }),
-                    device_total: total.then(|| Series {
-                        name: "t".into(),
-                        ts_ns: vec![0],
-                        value: vec![mib(16384.0)],
-                    }),
+                    kinds: PerKind {
+                        device_used: Some(Series {
+                            name: "u".into(),
+                            ts_ns: ts.clone(),
+                            value: gaps.iter().map(|&g| mib(1000.0 + f64::from(g))).collect(),
+                        }),
+                        allocator_reserved: Some(Series {
+                            name: "r".into(),
+                            ts_ns: ts.clone(),
+                            value: vec![mib(1000.0); ts.len()],
+                        }),
+                        allocator_allocated: None,
+                        device_total: total.then(|| Series {
+                            name: "t".into(),
+                            ts_ns: vec![0],
+                            value: vec![mib(16384.0)],
+                        }),
+                    },
                     markers: markers
                         .iter()
                         .map(|&(a, d)| Marker {

@@ -113,11 +113,11 @@ fn apply_mapping_over_kept_counters_matches_series_from_model() {
     use trialscope::analysis::collective_memory as cm;
     let a = trialscope::formats::import("rank0.trace.json.gz", &corpus(0)).unwrap();
     let direct = cm::series_from_model(&a.model, &cm::Mapping::default());
-    assert!(direct.allocator_allocated.is_some());
+    assert!(direct.kinds.allocator_allocated.is_some());
     let counters = cm::counters_from_model(&a.model);
     let mut remapped = direct.clone();
-    remapped.allocator_allocated = None;
-    remapped.allocator_reserved = None;
+    remapped.kinds.allocator_allocated = None;
+    remapped.kinds.allocator_reserved = None;
     cm::apply_mapping(&mut remapped, &counters, &cm::Mapping::default());
     assert_eq!(remapped, direct);
     // An empty mapping maps nothing.

@@ -100,7 +100,7 @@ fn bad_line_is_reported_and_the_rest_imports() {
         assert_eq!(s.series_present().len(), 4);
         // The bad line (7th sample line) was rank 2's second sample.
         let want = if r == 2 { 29 } else { 30 };
-        assert_eq!(s.device_used.as_ref().unwrap().ts_ns.len(), want);
+        assert_eq!(s.kinds.device_used.as_ref().unwrap().ts_ns.len(), want);
         // Only the event with a collective token (in its metadata) is a marker.
         assert_eq!(s.markers.len(), 1);
         assert_eq!(s.markers[0].name, "collective_begin");
