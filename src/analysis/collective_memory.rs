@@ -183,7 +183,7 @@ impl Mapping {
 
 /// One memory series: samples in time order. `ts_ns` in ns on the trace's clock, `value` in
 /// bytes.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Series {
     /// The counter name the series came from.
     pub name: String,
@@ -386,20 +386,7 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
     }
     for (kind, (_, _, inv)) in best {
         let c = &model.counters[usize::MAX - inv];
-        let mut pairs: Vec<(i64, f64)> = c
-            .ts_ns
-            .iter()
-            .copied()
-            .zip(c.value.iter().copied())
-            .filter(|(_, v)| v.is_finite())
-            .collect();
-        pairs.sort_by_key(|p| p.0);
-        let s = Series {
-            name: model.str(c.name).to_string(),
-            ts_ns: pairs.iter().map(|p| p.0).collect(),
-            value: pairs.iter().map(|p| p.1).collect(),
-        };
-        *out.kinds.get_mut(kind) = Some(s);
+        *out.kinds.get_mut(kind) = Some(series_of(model, c));
     }
 
     // Markers and phases. Per-string facts are computed once (memo bits, indexed by StrId).
@@ -515,29 +502,29 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
     out
 }
 
+/// One counter of `model` as a model-free [`Series`]: its name, its samples sorted by time,
+/// non-finite values dropped.
+fn series_of(model: &Model, c: &crate::model::CounterSeries) -> Series {
+    let mut pairs: Vec<(i64, f64)> = c
+        .ts_ns
+        .iter()
+        .copied()
+        .zip(c.value.iter().copied())
+        .filter(|(_, v)| v.is_finite())
+        .collect();
+    pairs.sort_by_key(|p| p.0);
+    Series {
+        name: model.str(c.name).to_string(),
+        ts_ns: pairs.iter().map(|p| p.0).collect(),
+        value: pairs.iter().map(|p| p.1).collect(),
+    }
+}
+
 /// Every counter of `model` as a [`Series`] (name, samples sorted by time, non-finite values
 /// dropped), in model order: what [`apply_mapping`] needs to map the counters again without the
 /// model (the browser worker keeps these, not the slices). Memory: 16 bytes per sample.
 pub fn counters_from_model(model: &Model) -> Vec<Series> {
-    model
-        .counters
-        .iter()
-        .map(|c| {
-            let mut pairs: Vec<(i64, f64)> = c
-                .ts_ns
-                .iter()
-                .copied()
-                .zip(c.value.iter().copied())
-                .filter(|(_, v)| v.is_finite())
-                .collect();
-            pairs.sort_by_key(|p| p.0);
-            Series {
-                name: model.str(c.name).to_string(),
-                ts_ns: pairs.iter().map(|p| p.0).collect(),
-                value: pairs.iter().map(|p| p.1).collect(),
-            }
-        })
-        .collect()
+    model.counters.iter().map(|c| series_of(model, c)).collect()
 }
 
 /// Replaces the four memory series of `out` by the ones `mapping` selects among `counters`

@@ -162,13 +162,7 @@ impl Session {
     /// drawing. Returns [`FromWorker::MemoryAnalysed`], or [`FromWorker::MemoryFailed`] naming
     /// a bad preset or knob.
     pub fn analyse_memory(&self, req: &MemoryRequest) -> FromWorker {
-        let r = crate::workspace::MemoryRequest {
-            preset: req.preset.clone(),
-            overrides: req.overrides.clone(),
-            mapping: req.mapping.clone(),
-            rank_overrides: req.rank_overrides.clone(),
-        };
-        match self.ws.memory(&r) {
+        match self.ws.memory(&req.request) {
             Ok(o) => FromWorker::MemoryAnalysed {
                 seq: req.seq,
                 view: Box::new(views::memory_view(o)),

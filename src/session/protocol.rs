@@ -189,21 +189,13 @@ pub struct TelemetrySummary {
     pub diagnostics: Vec<DiagnosticView>,
 }
 
-/// A rank memory analysis request: a preset (`low`, `medium`, `high`) and knob overrides
-/// (`(knob, value)`, see [`cm::Params::with_override`]).
+/// A rank memory analysis request ([`crate::workspace::MemoryRequest`]: preset, knob
+/// overrides, mapping, rank overrides) with the app's sequence number.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MemoryRequest {
     /// Increasing number chosen by the app; echoed so stale answers can be ignored.
     pub seq: u64,
-    pub preset: String,
-    pub overrides: Vec<(String, String)>,
-    /// The counter-name mapping (collective-memory.md, "Per-rank series"); `None` = the
-    /// default [`cm::Mapping`].
-    #[serde(default)]
-    pub mapping: Option<cm::Mapping>,
-    /// User-set ranks (they win over stated and assigned ones).
-    #[serde(default)]
-    pub rank_overrides: Vec<RankOverride>,
+    pub request: crate::workspace::MemoryRequest,
 }
 
 /// Points kept per drawn memory series (largest-triangle-three-buckets; drawing only).
@@ -211,12 +203,9 @@ pub const MEMORY_DRAW_POINTS: usize = 1500;
 /// Markers kept per drawn lane (the first ones in time; the rest are counted).
 pub const MEMORY_DRAW_MARKERS: usize = 4000;
 
-/// A memory series thinned for drawing: times in ns on the report's aligned timeline, bytes.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct DrawSeries {
-    pub ts_ns: Vec<i64>,
-    pub bytes: Vec<f64>,
-}
+/// A memory series thinned for drawing: the analysis's own [`cm::Series`] (counter name,
+/// times in ns on the report's relative timeline, values in bytes) with fewer samples.
+pub type DrawSeries = cm::Series;
 
 /// The hidden-memory gap band for drawing: at each kept time, allocator-reserved (`lo`) and
 /// device-used (`hi`) bytes.

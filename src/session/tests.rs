@@ -573,10 +573,12 @@ mod memory_tests {
     fn req(mapping: Option<cm::Mapping>, rank_overrides: Vec<RankOverride>) -> MemoryRequest {
         MemoryRequest {
             seq: 1,
-            preset: "medium".into(),
-            overrides: Vec::new(),
-            mapping,
-            rank_overrides,
+            request: crate::workspace::MemoryRequest {
+                preset: "medium".into(),
+                overrides: Vec::new(),
+                mapping,
+                rank_overrides,
+            },
         }
     }
 
@@ -710,7 +712,7 @@ mod memory_tests {
         assert_eq!(v.lanes.len(), 4);
         for l in &v.lanes {
             let used = l.device_used.as_ref().expect("device-used mapped");
-            assert!(used.bytes.iter().all(|&b| b == (1u64 << 30) as f64));
+            assert!(used.value.iter().all(|&b| b == (1u64 << 30) as f64));
             assert!(l.allocator_allocated.is_none());
             assert!(l.allocator_reserved.is_some());
             // Both series now exist, so the gap band is computed; used (1 GiB) is under

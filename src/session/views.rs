@@ -237,8 +237,12 @@ fn draw_series(s: &Option<cm::Series>, offset: i64) -> Option<DrawSeries> {
         .iter()
         .map(|t| js_safe(t.saturating_add(offset)))
         .collect();
-    let (ts_ns, bytes) = lttb_series(&ts, &s.value, MEMORY_DRAW_POINTS);
-    Some(DrawSeries { ts_ns, bytes })
+    let (ts_ns, value) = lttb_series(&ts, &s.value, MEMORY_DRAW_POINTS);
+    Some(DrawSeries {
+        name: s.name.clone(),
+        ts_ns,
+        value,
+    })
 }
 
 fn draw_lane(label: &str, rank: u32, s: &RankSeries, offset: i64) -> MemoryLane {

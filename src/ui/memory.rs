@@ -151,16 +151,18 @@ pub fn request_memory(state: AppState) {
     });
     let req = MemoryRequest {
         seq,
-        preset: state.memory_preset.get_untracked(),
-        overrides,
-        mapping: Some(mapping_of(&state.memory_inputs.mapping.get_untracked())),
-        rank_overrides: state
-            .memory_inputs
-            .ranks
-            .get_untracked()
-            .into_iter()
-            .map(|((id, part), rank)| RankOverride { id, part, rank })
-            .collect(),
+        request: crate::workspace::MemoryRequest {
+            preset: state.memory_preset.get_untracked(),
+            overrides,
+            mapping: Some(mapping_of(&state.memory_inputs.mapping.get_untracked())),
+            rank_overrides: state
+                .memory_inputs
+                .ranks
+                .get_untracked()
+                .into_iter()
+                .map(|((id, part), rank)| RankOverride { id, part, rank })
+                .collect(),
+        },
     };
     if let Some(m) = to_js(&ToWorker::Memory(req)) {
         post_raw(m, None);
@@ -204,7 +206,7 @@ fn tooltip(iv: &Interval, time: TimeDomain) -> String {
 fn series_in(s: &Option<DrawSeries>) -> Option<SeriesIn<'_>> {
     s.as_ref().map(|s| SeriesIn {
         ts_ns: &s.ts_ns,
-        bytes: &s.bytes,
+        bytes: &s.value,
     })
 }
 

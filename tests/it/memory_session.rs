@@ -13,13 +13,15 @@ fn corpus(r: u32) -> Vec<u8> {
 fn request(seq: u64, preset: &str, overrides: &[(&str, &str)]) -> MemoryRequest {
     MemoryRequest {
         seq,
-        preset: preset.into(),
-        overrides: overrides
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        mapping: None,
-        rank_overrides: Vec::new(),
+        request: trialscope::workspace::MemoryRequest {
+            preset: preset.into(),
+            overrides: overrides
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            mapping: None,
+            rank_overrides: Vec::new(),
+        },
     }
 }
 
@@ -60,7 +62,7 @@ fn torch_multirank_lanes_and_report_through_the_worker_session() {
         // ~598 samples, thinned to at most MEMORY_DRAW_POINTS (all kept here).
         assert!(al.ts_ns.len() <= MEMORY_DRAW_POINTS && al.ts_ns.len() >= 590);
         assert_eq!(
-            al.bytes.iter().cloned().fold(0.0, f64::max),
+            al.value.iter().cloned().fold(0.0, f64::max),
             268_435_468.0,
             "the peak survives thinning"
         );

@@ -257,10 +257,12 @@ fn the_worker_session_and_the_cli_give_identical_reports() {
     }
     let FromWorker::MemoryAnalysed { view, .. } = m.analyse_memory(&MemoryRequest {
         seq: 3,
-        preset: "medium".into(),
-        overrides: Vec::new(),
-        mapping: None,
-        rank_overrides: Vec::new(),
+        request: trialscope::workspace::MemoryRequest {
+            preset: "medium".into(),
+            overrides: Vec::new(),
+            mapping: None,
+            rank_overrides: Vec::new(),
+        },
     }) else {
         panic!("memory failed")
     };
