@@ -556,6 +556,10 @@ pub fn apply_mapping(out: &mut RankSeries, counters: &[Series], mapping: &Mappin
     }
 }
 
+/// The memory analysis's input: one rank ([`RankInput`]): the series [`extract`]ed from its
+/// trace or telemetry part, with the rank the workspace resolved for it.
+pub type Input = RankInput;
+
 /// One rank handed to [`run`]: its resolved rank number, a label (file name) and its data.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RankInput {

@@ -20,7 +20,7 @@ mod views;
 pub use protocol::*;
 
 use crate::model::compile_record::FullKey;
-use crate::workspace::{Content, ScalingRequest, Workspace};
+use crate::workspace::{Content, Workspace};
 
 /// The worker's state: one workspace.
 #[derive(Default)]
@@ -140,12 +140,7 @@ impl Session {
     /// [`FromWorker::Analysed`], or [`FromWorker::AnalyseFailed`] when the pattern is not a
     /// regex with exactly one capture group.
     pub fn analyse(&self, req: &AnalyseRequest) -> FromWorker {
-        let r = ScalingRequest {
-            settings: req.settings.clone(),
-            metric: req.metric,
-            pattern: req.pattern.clone(),
-        };
-        match self.ws.scaling(&r) {
+        match self.ws.scaling(&req.request) {
             Ok(o) => FromWorker::Analysed {
                 seq: req.seq,
                 inputs: o.inputs,

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::collective_memory as cm;
 use crate::analysis::compile_triage;
-use crate::analysis::scaling::{Metric, Report};
+use crate::analysis::scaling::Report;
 use crate::model::compile_record::FullKey;
 use crate::model::Diagnostic;
 pub use crate::workspace::{FileId, MemorySource, RankOverride, TraceFill, TrialSettings};
@@ -76,15 +76,13 @@ pub struct ImportSummary {
     pub hostname_from_siblings: bool,
 }
 
-/// An analysis request: the settings of every trial to include, the metric and the input
-/// pattern (a regex with one capture group, see [`crate::analysis::scaling::compile_input_regex`]).
+/// A scaling request ([`crate::workspace::ScalingRequest`]: per-trial settings, metric, input
+/// pattern) with the app's sequence number.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AnalyseRequest {
     /// Increasing number chosen by the app; echoed so stale answers can be ignored.
     pub seq: u64,
-    pub settings: Vec<TrialSettings>,
-    pub metric: Metric,
-    pub pattern: String,
+    pub request: crate::workspace::ScalingRequest,
 }
 
 /// Messages from the app to the worker (file bytes travel beside the message, see module doc).

@@ -62,9 +62,11 @@ fn imports_real_trials_and_a_corrupt_file_then_finds_the_scaling_frame() {
 
     let req = AnalyseRequest {
         seq: 7,
-        settings: vec![],
-        metric: Metric::Inclusive,
-        pattern: scaling::DEFAULT_INPUT_PATTERN.to_string(),
+        request: crate::workspace::ScalingRequest {
+            settings: vec![],
+            metric: Metric::Inclusive,
+            pattern: scaling::DEFAULT_INPUT_PATTERN.to_string(),
+        },
     };
     let FromWorker::Analysed {
         seq,
@@ -100,22 +102,24 @@ fn settings_override_inputs_exclude_trials_and_bad_patterns_fail_cleanly() {
     }
     let req = AnalyseRequest {
         seq: 1,
-        settings: vec![
-            TrialSettings {
-                id: 1,
-                input_override: Some(5.0),
-                variant: String::new(),
-                excluded: false,
-            },
-            TrialSettings {
-                id: 4,
-                input_override: None,
-                variant: "b".into(),
-                excluded: true,
-            },
-        ],
-        metric: Metric::Count,
-        pattern: r"_n(\d+)_".into(),
+        request: crate::workspace::ScalingRequest {
+            settings: vec![
+                TrialSettings {
+                    id: 1,
+                    input_override: Some(5.0),
+                    variant: String::new(),
+                    excluded: false,
+                },
+                TrialSettings {
+                    id: 4,
+                    input_override: None,
+                    variant: "b".into(),
+                    excluded: true,
+                },
+            ],
+            metric: Metric::Count,
+            pattern: r"_n(\d+)_".into(),
+        },
     };
     let FromWorker::Analysed { inputs, report, .. } = s.analyse(&req) else {
         panic!()
@@ -134,7 +138,10 @@ fn settings_override_inputs_exclude_trials_and_bad_patterns_fail_cleanly() {
     assert_eq!(report.trials[3].variant, "b");
     assert_eq!(report.trials[0].input, Some(5.0));
     let bad = s.analyse(&AnalyseRequest {
-        pattern: "n(".into(),
+        request: crate::workspace::ScalingRequest {
+            pattern: "n(".into(),
+            ..req.request.clone()
+        },
         ..req.clone()
     });
     assert!(
@@ -198,9 +205,11 @@ fn pytorch_rank_files_report_rank_world_size_and_join_frames_across_trials() {
     assert!(s.take_updates().is_none(), "nothing derived from siblings");
     let FromWorker::Analysed { inputs, report, .. } = s.analyse(&AnalyseRequest {
         seq: 1,
-        settings: vec![],
-        metric: Metric::Inclusive,
-        pattern: r"trial(\d+)".into(),
+        request: crate::workspace::ScalingRequest {
+            settings: vec![],
+            metric: Metric::Inclusive,
+            pattern: r"trial(\d+)".into(),
+        },
     }) else {
         panic!()
     };
@@ -324,14 +333,16 @@ fn pytorch_files_without_rank_get_distinct_ranks_with_a_warning() {
 fn messages_round_trip_through_serde() {
     let m = ToWorker::Analyse(AnalyseRequest {
         seq: 3,
-        settings: vec![TrialSettings {
-            id: 2,
-            input_override: Some(1.5),
-            variant: "v".into(),
-            excluded: false,
-        }],
-        metric: Metric::SelfTime,
-        pattern: "x(\\d+)".into(),
+        request: crate::workspace::ScalingRequest {
+            settings: vec![TrialSettings {
+                id: 2,
+                input_override: Some(1.5),
+                variant: "v".into(),
+                excluded: false,
+            }],
+            metric: Metric::SelfTime,
+            pattern: "x(\\d+)".into(),
+        },
     });
     let j = serde_json::to_string(&m).unwrap();
     assert!(j.contains("\"type\":\"analyse\""), "{j}");
@@ -615,9 +626,11 @@ mod memory_tests {
         assert_eq!(s.len(), 0);
         let FromWorker::Analysed { report, inputs, .. } = s.analyse(&AnalyseRequest {
             seq: 1,
-            settings: Vec::new(),
-            metric: Metric::Inclusive,
-            pattern: scaling::DEFAULT_INPUT_PATTERN.into(),
+            request: crate::workspace::ScalingRequest {
+                settings: Vec::new(),
+                metric: Metric::Inclusive,
+                pattern: scaling::DEFAULT_INPUT_PATTERN.into(),
+            },
         }) else {
             panic!("analysis failed")
         };

@@ -327,9 +327,11 @@ pub fn request_analysis(state: AppState) {
     });
     let req = AnalyseRequest {
         seq,
-        settings,
-        metric: state.metric.get_untracked(),
-        pattern: state.pattern.get_untracked(),
+        request: crate::workspace::ScalingRequest {
+            settings,
+            metric: state.metric.get_untracked(),
+            pattern: state.pattern.get_untracked(),
+        },
     };
     state.analysing.set(true);
     if let Some(m) = to_js(&ToWorker::Analyse(req)) {

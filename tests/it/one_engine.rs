@@ -159,9 +159,11 @@ fn the_worker_session_and_the_cli_give_identical_reports() {
     }
     let FromWorker::Analysed { report, .. } = ws.analyse(&AnalyseRequest {
         seq: 1,
-        settings: Vec::new(),
-        metric: Metric::Inclusive,
-        pattern: r"trial(\d+)".into(),
+        request: trialscope::workspace::ScalingRequest {
+            settings: Vec::new(),
+            metric: Metric::Inclusive,
+            pattern: r"trial(\d+)".into(),
+        },
     }) else {
         panic!("scaling failed")
     };
