@@ -59,6 +59,15 @@ fn files() -> Vec<(String, Vec<u8>)> {
     out
 }
 
+/// A worker session holding the `files` whose names pass `keep`, dropped in order.
+fn session_of(files: &[(String, Vec<u8>)], keep: impl Fn(&str) -> bool) -> Session {
+    let mut s = Session::new();
+    for (id, (name, bytes)) in files.iter().filter(|(n, _)| keep(n)).enumerate() {
+        s.import(id as u32, name, bytes, &mut |_| {});
+    }
+    s
+}
+
 fn cli(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_trialscope"))
         .current_dir(dir)
@@ -152,11 +161,7 @@ fn the_worker_session_and_the_cli_give_identical_reports() {
         .copied()
         .filter(|n| n.starts_with("jax/"))
         .collect();
-    let mut ws = Session::new();
-    for (id, n) in jax.iter().enumerate() {
-        let bytes = &files.iter().find(|(m, _)| m == n).unwrap().1;
-        ws.import(id as u32, n, bytes, &mut |_| {});
-    }
+    let ws = session_of(&files, |n| n.starts_with("jax/"));
     let FromWorker::Analysed { report, .. } = ws.analyse(&AnalyseRequest {
         seq: 1,
         request: trialscope::workspace::ScalingRequest {
@@ -226,11 +231,7 @@ fn the_worker_session_and_the_cli_give_identical_reports() {
     let cli_doc = json(&out);
     // The worker also holds the traces (whose compile slices are records too); compare the
     // record files' share by running the CLI's file set through a second session.
-    let mut t = Session::new();
-    for (id, n) in compile.iter().enumerate() {
-        let bytes = &files.iter().find(|(m, _)| m == n).unwrap().1;
-        t.import(id as u32, n, bytes, &mut |_| {});
-    }
+    let mut t = session_of(&files, |n| n.starts_with("compile/"));
     t.import(99, "compile/pins.json", &pins_bytes, &mut |_| {});
     let FromWorker::Triaged { view: tv, .. } = t.triage(&req) else {
         panic!("triage failed")
@@ -252,11 +253,7 @@ fn the_worker_session_and_the_cli_give_identical_reports() {
         .copied()
         .filter(|n| n.starts_with("torch/") || n.starts_with("mem/"))
         .collect();
-    let mut m = Session::new();
-    for (id, n) in mem.iter().enumerate() {
-        let bytes = &files.iter().find(|(x, _)| x == n).unwrap().1;
-        m.import(id as u32, n, bytes, &mut |_| {});
-    }
+    let m = session_of(&files, |n| n.starts_with("torch/") || n.starts_with("mem/"));
     let FromWorker::MemoryAnalysed { view, .. } = m.analyse_memory(&MemoryRequest {
         seq: 3,
         request: trialscope::workspace::MemoryRequest {

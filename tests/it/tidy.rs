@@ -66,17 +66,20 @@ fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 
 /// The layer of a source path: `model`, `formats`, `analysis`, `plot`, `workspace`, `session`,
 /// `ui`, `cli` or `entry` (lib.rs, main.rs, bin/worker.rs).
+/// The crate's layers, as `crate::` names them.
+const LAYERS: [&str; 7] = [
+    "model",
+    "formats",
+    "analysis",
+    "plot",
+    "workspace",
+    "session",
+    "ui",
+];
+
 fn layer(path: &str) -> &'static str {
     let rest = path.strip_prefix("src/").unwrap_or(path);
-    for l in [
-        "model",
-        "formats",
-        "analysis",
-        "plot",
-        "workspace",
-        "session",
-        "ui",
-    ] {
+    for l in LAYERS {
         if rest.starts_with(&format!("{l}/")) || rest == format!("{l}.rs") {
             return l;
         }
@@ -190,16 +193,7 @@ fn violations(files: &[Source]) -> Vec<String> {
                         .chars()
                         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                         .collect();
-                    let known = [
-                        "model",
-                        "formats",
-                        "analysis",
-                        "plot",
-                        "workspace",
-                        "session",
-                        "ui",
-                    ];
-                    if known.contains(&name.as_str()) && !allowed(l).contains(&name.as_str()) {
+                    if LAYERS.contains(&name.as_str()) && !allowed(l).contains(&name.as_str()) {
                         out.push(at(&format!("{l} must not depend on {name}")));
                     }
                 }
