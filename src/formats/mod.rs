@@ -246,14 +246,8 @@ pub fn load(
     };
     let out = match sniff(name, &data) {
         Sniffed::Telemetry => {
-            let telemetry = telemetry::import(name, &data).map_err(|e| {
-                err(ImportError::Malformed(
-                    e.to_string()
-                        .strip_prefix(&format!("{name}: "))
-                        .map(str::to_string)
-                        .unwrap_or_else(|| e.to_string()),
-                ))
-            })?;
+            let telemetry = telemetry::import(name, &data)
+                .map_err(|e| err(ImportError::Malformed(without_file(name, &e.to_string()))))?;
             Loaded::Telemetry { source, telemetry }
         }
         Sniffed::Pins => {
@@ -280,6 +274,16 @@ pub fn load(
     };
     progress(1.0);
     Ok(out)
+}
+
+/// `message` without the leading file name the telemetry reader puts there (the
+/// [`FileError`] names the file once): `f: no record` → `no record`, `f:7: bad` → `line 7: bad`.
+fn without_file(name: &str, message: &str) -> String {
+    match message.strip_prefix(name) {
+        Some(rest) if rest.starts_with(": ") => rest[2..].to_string(),
+        Some(rest) if rest.starts_with(':') => format!("line {}", &rest[1..]),
+        _ => message.to_string(),
+    }
 }
 
 fn artifact(source: Source, format: Format, model: Model) -> Artifact {

@@ -198,15 +198,34 @@ impl Workspace {
         bytes: &[u8],
         progress: &mut dyn FnMut(f64),
     ) -> Result<&Entry, &Failed> {
-        self.remove(id);
+        let ok = self.load_one(id, name, bytes, progress);
+        self.derive();
+        self.changed.retain(|c| *c != id);
+        if ok {
+            let last = self.entries.len() - 1;
+            Ok(&self.entries[last])
+        } else {
+            let last = self.failed.len() - 1;
+            Err(&self.failed[last])
+        }
+    }
+
+    /// Loads one file without deriving the facts (the caller derives once for a batch). True
+    /// when it loaded (it is the last entry), false when it failed (the last failure).
+    fn load_one(
+        &mut self,
+        id: FileId,
+        name: &str,
+        bytes: &[u8],
+        progress: &mut dyn FnMut(f64),
+    ) -> bool {
+        self.entries.retain(|e| e.id != id);
+        self.failed.retain(|f| f.id != id);
         match formats::load(name, bytes, &self.options, progress) {
             Ok(loaded) => {
                 let entry = self.keep(id, loaded);
                 self.entries.push(entry);
-                self.derive();
-                self.changed.retain(|c| *c != id);
-                let last = self.entries.len() - 1;
-                Ok(&self.entries[last])
+                true
             }
             Err(e) => {
                 self.failed.push(Failed {
@@ -214,9 +233,7 @@ impl Workspace {
                     name: name.to_string(),
                     message: e.to_string(),
                 });
-                self.derive();
-                let last = self.failed.len() - 1;
-                Err(&self.failed[last])
+                false
             }
         }
     }

@@ -71,20 +71,31 @@ impl Workspace {
             .chain(self.failed.iter().map(|f| f.id))
             .max()
             .map_or(0, |m| m + 1);
+        let before: Vec<FileId> = self.entries.iter().map(|e| e.id).collect();
         for (p, id) in expand_paths(paths).into_iter().zip(first..) {
             let name = p.display().to_string();
             match std::fs::read(&p) {
                 Ok(bytes) => {
-                    if let Err(f) = self.add(id, &name, &bytes, &mut |_| {}) {
-                        on_error(&f.message);
+                    if !self.load_one(id, &name, &bytes, &mut |_| {}) {
+                        if let Some(f) = self.failed.last() {
+                            on_error(&f.message);
+                        }
                     }
                 }
                 Err(e) => {
                     let message = format!("{name}: cannot read the file: {e}");
                     on_error(&message);
-                    self.add_failed(id, &name, message);
+                    self.failed.push(super::Failed {
+                        id,
+                        name: name.clone(),
+                        message,
+                    });
                 }
             }
         }
+        // The facts across files, once for the whole batch; only files that were here before
+        // it count as changed.
+        self.derive();
+        self.changed.retain(|c| before.contains(c));
     }
 }
