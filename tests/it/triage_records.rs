@@ -232,9 +232,40 @@ mod never_panics {
         }
 
         #[test]
-        fn arbitrary_timestamps(s in r"[0-9T:+\-Z. ]{0,40}") {
+        fn arbitrary_timestamps_never_panic(s in r"[0-9T:+\-Z. ]{0,40}") {
             if let Some(ns) = records::parse_iso8601(&s) {
                 prop_assert_eq!(records::parse_iso8601(&records::format_iso8601_utc(ns)), Some(ns));
+            }
+        }
+
+        /// Every generated ISO 8601 time parses (the assertion is reached on every case, unlike
+        /// random text, which almost never passes the date prefix), and formatting it back gives
+        /// the same instant; the offset moves the instant by exactly its minutes.
+        #[test]
+        fn generated_timestamps_parse_and_round_trip(
+            y in 1971i32..2261,
+            mo in 1u32..=12,
+            d in 1u32..=28,
+            h in 0u32..24,
+            mi in 0u32..60,
+            se in 0u32..60,
+            frac in proptest::option::of(0u32..1_000_000_000),
+            off in proptest::option::of(-840i32..=840),
+        ) {
+            let mut local = format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{se:02}");
+            if let Some(f) = frac {
+                local += &format!(".{f:09}");
+            }
+            let utc = records::parse_iso8601(&format!("{local}Z"));
+            prop_assert!(utc.is_some(), "{local}Z must parse");
+            let utc = utc.unwrap();
+            prop_assert_eq!(utc.rem_euclid(1_000_000_000), i64::from(frac.unwrap_or(0)));
+            prop_assert_eq!(records::parse_iso8601(&records::format_iso8601_utc(utc)), Some(utc));
+            if let Some(o) = off {
+                let sign = if o < 0 { '-' } else { '+' };
+                let text = format!("{local}{sign}{:02}:{:02}", o.abs() / 60, o.abs() % 60);
+                let shifted = records::parse_iso8601(&text);
+                prop_assert_eq!(shifted, Some(utc - i64::from(o) * 60_000_000_000), "{}", text);
             }
         }
     }
