@@ -160,6 +160,17 @@ impl Loaded {
             Loaded::Telemetry { .. } => "telemetry",
         }
     }
+
+    /// What the file is, for messages: `a trace`, `a compile-record file`, `a pins file`,
+    /// `a memory telemetry file`.
+    pub fn description(&self) -> &'static str {
+        match self {
+            Loaded::Trace(_) => "a trace",
+            Loaded::Records { .. } => "a compile-record file",
+            Loaded::Pins { .. } => "a pins file",
+            Loaded::Telemetry { .. } => "a memory telemetry file",
+        }
+    }
 }
 
 /// Options for [`load`].
@@ -315,11 +326,7 @@ pub fn import_with(
         other => Err(FileError {
             file: name.to_string(),
             error: ImportError::NotATrace {
-                seen: match other.kind() {
-                    "records" => "a compile-record file".into(),
-                    "pins" => "a pins file".into(),
-                    k => format!("a memory {k} file"),
-                },
+                seen: other.description().into(),
             },
         }),
     }

@@ -9,7 +9,7 @@
 //! session ([`crate::session`]) and every CLI subcommand are thin adapters over it, so both
 //! front ends give byte-identical reports.
 //!
-//! Sibling groups: files whose names share the directory part ([`dir_name`]) — loose files
+//! Sibling groups: files whose names share the directory part ([`crate::model::facts::dir_name`]) — loose files
 //! picked or dropped together (no directory), the files of one folder inside a dropped folder,
 //! and on the command line the files of one directory (a folder argument is expanded,
 //! [`Workspace::add_paths`]).
@@ -29,7 +29,7 @@ use crate::analysis::collective_memory::{self as cm, RankSeries};
 use crate::analysis::{compile_triage, scaling};
 use crate::formats::{self, records, Format, LoadOptions, Loaded, Source};
 use crate::model::compile_record::{CompileRecord, Pin};
-use crate::model::facts::{dir_name, Facts};
+use crate::model::facts::Facts;
 use crate::model::{Diagnostic, Diagnostics, TraceInfo};
 
 /// Identifies one file for the lifetime of a workspace (assigned by the caller: the app's
@@ -434,11 +434,6 @@ impl Workspace {
             }
         }
     }
-
-    /// The sibling group of a name ([`dir_name`]).
-    pub fn group_of(name: &str) -> &str {
-        dir_name(name)
-    }
 }
 
 /// The counters a trace keeps for [`cm::apply_mapping`]: every counter the default mapping
@@ -483,7 +478,7 @@ impl Workspace {
             }
             Ok(other) => Err(format!(
                 "{name}: not a pins file (it reads as {})",
-                other.kind()
+                other.description()
             )),
             Err(e) => Err(e.to_string()),
         }

@@ -73,14 +73,14 @@ pub fn summary(e: &Entry) -> Option<Summary<'_>> {
 pub fn run(args: Args) -> std::process::ExitCode {
     let ws = load::workspace(&args.files);
     for e in ws.entries().iter().filter(|e| e.trace().is_none()) {
+        let what = match &e.content {
+            Content::Records(_) => "a compile-record file",
+            Content::Pins { .. } => "a pins file",
+            _ => "a memory telemetry file",
+        };
         eprintln!(
-            "note: {}: not a trace ({}); inspect lists traces",
-            e.name(),
-            match &e.content {
-                Content::Records(_) => "a compile-record file",
-                Content::Pins { .. } => "a pins file",
-                _ => "a memory telemetry file",
-            }
+            "note: {}: not a trace ({what}); inspect lists traces",
+            e.name()
         );
     }
     let sums: Vec<Summary<'_>> = ws.entries().iter().filter_map(summary).collect();
