@@ -1014,7 +1014,9 @@ pub fn run(trials: &[Trial], params: &Params) -> Report {
         // Report-level too (each hotspot also says it): with n ≤ 4 a perfect rank order gets
         // p = 0 from the t approximation (SciPy's), while its exact permutation p is ≥ 1/12.
         warnings.push(format!(
-            "only {} usable trials: p and q come from the t approximation, which gives p = 0 to              any perfect rank order; read 'significant' as a ranking, not as evidence — add              trials (5 or more) for a meaningful test",
+            "only {} usable trials: p and q come from the t approximation, which gives p = 0 to \
+             any perfect rank order; read 'significant' as a ranking, not as evidence — add \
+             trials (5 or more) for a meaningful test",
             usable.len()
         ));
     }

@@ -383,7 +383,7 @@ fn picked_folder_loads() {
 }
 
 #[test]
-#[ignore = "benchmark harness: cargo test --test it browser:: -- --ignored --nocapture"]
+#[ignore = "benchmark harness: cargo test --release --test it -- --ignored --nocapture benchmark_import_in_browser"]
 fn benchmark_import_in_browser() {
     serial(async {
         let server = Server::start(dist(), PREFIX);
