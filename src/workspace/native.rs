@@ -77,9 +77,11 @@ impl Workspace {
     /// earlier ones), so a caller can print each result as soon as it is known, before the
     /// later files are read. `on_error` sees each failure as it happens.
     ///
-    /// Files of one directory are loaded one after another, so a file's result can wait for a
-    /// slow sibling (a later sibling can change its rank or host), never for another
-    /// directory's files.
+    /// So a file waits for its later siblings (one can change its rank or host) and, to keep
+    /// the order, for the files before it; a slow file holds back its own group, the files
+    /// after it, and an earlier file only when that file's group has members after it (paths
+    /// that interleave directories). With each group's files in a row, a slow file holds back
+    /// nothing of the groups before it.
     pub fn add_paths_each(
         &mut self,
         paths: &[PathBuf],

@@ -7,7 +7,8 @@
 //! each file as soon as its result is final ([`Workspace::add_paths_each`]: when every file of
 //! its directory has been read, since a later sibling can change its rank or host), in
 //! argument order. So a slow or stuck file holds back its own directory's files and the files
-//! after it; the files of other directories before it are already printed. Files that fail to
+//! after it; a file of another directory before it is already printed unless its directory
+//! still has files after it. Files that fail to
 //! import are reported on stderr (naming the file) and make the exit code 1; the others are still
 //! printed. Files of one directory are siblings: a JAX `perfetto_trace.json.gz` takes its host
 //! from `<host>.xplane.pb` beside it, as in the web app.
