@@ -1,9 +1,11 @@
 //! Loading files and folders from disk into a [`Workspace`] (native only): what every CLI
 //! subcommand starts with.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::{FileId, Workspace};
+use super::{Entry, FileId, Workspace};
+use crate::model::facts::dir_name;
 
 /// Most files a folder argument expands to (a guard against pointing at `/`).
 pub const MAX_FILES_PER_FOLDER: usize = 100_000;
@@ -64,6 +66,28 @@ impl Workspace {
 
     /// Adds `paths` as [`Workspace::from_paths`] does, with ids after the ones in use.
     pub fn add_paths(&mut self, paths: &[PathBuf], on_error: &mut dyn FnMut(&str)) {
+        self.add_paths_each(paths, on_error, &mut |_| {});
+    }
+
+    /// Adds `paths` as [`Workspace::add_paths`] does, and hands each loaded file to `on_ready`
+    /// as soon as its facts are final: when every file of its sibling group (its directory,
+    /// [`dir_name`]) among `paths` has been read, loaded or failed, the facts of that group
+    /// are derived ([`super::facts::derive`], as for the whole batch) and the group's files are
+    /// handed over. `on_ready` sees the files in the order of `paths` (a file waits for the
+    /// earlier ones), so a caller can print each result as soon as it is known, before the
+    /// later files are read. `on_error` sees each failure as it happens.
+    ///
+    /// So a file waits for its later siblings (one can change its rank or host) and, to keep
+    /// the order, for the files before it; a slow file holds back its own group, the files
+    /// after it, and an earlier file only when that file's group has members after it (paths
+    /// that interleave directories). With each group's files in a row, a slow file holds back
+    /// nothing of the groups before it.
+    pub fn add_paths_each(
+        &mut self,
+        paths: &[PathBuf],
+        on_error: &mut dyn FnMut(&str),
+        on_ready: &mut dyn FnMut(&Entry),
+    ) {
         let first: FileId = self
             .entries
             .iter()
@@ -72,11 +96,28 @@ impl Workspace {
             .max()
             .map_or(0, |m| m + 1);
         let before: Vec<FileId> = self.entries.iter().map(|e| e.id).collect();
-        for (p, id) in expand_paths(paths).into_iter().zip(first..) {
-            let name = p.display().to_string();
-            match std::fs::read(&p) {
+        let files: Vec<(PathBuf, String, FileId)> = expand_paths(paths)
+            .into_iter()
+            .zip(first..)
+            .map(|(p, id)| {
+                let name = p.display().to_string();
+                (p, name, id)
+            })
+            .collect();
+        // Files of each sibling group not read yet.
+        let mut pending: HashMap<&str, usize> = HashMap::new();
+        for (_, name, _) in &files {
+            *pending.entry(dir_name(name)).or_default() += 1;
+        }
+        // The next file to hand to `on_ready` (files before it were handed over or failed),
+        // and where its entry is if it loaded: the batch's entries are appended in file order
+        // (its ids are new) and deriving keeps their order.
+        let mut next = 0;
+        let mut at = self.entries.len();
+        for (k, (p, name, id)) in files.iter().enumerate() {
+            match std::fs::read(p) {
                 Ok(bytes) => {
-                    if !self.load_one(id, &name, &bytes, &mut |_| {}) {
+                    if !self.load_one(*id, name, &bytes, &mut |_| {}) {
                         if let Some(f) = self.failed.last() {
                             on_error(&f.message);
                         }
@@ -86,16 +127,69 @@ impl Workspace {
                     let message = format!("{name}: cannot read the file: {e}");
                     on_error(&message);
                     self.failed.push(super::Failed {
-                        id,
+                        id: *id,
                         name: name.clone(),
                         message,
                     });
                 }
             }
+            let group = dir_name(name);
+            let left = pending.get_mut(group).map_or(0, |n| {
+                *n -= 1;
+                *n
+            });
+            if left > 0 {
+                continue;
+            }
+            self.derive_group(group);
+            while next <= k && pending.get(dir_name(&files[next].1)) == Some(&0) {
+                if let Some(e) = self.entries.get(at).filter(|e| e.id == files[next].2) {
+                    on_ready(e);
+                    at += 1;
+                }
+                next += 1;
+            }
         }
-        // The facts across files, once for the whole batch; only files that were here before
-        // it count as changed.
+        // The facts across files for the whole batch (every group was derived as it was
+        // completed, so this changes nothing); only files that were here before it count as
+        // changed.
         self.derive();
         self.changed.retain(|c| before.contains(c));
+    }
+
+    /// Derives the facts of sibling group `group` only ([`super::facts::derive`] on its
+    /// entries, which is what a derive of every group does for this one), in time linear in
+    /// the number of files.
+    fn derive_group(&mut self, group: &str) {
+        let all = std::mem::take(&mut self.entries);
+        let mut in_group = Vec::new();
+        let mut rest = Vec::new();
+        let mut from_group = Vec::with_capacity(all.len());
+        for e in all {
+            let mine = dir_name(e.name()) == group;
+            from_group.push(mine);
+            if mine {
+                in_group.push(e);
+            } else {
+                rest.push(e);
+            }
+        }
+        let failed: Vec<&str> = self
+            .failed
+            .iter()
+            .map(|f| f.name.as_str())
+            .filter(|n| dir_name(n) == group)
+            .collect();
+        let changed = super::facts::derive(&mut in_group, &failed);
+        let (mut g, mut r) = (in_group.into_iter(), rest.into_iter());
+        self.entries = from_group
+            .into_iter()
+            .filter_map(|mine| if mine { g.next() } else { r.next() })
+            .collect();
+        for id in changed {
+            if !self.changed.contains(&id) {
+                self.changed.push(id);
+            }
+        }
     }
 }

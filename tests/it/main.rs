@@ -13,6 +13,8 @@
 //! * `browser_json` — the site on JSON traces (JAX, PyTorch): inputs, joined hotspots, reports
 //! * `browser_triage` — the site's compile-triage view on the JAX and torch.compile records
 //! * `cli_inspect` — `trialscope inspect` / `slices` as a user runs them
+//! * `cli_stream` — the CLI in a pipeline: `inspect` prints each file once its facts are final
+//!   (before a stuck later file), every subcommand exits quietly on a closed stdout
 //! * `cli_scaling_json` — `trialscope scaling --json` on real JSON trials
 //! * `json_corpus` — every public Chrome JSON / Kineto / JAX file imports or fails clearly
 //! * `json_difftests` — Perfetto trace_processor's JSON diff tests as an oracle
@@ -49,6 +51,7 @@ mod browser_json;
 mod browser_triage;
 mod cli_inspect;
 mod cli_scaling_json;
+mod cli_stream;
 mod json_corpus;
 mod json_difftests;
 mod json_kineto_jax;

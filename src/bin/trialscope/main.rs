@@ -1,7 +1,27 @@
 //! `trialscope` — the native CLI over the library: batch analysis, CI pipelines, benchmarks.
 //!
 //! Exit codes: 0 success, 1 when any input file failed to import (results for the other files
-//! are still printed), 2 usage errors (clap's default).
+//! are still printed), 2 usage errors (clap's default). Output stops quietly, exit code 0, when
+//! stdout is closed (`| head`): every write goes through `cli::load::write_stdout`.
+
+/// `println!` through [`cli::load::write_stdout`]: exits quietly when stdout is closed.
+#[cfg(not(target_arch = "wasm32"))]
+macro_rules! outln {
+    () => {
+        $crate::cli::load::write_stdout("\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::load::write_stdout(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `eprintln!` through [`cli::load::write_stderr`]: never panics.
+#[cfg(not(target_arch = "wasm32"))]
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        $crate::cli::load::write_stderr(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
 
 #[cfg(not(target_arch = "wasm32"))]
 mod cli {

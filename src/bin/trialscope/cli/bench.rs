@@ -55,7 +55,7 @@ pub struct BenchResult {
 /// Runs the subcommand.
 pub fn run(args: Args) -> ExitCode {
     if args.files.is_empty() {
-        eprintln!("trialscope bench: no files given");
+        errln!("trialscope bench: no files given");
         return ExitCode::from(2);
     }
     let runs = args.runs.max(1);
@@ -70,26 +70,32 @@ pub fn run(args: Args) -> ExitCode {
         match r {
             Ok(r) => results.push(r),
             Err(e) => {
-                eprintln!("error: {e}");
+                errln!("error: {e}");
                 failed = true;
             }
         }
     }
     if args.json || args.child {
         match serde_json::to_string_pretty(&results) {
-            Ok(s) => println!("{s}"),
+            Ok(s) => outln!("{s}"),
             Err(e) => {
-                eprintln!("error: {e}");
+                errln!("error: {e}");
                 return ExitCode::from(1);
             }
         }
     } else {
-        println!(
+        outln!(
             "{:<40} {:>10} {:>10} {:>9} {:>9} {:>10} {:>10}",
-            "file", "file MB", "trace MB", "best s", "MB/s", "peak MB", "slices"
+            "file",
+            "file MB",
+            "trace MB",
+            "best s",
+            "MB/s",
+            "peak MB",
+            "slices"
         );
         for r in &results {
-            println!(
+            outln!(
                 "{:<40} {:>10.2} {:>10.2} {:>9.3} {:>9.1} {:>10} {:>10}",
                 r.file,
                 r.file_bytes as f64 / 1e6,

@@ -3,7 +3,12 @@
 //! Per file: `path`, `format`, `compression`, `artifact_id`, `events`, `tracks`, `slices`,
 //! `counters`, `rank`, `world_size`, `hostname`, and `diagnostics[]` (`kind`, `severity`,
 //! `count`, `first_offset`, `first_index`, `message`). `--json` prints one JSON array with one
-//! object per imported file; the text form prints the same fields readably. Files that fail to
+//! object per imported file, after the last file; the text form prints the same fields readably,
+//! each file as soon as its result is final ([`Workspace::add_paths_each`]: when every file of
+//! its directory has been read, since a later sibling can change its rank or host), in
+//! argument order. So a slow or stuck file holds back its own directory's files and the files
+//! after it; a file of another directory before it is already printed unless its directory
+//! still has files after it. Files that fail to
 //! import are reported on stderr (naming the file) and make the exit code 1; the others are still
 //! printed. Files of one directory are siblings: a JAX `perfetto_trace.json.gz` takes its host
 //! from `<host>.xplane.pb` beside it, as in the web app.
@@ -12,7 +17,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 use trialscope::model::Diagnostic;
-use trialscope::workspace::{Content, Entry};
+use trialscope::workspace::{Content, Entry, Workspace};
 
 use super::load;
 
@@ -69,32 +74,42 @@ pub fn summary(e: &Entry) -> Option<Summary<'_>> {
     })
 }
 
-/// Runs the subcommand.
-pub fn run(args: Args) -> std::process::ExitCode {
-    let ws = load::workspace(&args.files);
-    for e in ws.entries().iter().filter(|e| e.trace().is_none()) {
-        let what = match &e.content {
+/// Notes on stderr that `e` is not a trace (inspect lists traces only).
+fn note_not_a_trace(e: &Entry) {
+    errln!(
+        "note: {}: not a trace ({}); inspect lists traces",
+        e.name(),
+        match &e.content {
             Content::Records(_) => "a compile-record file",
             Content::Pins { .. } => "a pins file",
             _ => "a memory telemetry file",
-        };
-        eprintln!(
-            "note: {}: not a trace ({what}); inspect lists traces",
-            e.name()
-        );
-    }
-    let sums: Vec<Summary<'_>> = ws.entries().iter().filter_map(summary).collect();
+        }
+    );
+}
+
+/// Runs the subcommand.
+pub fn run(args: Args) -> std::process::ExitCode {
+    // Each file is handed over as soon as its sibling group is complete (its facts are
+    // final), in argument order: the text form prints it then; `--json` prints one array at
+    // the end.
+    let mut ws = Workspace::new();
+    ws.add_paths_each(
+        &args.files,
+        &mut |message| errln!("error: {message}"),
+        &mut |e| match summary(e) {
+            None => note_not_a_trace(e),
+            Some(s) if !args.json => print_text(&s),
+            Some(_) => {}
+        },
+    );
     if args.json {
+        let sums: Vec<Summary<'_>> = ws.entries().iter().filter_map(summary).collect();
         match serde_json::to_string_pretty(&sums) {
             Ok(s) => load::write_stdout(&(s + "\n")),
             Err(e) => {
-                eprintln!("error: cannot encode JSON: {e}");
+                errln!("error: cannot encode JSON: {e}");
                 return std::process::ExitCode::from(1);
             }
-        }
-    } else {
-        for s in &sums {
-            print_text(s);
         }
     }
     load::exit_code(&ws)
@@ -105,26 +120,33 @@ fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
 }
 
 fn print_text(s: &Summary<'_>) {
-    println!("{}", s.path);
-    println!(
+    outln!("{}", s.path);
+    outln!(
         "  format {}  compression {:?}  {} bytes ({} decompressed)",
-        s.format, s.compression, s.size_bytes, s.decompressed_bytes
+        s.format,
+        s.compression,
+        s.size_bytes,
+        s.decompressed_bytes
     );
-    println!("  artifact_id {}", s.artifact_id);
-    println!(
+    outln!("  artifact_id {}", s.artifact_id);
+    outln!(
         "  events {}  tracks {}  slices {}  counters {}  frames {}",
-        s.events, s.tracks, s.slices, s.counters, s.frames
+        s.events,
+        s.tracks,
+        s.slices,
+        s.counters,
+        s.frames
     );
-    println!(
+    outln!(
         "  rank {}  world_size {}  hostname {}",
         opt(s.rank),
         opt(s.world_size),
         s.hostname.unwrap_or("-")
     );
     if s.diagnostics.is_empty() {
-        println!("  diagnostics: none");
+        outln!("  diagnostics: none");
     } else {
-        println!("  diagnostics:");
+        outln!("  diagnostics:");
         for d in &s.diagnostics {
             let at = match (d.first_offset, d.first_index) {
                 (Some(o), Some(i)) => format!("first at byte {o}, event {i}"),
@@ -132,9 +154,13 @@ fn print_text(s: &Summary<'_>) {
                 (None, Some(i)) => format!("first at event {i}"),
                 (None, None) => String::new(),
             };
-            println!(
+            outln!(
                 "    {:?} {} x{} {}: {}",
-                d.severity, d.kind, d.count, at, d.message
+                d.severity,
+                d.kind,
+                d.count,
+                at,
+                d.message
             );
         }
     }

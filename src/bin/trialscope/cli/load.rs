@@ -15,7 +15,7 @@ pub fn file_name(path: &Path) -> String {
 /// Loads `paths` into a workspace; every file that cannot be read or loaded is reported on
 /// stderr (naming the file) and kept as failed, and the others still load.
 pub fn workspace(paths: &[PathBuf]) -> Workspace {
-    Workspace::from_paths(paths, &mut |message| eprintln!("error: {message}"))
+    Workspace::from_paths(paths, &mut |message| errln!("error: {message}"))
 }
 
 /// Exit code for a command that loaded files: 1 when any failed, else 0.
@@ -27,9 +27,31 @@ pub fn exit_code(ws: &Workspace) -> std::process::ExitCode {
     }
 }
 
-/// Writes to stdout, ignoring a closed pipe (`trialscope … | head`).
+/// Writes `text` to stdout: every subcommand's output goes through here (or [`stdout_failed`]
+/// for a writer of its own), since `println!` panics when stdout is closed. When the reader
+/// has gone (`trialscope … | head`), the process ends at once, quietly, with exit code 0: the
+/// reader took what it wanted. Any other write error (a full disk) is reported and exits 1.
 pub fn write_stdout(text: &str) {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        stdout_failed(&e);
+    }
+}
+
+/// Ends the process after a failed write to stdout, as [`write_stdout`] does.
+pub fn stdout_failed(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    write_stderr(&format!("error: cannot write to stdout: {e}\n"));
+    std::process::exit(1);
+}
+
+/// Writes `text` to stderr; a failure is ignored (there is nowhere left to report it), where
+/// `eprintln!` would panic (`trialscope … 2>&1 | head`).
+pub fn write_stderr(text: &str) {
+    use std::io::Write as _;
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes()).and_then(|_| err.flush());
 }

@@ -44,7 +44,7 @@ struct JsonOut<'a> {
 }
 
 fn usage_error(msg: impl std::fmt::Display) -> std::process::ExitCode {
-    eprintln!("error: {msg}");
+    errln!("error: {msg}");
     std::process::ExitCode::from(2)
 }
 
@@ -107,7 +107,7 @@ pub fn run(args: Args) -> std::process::ExitCode {
         };
         match serde_json::to_string_pretty(&out) {
             Ok(s) => super::load::write_stdout(&(s + "\n")),
-            Err(e) => eprintln!("error: cannot write JSON: {e}"),
+            Err(e) => errln!("error: cannot write JSON: {e}"),
         }
     } else {
         print_text(report, &args.preset);
@@ -120,7 +120,7 @@ fn mib(b: f64) -> String {
 }
 
 fn print_text(r: &cm::Report, preset: &str) {
-    println!(
+    outln!(
         "world size {} · preset {preset} · clock: {} (skew {:.3} ms)",
         r.world_size,
         if r.clock.shared_clock {
@@ -130,13 +130,16 @@ fn print_text(r: &cm::Report, preset: &str) {
         },
         r.clock.skew_ns as f64 / 1e6
     );
-    println!();
-    println!(
+    outln!();
+    outln!(
         "{:>5}  {:>8}  {:>7}  {:<34}  file",
-        "rank", "samples", "markers", "series"
+        "rank",
+        "samples",
+        "markers",
+        "series"
     );
     for k in &r.ranks {
-        println!(
+        outln!(
             "{:>5}  {:>8}  {:>7}  {:<34}  {}",
             k.rank,
             k.samples,
@@ -157,13 +160,20 @@ fn print_text(r: &cm::Report, preset: &str) {
             k.label
         );
     }
-    println!();
+    outln!();
     if r.intervals.is_empty() {
-        println!("no attributed intervals");
+        outln!("no attributed intervals");
     } else {
-        println!(
+        outln!(
             "{:>5}  {:>14}  {:>14}  {:<22}  {:>5}  {:>12}  {:>5}  {:<16}  reasons",
-            "rank", "start ms", "end ms", "class", "conf", "peak gap", "sync", "phase"
+            "rank",
+            "start ms",
+            "end ms",
+            "class",
+            "conf",
+            "peak gap",
+            "sync",
+            "phase"
         );
         // Interval times are relative to the job's earliest record already.
         let t0 = r.trace_start_ns.unwrap_or(0);
@@ -173,7 +183,7 @@ fn print_text(r: &cm::Report, preset: &str) {
                 Classification::CollectiveLikely => "collective_likely",
                 Classification::CollectiveSuspect => "collective_suspect",
             };
-            println!(
+            outln!(
                 "{:>5}  {:>14.3}  {:>14.3}  {:<22}  {:>5.2}  {:>12}  {:>2}/{:<2}  {:<16}  {}",
                 iv.rank,
                 iv.start_ns.saturating_sub(t0) as f64 / 1e6,
@@ -193,9 +203,9 @@ fn print_text(r: &cm::Report, preset: &str) {
         }
     }
     if !r.warnings.is_empty() {
-        println!();
+        outln!();
         for w in &r.warnings {
-            println!("warning: {w}");
+            outln!("warning: {w}");
         }
     }
 }

@@ -59,7 +59,7 @@ pub struct Args {
 pub fn run(args: Args) -> ExitCode {
     let pattern = args.input_regex.as_deref().unwrap_or(DEFAULT_INPUT_PATTERN);
     if let Err(e) = compile_input_regex(pattern) {
-        eprintln!("error: --input-regex: {e}");
+        errln!("error: --input-regex: {e}");
         return ExitCode::from(2);
     }
     let ws = load::workspace(&args.files);
@@ -71,7 +71,7 @@ pub fn run(args: Args) -> ExitCode {
     let mut report = match ws.scaling(&req) {
         Ok(o) => o.report,
         Err(e) => {
-            eprintln!("error: --input-regex: {e}");
+            errln!("error: --input-regex: {e}");
             return ExitCode::from(2);
         }
     };
@@ -83,7 +83,7 @@ pub fn run(args: Args) -> ExitCode {
         let mut value = match serde_json::to_value(&report) {
             Ok(v) => v,
             Err(e) => {
-                eprintln!("error: cannot serialize the report: {e}");
+                errln!("error: cannot serialize the report: {e}");
                 return ExitCode::from(1);
             }
         };
@@ -110,7 +110,7 @@ pub fn run(args: Args) -> ExitCode {
 }
 
 fn print_text(r: &scaling::Report, top: usize) {
-    println!(
+    outln!(
         "{} trial(s), metric {} ({}), {} hypotheses tested, {} significant (q < {}), evidence: {:?}",
         r.trials.len(),
         r.metric.as_str(),
@@ -121,34 +121,40 @@ fn print_text(r: &scaling::Report, top: usize) {
         r.evidence_status
     );
     for reason in &r.evidence_reasons {
-        println!("  evidence: {reason}");
+        outln!("  evidence: {reason}");
     }
     for t in r.trials.iter().filter(|t| t.excluded) {
-        println!(
+        outln!(
             "  excluded: {} ({})",
             t.path,
             t.exclusion_reason.as_deref().unwrap_or("")
         );
     }
     for w in &r.warnings {
-        println!("  warning: {w}");
+        outln!("  warning: {w}");
     }
     let c = &r.coverage;
-    println!(
+    outln!(
         "  coverage: {} matched frames ({} joined across trials), {} unmatched frame entries ({} ns)",
         c.matched_frames, c.joined_frames, c.unmatched_frames, c.unmatched_ns
     );
     for u in &c.unmatched_reasons {
-        println!(
+        outln!(
             "    unmatched {}: {} entries, {} ns",
-            u.reason, u.frames, u.ns
+            u.reason,
+            u.frames,
+            u.ns
         );
     }
-    println!("  {}", r.range_statement);
-    println!();
-    println!(
+    outln!("  {}", r.range_statement);
+    outln!();
+    outln!(
         "{:>7} {:>10} {:>6} {:>17}  {:<14} name (file:line)",
-        "rho", "q", "trials", "range", "best fit"
+        "rho",
+        "q",
+        "trials",
+        "range",
+        "best fit"
     );
     for h in r.hotspots.iter().take(top) {
         let loc = match (&h.file, h.line, &h.posted_from) {
@@ -163,7 +169,7 @@ fn print_text(r: &scaling::Report, top: usize) {
             format!(" [{}]", h.category)
         };
         let fit = h.fit.as_ref().map_or("-", |f| f.best.as_str());
-        println!(
+        outln!(
             "{:>+7.3} {:>10.3e} {:>6} {:>17}  {:<14} {}{}{}{}",
             h.spearman_rho,
             h.q_value,
@@ -181,7 +187,7 @@ fn print_text(r: &scaling::Report, top: usize) {
         );
     }
     if r.hotspots.len() > top {
-        println!("... {} more (use --top or --json)", r.hotspots.len() - top);
+        outln!("... {} more (use --top or --json)", r.hotspots.len() - top);
     }
 }
 

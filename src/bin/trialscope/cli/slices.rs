@@ -5,7 +5,8 @@
 //! `track` (track index), `pid`, `tid`, `process`, `thread` (the track's label). Text output is
 //! tab-separated with a header line; `--json` prints JSON Lines: one object per slice per line
 //! (so huge traces stream and `head`/`jq` work). Trace text is printed as data, never
-//! interpreted. Exit code 1 when the file cannot be imported.
+//! interpreted. Exit code 1 when the file cannot be imported; a closed stdout (`| head`) stops
+//! the output quietly with exit code 0.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -86,7 +87,7 @@ pub fn run(args: Args) -> std::process::ExitCode {
     let failed = match &artifact {
         Ok(_) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             std::process::ExitCode::from(1)
         }
     };
@@ -95,10 +96,12 @@ pub fn run(args: Args) -> std::process::ExitCode {
     if let Ok(a) = &artifact {
         let m = &a.model;
         if !args.json {
-            let _ = writeln!(
+            if let Err(e) = writeln!(
                 out,
                 "name\tcategory\tts_ns\tdur_ns\tdepth\ttrack\tpid\ttid\tprocess\tthread"
-            );
+            ) {
+                super::load::stdout_failed(&e);
+            }
         }
         for r in rows(m) {
             let res = if args.json {
@@ -123,12 +126,14 @@ pub fn run(args: Args) -> std::process::ExitCode {
                     cell(&r.thread)
                 )
             };
-            if res.is_err() {
+            if let Err(e) = res {
                 // Broken pipe (e.g. `| head`): stop quietly.
-                return failed;
+                super::load::stdout_failed(&e);
             }
         }
     }
-    let _ = out.flush();
+    if let Err(e) = out.flush() {
+        super::load::stdout_failed(&e);
+    }
     failed
 }

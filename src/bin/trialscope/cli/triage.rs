@@ -125,7 +125,7 @@ fn load(paths: &[PathBuf], fill: &KeyDefaults) -> Loaded {
     for e in ws.entries() {
         match &e.content {
             Content::Trace(t) if t.compile_records.is_empty() => {
-                eprintln!("note: {}: no compile slices in this trace", e.name());
+                errln!("note: {}: no compile slices in this trace", e.name());
             }
             Content::Records(f) => {
                 other_kind.extend(f.file.other_kind.iter().cloned());
@@ -224,7 +224,7 @@ pub fn run(args: Args) -> std::process::ExitCode {
     let fill = match args.fill.defaults() {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return std::process::ExitCode::from(2);
         }
     };
@@ -235,7 +235,7 @@ pub fn run(args: Args) -> std::process::ExitCode {
             .map_err(|e| format!("{name}: cannot read the file: {e}"))
             .and_then(|b| loaded.ws.load_pins(&name, &b));
         if let Err(e) = res {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return std::process::ExitCode::from(1);
         }
     }
@@ -252,7 +252,7 @@ pub fn run(args: Args) -> std::process::ExitCode {
         match serde_json::to_string_pretty(&loaded.ws.triage_document(&rep)) {
             Ok(s) => write_stdout(&(s + "\n")),
             Err(e) => {
-                eprintln!("error: cannot serialize the report: {e}");
+                errln!("error: cannot serialize the report: {e}");
                 return std::process::ExitCode::from(1);
             }
         }
@@ -276,13 +276,13 @@ pub fn run_pin(args: PinArgs) -> std::process::ExitCode {
     let fill = match args.fill.defaults() {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return std::process::ExitCode::from(2);
         }
     };
     if let Some(out) = &args.out {
         if args.files.iter().any(|f| same_file(f, out)) {
-            eprintln!(
+            errln!(
                 "error: --out {} is one of the inputs; pin never writes its inputs",
                 out.display()
             );
@@ -291,20 +291,20 @@ pub fn run_pin(args: PinArgs) -> std::process::ExitCode {
     }
     let loaded = load(&args.files, &fill);
     for e in &loaded.malformed {
-        eprintln!("note: malformed record {}: {}", e.location, e.reason);
+        errln!("note: malformed record {}: {}", e.location, e.reason);
     }
     let pins = compile_triage::pins_from_records(&loaded.records);
     if pins.is_empty() {
-        eprintln!("warning: no warm record with a complete key: the pins file is empty");
+        errln!("warning: no warm record with a complete key: the pins file is empty");
     }
     let text = records::pins_to_json(&pins) + "\n";
     match &args.out {
         Some(out) => {
             if let Err(e) = std::fs::write(out, text) {
-                eprintln!("error: {}: cannot write: {e}", out.display());
+                errln!("error: {}: cannot write: {e}", out.display());
                 return std::process::ExitCode::from(1);
             }
-            eprintln!("wrote {} pins to {}", pins.len(), out.display());
+            errln!("wrote {} pins to {}", pins.len(), out.display());
         }
         None => write_stdout(&text),
     }
