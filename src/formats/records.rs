@@ -19,6 +19,7 @@
 //! listed as [`RecordFile::malformed`] with its file and line/index. Only an unreadable
 //! container (empty, not JSON, a trace) is an error, for that file alone.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -103,13 +104,15 @@ pub(crate) fn parse_records(file: &str, data: &[u8]) -> Result<RecordFile, Impor
     // JSON Lines.
     let mut index = 0usize;
     let mut any_json = false;
+    // Line numbers count from the first non-blank byte of the file; add the skipped lines
+    // (counted once, not per line).
+    let skipped = data[..text_start].iter().filter(|&&b| b == b'\n').count();
+    LINE_SCAN_BYTES.with(|c| c.set(c.get() + text_start as u64));
     for (line_no, raw) in body.split(|&b| b == b'\n').enumerate() {
         let line = trim_ascii(raw);
         if line.is_empty() {
             continue;
         }
-        // Line numbers count from the first non-blank byte of the file; add the skipped lines.
-        let skipped = data[..text_start].iter().filter(|&&b| b == b'\n').count();
         let loc = RecordLocation {
             file: file.to_string(),
             index,
@@ -143,6 +146,17 @@ pub(crate) fn parse_records(file: &str, data: &[u8]) -> Result<RecordFile, Impor
         });
     }
     Ok(out)
+}
+
+thread_local! {
+    static LINE_SCAN_BYTES: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Leading bytes [`parse_records`] has scanned on this thread to number JSON Lines. A test
+/// hook for the complexity tests: the skipped leading lines are counted once per file.
+#[doc(hidden)]
+pub fn line_scan_bytes_on_this_thread() -> u64 {
+    LINE_SCAN_BYTES.with(Cell::get)
 }
 
 /// True when some line among the first 64 KiB of `data` starts (after blanks) with `{`: text

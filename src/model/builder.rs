@@ -12,6 +12,7 @@
 //!
 //! Architecture Invariant: nesting logic exists only here.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use super::diagnostics::Kind as Diag;
@@ -326,58 +327,63 @@ fn pair(events: &[Pending], model: &mut Model) -> Vec<Interval> {
 }
 
 /// Phase 2: nest sorted intervals of one track, spilling partial overlaps to overflow lanes.
+///
+/// Lane choice: the first lane (the track itself, then its overflow lanes in creation order)
+/// whose open slices, after closing those that ended by `ts_ns`, are none or enclose the
+/// interval; else a new lane. [`LaneIndex`] finds that lane in O(log lanes), so N mutually
+/// overlapping slices cost O(N log N), not O(N²).
 fn nest(track: TrackId, intervals: Vec<Interval>, model: &mut Model, out: &mut Slices) {
     // lanes[0] is the track itself; lanes[k] its k-th overflow lane.
     let mut lanes: Vec<(TrackId, Vec<(SliceId, i64)>)> = vec![(track, Vec::new())];
+    let mut index = LaneIndex::default();
+    index.set(0, None);
     let mut overflowed = 0u64;
     // Slices for overflow lanes are buffered so each lane's slices stay contiguous.
     let mut spill: Vec<Vec<(Interval, u32, Option<usize>)>> = Vec::new();
     for iv in intervals {
-        let mut placed = false;
-        for (lane_idx, (_, stack)) in lanes.iter_mut().enumerate() {
-            while let Some(&(_, end)) = stack.last() {
-                if end <= iv.ts_ns {
+        let end = iv.end();
+        loop {
+            let Some(lane_idx) = index.first(iv.ts_ns, end) else {
+                let lane_track = model.add_track(Track {
+                    name: model.track(track).name,
+                    kind: model.track(track).kind,
+                    pid: model.track(track).pid,
+                    tid: model.track(track).tid,
+                    parent: model.track(track).parent,
+                    overflow_of: Some(track),
+                });
+                spill.push(vec![(iv.clone(), 0, None)]);
+                lanes.push((lane_track, vec![(SliceId(0), end)]));
+                index.set(lanes.len() - 1, Some(end));
+                overflowed += 1;
+                break;
+            };
+            let stack = &mut lanes[lane_idx].1;
+            // The lane's innermost open slice ended by `ts_ns`: close it and look again.
+            if let Some(&(_, top)) = stack.last() {
+                if top <= iv.ts_ns {
                     stack.pop();
-                } else {
-                    break;
+                    index.set(lane_idx, stack.last().map(|&(_, e)| e));
+                    continue;
                 }
             }
-            let fits = match stack.last() {
-                None => true,
-                Some(&(_, end)) => iv.end() <= end,
-            };
-            if !fits {
-                continue;
-            }
+            // Empty, or the innermost open slice encloses the interval.
             let depth = stack.len() as u32;
             if lane_idx == 0 {
                 let id = SliceId(out.len() as u32);
                 let parent = stack.last().map(|&(p, _)| p);
                 push_slice(out, track, &iv, depth, parent, 0);
-                stack.push((id, iv.end()));
+                stack.push((id, end));
             } else {
                 let lane_buf = &mut spill[lane_idx - 1];
                 let parent = stack.last().map(|&(p, _)| p.0 as usize);
                 let local = SliceId(lane_buf.len() as u32);
-                stack.push((local, iv.end()));
+                stack.push((local, end));
                 lane_buf.push((iv.clone(), depth, parent));
                 overflowed += 1;
             }
-            placed = true;
+            index.set(lane_idx, Some(end));
             break;
-        }
-        if !placed {
-            let lane_track = model.add_track(Track {
-                name: model.track(track).name,
-                kind: model.track(track).kind,
-                pid: model.track(track).pid,
-                tid: model.track(track).tid,
-                parent: model.track(track).parent,
-                overflow_of: Some(track),
-            });
-            spill.push(vec![(iv.clone(), 0, None)]);
-            lanes.push((lane_track, vec![(SliceId(0), iv.end())]));
-            overflowed += 1;
         }
     }
     for (k, buf) in spill.into_iter().enumerate() {
@@ -402,6 +408,103 @@ fn nest(track: TrackId, intervals: Vec<Interval>, model: &mut Model, out: &mut S
             None,
             || None,
         );
+    }
+}
+
+thread_local! {
+    static LANE_STEPS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Steps the overflow-lane search has taken on this thread (segment-tree levels visited by
+/// lookups and updates). A test hook for the complexity tests: N overlapping slices take
+/// O(N log N) steps.
+#[doc(hidden)]
+pub fn lane_steps_on_this_thread() -> u64 {
+    LANE_STEPS.with(Cell::get)
+}
+
+/// The lanes of one track as a segment tree over lane indices: a leaf holds the end of the
+/// lane's innermost open slice (`i64::MAX` when the lane has none open), each inner node the
+/// max and min of its leaves, so the first lane that is stale (`end ≤ ts`) or encloses an
+/// interval (`end ≥ its end`) is found in O(log lanes). Padding leaves match nothing that a
+/// real lane does not match first.
+struct LaneIndex {
+    /// Leaves (a power of two); leaf `k` is node `cap + k`, node 1 is the root.
+    cap: usize,
+    /// Lanes in use.
+    len: usize,
+    max: Vec<i64>,
+    min: Vec<i64>,
+}
+
+impl Default for LaneIndex {
+    fn default() -> Self {
+        LaneIndex {
+            cap: 1,
+            len: 0,
+            max: vec![i64::MIN; 2],
+            min: vec![i64::MAX; 2],
+        }
+    }
+}
+
+impl LaneIndex {
+    fn levels(&self) -> u64 {
+        u64::from(self.cap.trailing_zeros()) + 1
+    }
+
+    /// Sets lane `lane`'s innermost open end (`None`: nothing open); `lane ≤ len`.
+    fn set(&mut self, lane: usize, end: Option<i64>) {
+        while lane >= self.cap {
+            self.grow();
+        }
+        self.len = self.len.max(lane + 1);
+        let end = end.unwrap_or(i64::MAX);
+        let mut i = self.cap + lane;
+        self.max[i] = end;
+        self.min[i] = end;
+        while i > 1 {
+            i /= 2;
+            self.max[i] = self.max[2 * i].max(self.max[2 * i + 1]);
+            self.min[i] = self.min[2 * i].min(self.min[2 * i + 1]);
+        }
+        LANE_STEPS.with(|c| c.set(c.get() + self.levels()));
+    }
+
+    fn grow(&mut self) {
+        let old = self.cap;
+        let cap = old * 2;
+        let mut max = vec![i64::MIN; 2 * cap];
+        let mut min = vec![i64::MAX; 2 * cap];
+        max[cap..cap + old].copy_from_slice(&self.max[old..]);
+        min[cap..cap + old].copy_from_slice(&self.min[old..]);
+        for i in (1..cap).rev() {
+            max[i] = max[2 * i].max(max[2 * i + 1]);
+            min[i] = min[2 * i].min(min[2 * i + 1]);
+        }
+        LANE_STEPS.with(|c| c.set(c.get() + cap as u64));
+        *self = LaneIndex {
+            cap,
+            len: self.len,
+            max,
+            min,
+        };
+    }
+
+    /// The first lane whose innermost open end `e` has `e ≤ ts` (stale) or `e ≥ end`
+    /// (empty lanes included), if any.
+    fn first(&self, ts: i64, end: i64) -> Option<usize> {
+        let hit = |i: usize| self.max[i] >= end || self.min[i] <= ts;
+        LANE_STEPS.with(|c| c.set(c.get() + self.levels()));
+        if !hit(1) {
+            return None;
+        }
+        let mut i = 1;
+        while i < self.cap {
+            i = if hit(2 * i) { 2 * i } else { 2 * i + 1 };
+        }
+        let lane = i - self.cap;
+        (lane < self.len).then_some(lane)
     }
 }
 
@@ -519,5 +622,152 @@ mod tests {
         assert_eq!(m.slices.dur_ns, vec![-1, 3]);
         assert_eq!(m.slices.depth, vec![0, 1]);
         assert_ne!(m.slices.flags[0] & slice_flags::INCOMPLETE, 0);
+    }
+
+    /// The nesting before [`LaneIndex`]: every lane scanned in order (O(N²) for N overlapping
+    /// slices). The reference the lane choice must keep.
+    fn nest_linear_scan(
+        track: TrackId,
+        intervals: Vec<Interval>,
+        model: &mut Model,
+        out: &mut Slices,
+    ) {
+        // lanes[0] is the track itself; lanes[k] its k-th overflow lane.
+        let mut lanes: Vec<(TrackId, Vec<(SliceId, i64)>)> = vec![(track, Vec::new())];
+        let mut overflowed = 0u64;
+        // Slices for overflow lanes are buffered so each lane's slices stay contiguous.
+        let mut spill: Vec<Vec<(Interval, u32, Option<usize>)>> = Vec::new();
+        for iv in intervals {
+            let mut placed = false;
+            for (lane_idx, (_, stack)) in lanes.iter_mut().enumerate() {
+                while let Some(&(_, end)) = stack.last() {
+                    if end <= iv.ts_ns {
+                        stack.pop();
+                    } else {
+                        break;
+                    }
+                }
+                let fits = match stack.last() {
+                    None => true,
+                    Some(&(_, end)) => iv.end() <= end,
+                };
+                if !fits {
+                    continue;
+                }
+                let depth = stack.len() as u32;
+                if lane_idx == 0 {
+                    let id = SliceId(out.len() as u32);
+                    let parent = stack.last().map(|&(p, _)| p);
+                    push_slice(out, track, &iv, depth, parent, 0);
+                    stack.push((id, iv.end()));
+                } else {
+                    let lane_buf = &mut spill[lane_idx - 1];
+                    let parent = stack.last().map(|&(p, _)| p.0 as usize);
+                    let local = SliceId(lane_buf.len() as u32);
+                    stack.push((local, iv.end()));
+                    lane_buf.push((iv.clone(), depth, parent));
+                    overflowed += 1;
+                }
+                placed = true;
+                break;
+            }
+            if !placed {
+                let lane_track = model.add_track(Track {
+                    name: model.track(track).name,
+                    kind: model.track(track).kind,
+                    pid: model.track(track).pid,
+                    tid: model.track(track).tid,
+                    parent: model.track(track).parent,
+                    overflow_of: Some(track),
+                });
+                spill.push(vec![(iv.clone(), 0, None)]);
+                lanes.push((lane_track, vec![(SliceId(0), iv.end())]));
+                overflowed += 1;
+            }
+        }
+        for (k, buf) in spill.into_iter().enumerate() {
+            let lane_track = lanes[k + 1].0;
+            let base = out.len();
+            for (iv, depth, parent) in buf {
+                push_slice(
+                    out,
+                    lane_track,
+                    &iv,
+                    depth,
+                    parent.map(|p| SliceId((base + p) as u32)),
+                    slice_flags::OVERFLOW,
+                );
+            }
+        }
+        if overflowed > 0 {
+            model.diagnostics.add_n(
+                Diag::SliceOverlapOverflowLane,
+                overflowed,
+                None,
+                None,
+                || None,
+            );
+        }
+    }
+
+    /// Pseudo-random intervals (LCG) on one track, sorted as `finish` sorts them.
+    fn random_intervals(seed: u64, n: usize) -> Vec<Interval> {
+        let mut x = seed;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((x >> 33) % m) as i64
+        };
+        let mut v: Vec<Interval> = (0..n)
+            .map(|i| {
+                let ts_ns = next(60);
+                let dur_ns = if next(20) == 0 { -1 } else { next(25) };
+                Interval {
+                    ts_ns,
+                    dur_ns,
+                    order: i as u64,
+                    name: StrId(0),
+                    category: StrId(0),
+                    frame: FrameId(0),
+                    args: ArgsId(0),
+                    flags: 0,
+                }
+            })
+            .collect();
+        v.sort_by(|a, b| {
+            a.ts_ns
+                .cmp(&b.ts_ns)
+                .then(b.end().cmp(&a.end()))
+                .then(a.order.cmp(&b.order))
+        });
+        v
+    }
+
+    #[test]
+    fn lane_index_chooses_the_lanes_the_linear_scan_chose() {
+        let mut most_lanes = 0;
+        for seed in 0..300 {
+            let intervals = random_intervals(seed, 1 + (seed as usize % 80));
+            let (mut m1, t) = setup();
+            let (mut m2, _) = setup();
+            let (mut s1, mut s2) = (Slices::default(), Slices::default());
+            nest(t, intervals.clone(), &mut m1, &mut s1);
+            nest_linear_scan(t, intervals, &mut m2, &mut s2);
+            assert_eq!(s1.ts_ns, s2.ts_ns, "seed {seed}");
+            assert_eq!(s1.dur_ns, s2.dur_ns, "seed {seed}");
+            assert_eq!(s1.track, s2.track, "seed {seed}");
+            assert_eq!(s1.depth, s2.depth, "seed {seed}");
+            assert_eq!(s1.parent, s2.parent, "seed {seed}");
+            assert_eq!(s1.flags, s2.flags, "seed {seed}");
+            assert_eq!(m1.tracks.len(), m2.tracks.len(), "seed {seed}");
+            let lanes = |m: &Model| m.diagnostics.count("slice_overlap_overflow_lane");
+            assert_eq!(lanes(&m1), lanes(&m2), "seed {seed}");
+            most_lanes = most_lanes.max(m1.tracks.len());
+        }
+        assert!(
+            most_lanes > 5,
+            "the cases reach several overflow lanes ({most_lanes})"
+        );
     }
 }

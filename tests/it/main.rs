@@ -16,6 +16,7 @@
 //! * `cli_stream` — the CLI in a pipeline: `inspect` prints each file once its facts are final
 //!   (before a stuck later file), every subcommand exits quietly on a closed stdout
 //! * `cli_scaling_json` — `trialscope scaling --json` on real JSON trials
+//! * `complexity` — near-linear import of hostile inputs (overlaps, string pids, records, args)
 //! * `json_corpus` — every public Chrome JSON / Kineto / JAX file imports or fails clearly
 //! * `json_difftests` — Perfetto trace_processor's JSON diff tests as an oracle
 //! * `json_kineto_jax` — real Kineto and JAX traces: compile slices, ranks, memory, collectives
@@ -52,6 +53,7 @@ mod browser_triage;
 mod cli_inspect;
 mod cli_scaling_json;
 mod cli_stream;
+mod complexity;
 mod json_corpus;
 mod json_difftests;
 mod json_kineto_jax;

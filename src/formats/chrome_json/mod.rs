@@ -148,6 +148,8 @@ struct Importer<'a, 'm> {
     events: u64,
     cur_index: u64,
     string_pids: HashMap<Vec<u8>, i64>,
+    /// The inverse of `string_pids`: synthetic pid → its string (a process's name).
+    string_pid_names: HashMap<i64, Vec<u8>>,
     string_tids: HashMap<Vec<u8>, i64>,
     next_string_id: i64,
     tracker: TrackTracker<AsyncKey>,
@@ -192,6 +194,7 @@ impl<'a, 'm> Importer<'a, 'm> {
             events: 0,
             cur_index: 0,
             string_pids: HashMap::new(),
+            string_pid_names: HashMap::new(),
             string_tids: HashMap::new(),
             next_string_id: STRING_ID_BASE,
             tracker: TrackTracker::new(LAYOUT),
@@ -587,6 +590,9 @@ impl<'a, 'm> Importer<'a, 'm> {
         self.next_string_id -= 1;
         let id = self.next_string_id;
         map.insert(s.to_vec(), id);
+        if pid {
+            self.string_pid_names.insert(id, s.to_vec());
+        }
         id
     }
 
@@ -607,7 +613,7 @@ impl<'a, 'm> Importer<'a, 'm> {
             return;
         }
         let mut info = ProcessInfo::default();
-        if let Some((s, _)) = self.string_pids.iter().find(|(_, &v)| v == pid) {
+        if let Some(s) = self.string_pid_names.get(&pid) {
             let s = s.clone();
             info.name = self.intern(&s, 0);
         }
