@@ -159,9 +159,12 @@ pub fn line_scan_bytes_on_this_thread() -> u64 {
     LINE_SCAN_BYTES.with(Cell::get)
 }
 
-/// True when some line among the first 64 KiB of `data` starts (after blanks) with `{`: text
+/// True when some line among the first 64 KiB of `data` after its leading white space starts
+/// (after blanks) with `{`: text
 /// that the record reader should look at before it is called unreadable.
 pub(crate) fn looks_like_json_lines(data: &[u8]) -> bool {
+    // Leading blank lines (however many) are not part of the 64 KiB looked at.
+    let data = data.trim_ascii_start();
     data[..data.len().min(64 << 10)]
         .split(|&b| b == b'\n')
         .any(|l| l.trim_ascii_start().starts_with(b"{"))

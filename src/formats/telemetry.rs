@@ -107,6 +107,8 @@ pub struct TelemetryImport {
 /// `event_type` field (a cheap test used before the Chrome JSON detection, which would also
 /// claim such text).
 pub(crate) fn looks_like_telemetry(data: &[u8]) -> bool {
+    // Leading blank lines (however many) are not part of the 64 KiB looked at.
+    let data = data.trim_ascii_start();
     let head = &data[..data.len().min(1 << 16)];
     let Some(line) = head
         .split(|&b| b == b'\n')

@@ -207,3 +207,32 @@ fn end_args_merge_in_linear_time() {
         "10x the args cost {ratio:.1}x the lookups"
     );
 }
+
+/// Issue row "records with 1 MB of leading blanks + 40 k lines": the file still reads as a
+/// record file (the sniffers look past leading white space), every line keeps its number, and
+/// numbering the lines scans the blanks once.
+#[test]
+fn a_megabyte_of_leading_blanks_still_reads_as_records() {
+    let blank_lines = 1 << 20;
+    let n = 40_000;
+    let text = records_after_blanks(blank_lines, n);
+    let before = records::line_scan_bytes_on_this_thread();
+    let loaded = formats::load(
+        "r.jsonl",
+        text.as_bytes(),
+        &LoadOptions::default(),
+        &mut |_| {},
+    )
+    .expect("loads");
+    let scanned = records::line_scan_bytes_on_this_thread() - before;
+    let Loaded::Records { records, .. } = loaded else {
+        panic!("read as {}, not a record file", loaded.kind());
+    };
+    assert_eq!(records.other_kind.len(), n);
+    assert_eq!(records.other_kind[0].location.line, Some(blank_lines + 1));
+    assert_eq!(
+        records.other_kind[n - 1].location.line,
+        Some(blank_lines + n)
+    );
+    assert!(scanned <= 2 * blank_lines as u64, "{scanned} bytes scanned");
+}
