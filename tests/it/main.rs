@@ -14,6 +14,7 @@
 //! * `browser_triage` — the site's compile-triage view on the JAX and torch.compile records
 //! * `cli_inspect` — `trialscope inspect` / `slices` as a user runs them
 //! * `cli_scaling_json` — `trialscope scaling --json` on real JSON trials
+//! * `hostile_json` — hostile JSON / Perfetto input: every lost event counted, exact numbers
 //! * `json_corpus` — every public Chrome JSON / Kineto / JAX file imports or fails clearly
 //! * `json_difftests` — Perfetto trace_processor's JSON diff tests as an oracle
 //! * `json_kineto_jax` — real Kineto and JAX traces: compile slices, ranks, memory, collectives
@@ -49,6 +50,7 @@ mod browser_json;
 mod browser_triage;
 mod cli_inspect;
 mod cli_scaling_json;
+mod hostile_json;
 mod json_corpus;
 mod json_difftests;
 mod json_kineto_jax;
