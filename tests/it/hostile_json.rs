@@ -204,3 +204,23 @@ fn absurd_kineto_base_time_is_ignored_and_counted() {
     assert_eq!(m.slices.ts_ns, [5_000]);
     assert_eq!(m.diagnostics.count("timestamp_out_of_range"), 1);
 }
+
+/// Events whose brackets never balance again (an `args` array and the event left open): the
+/// loss is still counted one per event, and recovery does not rescan the rest of the file for
+/// each of them (that would be ~2 MB scanned per broken event here).
+#[test]
+fn unbalanced_broken_events_are_counted_without_rescanning() {
+    let n = 20_000;
+    let mut json = String::from("[");
+    for i in 0..n {
+        json.push_str(&format!(
+            r#"{{"ph":"X","name":"bad{i}","ts":1,"dur":1,"args":{{"a":[1 x}},"#
+        ));
+        json.push_str(&format!(r#"{{"ph":"X","name":"ok{i}","ts":{i},"dur":1}},"#));
+    }
+    json.push_str("{}]");
+    let m = import("unbalanced.json", json.as_bytes());
+    assert_eq!(m.slices.len(), n);
+    assert_eq!(m.diagnostics.count("json_syntax_error"), n as u64);
+    assert_eq!(m.diagnostics.count("json_events_lost"), n as u64);
+}

@@ -158,6 +158,9 @@ struct Importer<'a, 'm> {
     collective_name: HashMap<StrId, bool>,
     compile_name: HashMap<(StrId, StrId), bool>,
     base_time_ns: Option<i64>,
+    /// Set when a broken event's brackets never balance again: recovery then resumes at the
+    /// next `{` that looks like an event start (see `skip_lost`).
+    structure_lost: bool,
     saw_kineto_keys: bool,
     python_cat: StrId,
     memory_name: StrId,
@@ -202,6 +205,7 @@ impl<'a, 'm> Importer<'a, 'm> {
             collective_name: HashMap::new(),
             compile_name: HashMap::new(),
             base_time_ns: None,
+            structure_lost: false,
             saw_kineto_keys: false,
             python_cat,
             memory_name,
@@ -421,16 +425,31 @@ impl<'a, 'm> Importer<'a, 'm> {
     /// recovery never resynchronises inside the broken event, e.g. at an object of its `args`).
     /// The elements skipped are counted as `json_events_lost`, with the byte range skipped.
     fn skip_lost(&mut self, start: usize) -> usize {
-        let (end, lost) = match skip_element(self.data, start) {
+        let skipped = if self.structure_lost {
+            None
+        } else {
+            skip_element(self.data, start)
+        };
+        let (end, lost) = match skipped {
             Some(end) => (end, 1),
             // Brackets never balance again (the structure itself is broken): fall back to the
             // next `{` that looks like an event start, and count the event starts passed over.
+            // Later errors use the fallback too, so the data is scanned to its end only once.
             None => {
+                self.structure_lost = true;
                 let end = resync(self.data, start + 1);
                 let passed = (start..end)
                     .filter(|&i| self.data[i] == b'}' && lexer::event_boundary(self.data, i))
                     .count() as u64;
-                (end, 1 + passed)
+                // Each skipped event ends at a `}, {` boundary, except a last one at the end.
+                (
+                    end,
+                    if end == self.data.len() {
+                        passed + 1
+                    } else {
+                        passed.max(1)
+                    },
+                )
             }
         };
         let data = self.data;
