@@ -114,6 +114,8 @@ diagnostic_kinds! {
     // ----- Chrome JSON: container and syntax -----------------------------------------------
     JsonSyntaxError => ("json_syntax_error", DataLoss,
         "an unreadable event in the event array was dropped"),
+    JsonEventsLost => ("json_events_lost", DataLoss,
+        "events of the event array were lost to a syntax error (skipped up to the next event)"),
     JsonTopLevelSyntaxError => ("json_top_level_syntax_error", Warning,
         "a syntax error outside the event array was skipped"),
     JsonTruncated => ("json_truncated", Warning,
@@ -140,6 +142,8 @@ diagnostic_kinds! {
     // ----- Chrome JSON: events -------------------------------------------------------------
     EventNotAnObject => ("event_not_an_object", Warning,
         "an element of the event array is not an object and was skipped"),
+    PidTidNotInteger => ("pid_tid_not_integer", Warning,
+        "a pid or tid that is neither an integer nor a string was kept as a distinct id named by its text"),
     EventWithoutPhase => ("event_without_phase", Warning,
         "an event without \"ph\" was skipped"),
     EventInvalidTimestamp => ("event_invalid_timestamp", Warning,

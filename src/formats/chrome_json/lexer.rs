@@ -437,7 +437,7 @@ impl<'a> Lexer<'a> {
 }
 
 /// True when `}` at `i` is followed by `,` and `{` (white space allowed): the end of an event.
-fn event_boundary(d: &[u8], i: usize) -> bool {
+pub fn event_boundary(d: &[u8], i: usize) -> bool {
     let mut j = i + 1;
     while j < d.len() && d[j].is_ascii_whitespace() {
         j += 1;
@@ -462,33 +462,26 @@ fn hex4(d: &[u8], at: usize) -> Option<u16> {
     Some(v)
 }
 
-/// Converts a decimal microsecond text (`"1712195495519689.047"`, `"250.5"`, `"1e3"`) to integer
-/// nanoseconds. Plain decimals are converted exactly from their digits (no f64 rounding, so
-/// values beyond 2^53 keep their last digit); digits beyond the third fraction digit round half
-/// away from zero. Exponent forms go through f64. `None` for anything that is not entirely a
-/// number (`"100a"`, `"invalid"`, `""`) or does not fit in i64 ns.
+/// Converts a microsecond text in any JSON number notation (`"1712195495519689.047"`, `"250.5"`,
+/// `"1e3"`, `"1.7312345678901235e+15"`, `"1.2E+3"`) to integer nanoseconds, exactly from its
+/// digits in integer arithmetic (no f64 rounding, so values beyond 2^53 keep their last digit,
+/// in decimal and exponent notation alike); digits below the nanosecond round half away from
+/// zero. `None` for anything that is not entirely a number (`"100a"`, `"invalid"`, `""`,
+/// `"1.5e"`) or does not fit in i64 ns.
 pub fn us_text_to_ns(t: &[u8]) -> Option<i64> {
     let t = t.trim_ascii();
-    if t.is_empty() {
-        return None;
-    }
-    let (neg, body) = match t[0] {
+    let (neg, body) = match t.first()? {
         b'-' => (true, &t[1..]),
         b'+' => (false, &t[1..]),
         _ => (false, t),
     };
-    if body.iter().any(|&c| c == b'e' || c == b'E') {
-        let s = std::str::from_utf8(t).ok()?;
-        let v: f64 = s.parse().ok()?;
-        let ns = (v * 1000.0).round();
-        if !ns.is_finite() || ns.abs() >= 9.2e18 {
-            return None;
-        }
-        return Some(ns as i64);
-    }
-    let (int_part, frac) = match body.iter().position(|&c| c == b'.') {
-        Some(p) => (&body[..p], &body[p + 1..]),
-        None => (body, &body[body.len()..]),
+    let (mantissa, exp_text) = match body.iter().position(|&c| c == b'e' || c == b'E') {
+        Some(p) => (&body[..p], Some(&body[p + 1..])),
+        None => (body, None),
+    };
+    let (int_part, frac) = match mantissa.iter().position(|&c| c == b'.') {
+        Some(p) => (&mantissa[..p], &mantissa[p + 1..]),
+        None => (mantissa, &mantissa[mantissa.len()..]),
     };
     if int_part.is_empty() && frac.is_empty() {
         return None;
@@ -496,19 +489,48 @@ pub fn us_text_to_ns(t: &[u8]) -> Option<i64> {
     if !int_part.iter().all(u8::is_ascii_digit) || !frac.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    let mut v: i128 = 0;
-    for &c in int_part {
-        v = v.checked_mul(10)?.checked_add((c - b'0') as i128)?;
-        if v > i64::MAX as i128 {
-            return None;
+    // The decimal exponent, saturated far beyond any value that fits (digits are bounded).
+    let exp: i64 = match exp_text {
+        None => 0,
+        Some(e) => {
+            let (eneg, ed) = match e.first() {
+                Some(b'-') => (true, &e[1..]),
+                Some(b'+') => (false, &e[1..]),
+                _ => (false, e),
+            };
+            if ed.is_empty() || !ed.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            let mut v: i64 = 0;
+            for &c in ed {
+                v = (v * 10 + i64::from(c - b'0')).min(1 << 40);
+            }
+            if eneg {
+                -v
+            } else {
+                v
+            }
         }
+    };
+    // All mantissa digits, leading zeros dropped; `point` is where the ns decimal point falls
+    // (µs → ns is three more places).
+    let digits: Vec<u8> = int_part.iter().chain(frac).map(|&c| c - b'0').collect();
+    let lead = digits.iter().take_while(|&&d| d == 0).count();
+    let digits = &digits[lead..];
+    if digits.is_empty() {
+        return Some(0);
     }
-    let mut f: i128 = 0;
-    for k in 0..3 {
-        f = f * 10 + frac.get(k).map_or(0, |&c| (c - b'0') as i128);
+    let point = int_part.len() as i64 - lead as i64 + exp + 3;
+    if point > 19 {
+        return None; // at least 20 integer digits: beyond i64
     }
-    let round_up = frac.get(3).is_some_and(|&c| c >= b'5');
-    let mut ns = v * 1000 + f + i128::from(round_up);
+    let mut v: i128 = 0;
+    for k in 0..point.max(0) {
+        let d = digits.get(k as usize).copied().unwrap_or(0);
+        v = v * 10 + i128::from(d);
+    }
+    let round_up = point >= 0 && digits.get(point as usize).is_some_and(|&d| d >= 5);
+    let mut ns = v + i128::from(round_up);
     if neg {
         ns = -ns;
     }
@@ -550,6 +572,23 @@ mod tests {
         assert_eq!(us_text_to_ns(b"invalid"), None);
         assert_eq!(us_text_to_ns(b"."), None);
         assert_eq!(us_text_to_ns(b"99999999999999999999"), None);
+        // Exponent notation is exact too (google/perfetto #559).
+        assert_eq!(
+            us_text_to_ns(b"1.7312345678901235e+15"),
+            Some(1_731_234_567_890_123_500)
+        );
+        assert_eq!(us_text_to_ns(b"1.2E+3"), Some(1_200_000));
+        assert_eq!(us_text_to_ns(b"12345e-3"), Some(12_345));
+        assert_eq!(us_text_to_ns(b"15e-4"), Some(2));
+        assert_eq!(us_text_to_ns(b"-15e-4"), Some(-2));
+        assert_eq!(us_text_to_ns(b"1e-9"), Some(0));
+        assert_eq!(us_text_to_ns(b"0e999999999999"), Some(0));
+        assert_eq!(us_text_to_ns(b"1e999999999999"), None);
+        assert_eq!(us_text_to_ns(b"9.2e15"), Some(9_200_000_000_000_000_000));
+        assert_eq!(us_text_to_ns(b"9.3e15"), None);
+        for bad in ["1.5e", "2e+", "e3", "1e3.5", "1ee3", "-"] {
+            assert_eq!(us_text_to_ns(bad.as_bytes()), None, "{bad}");
+        }
     }
 
     #[test]

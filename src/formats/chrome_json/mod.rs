@@ -160,6 +160,9 @@ struct Importer<'a, 'm> {
     collective_name: HashMap<StrId, bool>,
     compile_name: HashMap<(StrId, StrId), bool>,
     base_time_ns: Option<i64>,
+    /// Set when a broken event's brackets never balance again: recovery then resumes at the
+    /// next `{` that looks like an event start (see `skip_lost`).
+    structure_lost: bool,
     saw_kineto_keys: bool,
     python_cat: StrId,
     memory_name: StrId,
@@ -205,6 +208,7 @@ impl<'a, 'm> Importer<'a, 'm> {
             collective_name: HashMap::new(),
             compile_name: HashMap::new(),
             base_time_ns: None,
+            structure_lost: false,
             saw_kineto_keys: false,
             python_cat,
             memory_name,
@@ -365,7 +369,7 @@ impl<'a, 'm> Importer<'a, 'm> {
                             self.diag(Diag::JsonSyntaxError, Some(e.pos), || {
                                 Some(format!("{} at line {}", e.what, line_of(self.data, e.pos)))
                             });
-                            lx.pos = resync(self.data, start + 1);
+                            lx.pos = self.skip_lost(start);
                             need_comma = false;
                         }
                     }
@@ -374,18 +378,98 @@ impl<'a, 'm> Importer<'a, 'm> {
                     }
                 }
                 _ => {
+                    // Not an object: a number, string, literal or array element is counted and
+                    // skipped as one element; anything unreadable is skipped to the next element.
+                    after_comma = false;
                     let at = lx.pos;
-                    self.diag(Diag::JsonSyntaxError, Some(at), || {
-                        Some(format!(
-                            "unexpected character at line {}",
-                            line_of(self.data, at)
-                        ))
-                    });
-                    lx.pos = resync(self.data, at + 1);
-                    need_comma = false;
+                    match lx.value(0, false) {
+                        Ok(v) if matches!(lx.peek(), None | Some(b',') | Some(b']')) => {
+                            self.diag(Diag::EventNotAnObject, Some(at), || {
+                                Some(format!(
+                                    "{} at line {}",
+                                    match v {
+                                        JVal::Null => "null",
+                                        JVal::Bool(_) => "a boolean",
+                                        JVal::Num(_) => "a number",
+                                        JVal::Str(_) => "a string",
+                                        JVal::Arr(..) => "an array",
+                                        JVal::Obj(..) => "an object",
+                                    },
+                                    line_of(self.data, at)
+                                ))
+                            });
+                            need_comma = true;
+                        }
+                        Err(e) if e.eof => {
+                            self.diag(Diag::JsonTruncatedEvent, Some(at), || {
+                                Some(format!("line {}", line_of(self.data, at)))
+                            });
+                            lx.pos = self.data.len();
+                            return;
+                        }
+                        _ => {
+                            self.diag(Diag::JsonSyntaxError, Some(at), || {
+                                Some(format!(
+                                    "unexpected character at line {}",
+                                    line_of(self.data, at)
+                                ))
+                            });
+                            lx.pos = self.skip_lost(at);
+                            need_comma = false;
+                        }
+                    }
                 }
             }
         }
+    }
+
+    /// After an unreadable element starting at `start`: the position of the next element of the
+    /// event array (the `,` or `]` that follows the broken element at the array's own level, so
+    /// recovery never resynchronises inside the broken event, e.g. at an object of its `args`).
+    /// The elements skipped are counted as `json_events_lost`, with the byte range skipped.
+    fn skip_lost(&mut self, start: usize) -> usize {
+        let skipped = if self.structure_lost {
+            None
+        } else {
+            skip_element(self.data, start)
+        };
+        let (end, lost) = match skipped {
+            Some(end) => (end, 1),
+            // Brackets never balance again (the structure itself is broken): fall back to the
+            // next `{` that looks like an event start, and count the event starts passed over.
+            // Later errors use the fallback too, so the data is scanned to its end only once.
+            None => {
+                self.structure_lost = true;
+                let end = resync(self.data, start + 1);
+                let passed = (start..end)
+                    .filter(|&i| self.data[i] == b'}' && lexer::event_boundary(self.data, i))
+                    .count() as u64;
+                // Each skipped event ends at a `}, {` boundary, except a last one at the end.
+                (
+                    end,
+                    if end == self.data.len() {
+                        passed + 1
+                    } else {
+                        passed.max(1)
+                    },
+                )
+            }
+        };
+        let data = self.data;
+        self.model.diagnostics.add_n(
+            Diag::JsonEventsLost,
+            lost,
+            Some(start as u64),
+            Some(self.cur_index),
+            || {
+                Some(format!(
+                    "bytes {start}..{end} (lines {}-{})",
+                    line_of(data, start),
+                    line_of(data, end)
+                ))
+            },
+        );
+        end
     }
 
     /// Parses the event object at `start` (strictly, then with the unescaped-quote repair) and
@@ -478,6 +562,16 @@ impl<'a, 'm> Importer<'a, 'm> {
             "baseTimeNanoseconds" => {
                 self.saw_kineto_keys = true;
                 self.base_time_ns = v.as_i64();
+                if let Some(b) = self
+                    .base_time_ns
+                    .filter(|b| b.unsigned_abs() > MAX_ABS_TS_NS as u64)
+                {
+                    // Added to every timestamp: beyond ±2^61 ns it would overflow them.
+                    self.diag(Diag::TimestampOutOfRange, None, || {
+                        Some(format!("baseTimeNanoseconds {b} was ignored"))
+                    });
+                    self.base_time_ns = None;
+                }
                 if let Some(t) = scalar_text(v) {
                     self.model.info.metadata.insert(key_s, t);
                 }
@@ -574,8 +668,32 @@ impl<'a, 'm> Importer<'a, 'm> {
     fn pid_of(&mut self, v: Option<&JVal<'a>>) -> Option<i64> {
         match v? {
             JVal::Str(s) => Some(self.string_id(s, true)),
-            other => other.as_i64(),
+            other => other.as_i64().or_else(|| self.non_integer_id(other, true)),
         }
+    }
+
+    /// A pid/tid that is neither an integer nor a string (`1.5`, `true`, `[1]`): reported, and
+    /// kept distinct by mapping its text like a string id (`null` stays "missing").
+    fn non_integer_id(&mut self, v: &JVal<'a>, pid: bool) -> Option<i64> {
+        let text: Cow<'_, [u8]> = match v {
+            JVal::Null => return None,
+            JVal::Num(t) => Cow::Borrowed(t),
+            JVal::Bool(b) => Cow::Borrowed(if *b { b"true" } else { b"false" }),
+            JVal::Str(s) => Cow::Borrowed(&s[..]),
+            JVal::Arr(_, (a, b)) | JVal::Obj(_, (a, b)) => Cow::Borrowed(&self.data[*a..*b]),
+        };
+        let at = match v {
+            JVal::Arr(_, (a, _)) | JVal::Obj(_, (a, _)) => Some(*a),
+            _ => None,
+        };
+        self.diag(Diag::PidTidNotInteger, at, || {
+            Some(format!(
+                "{} {}",
+                if pid { "pid" } else { "tid" },
+                String::from_utf8_lossy(&text[..text.len().min(64)])
+            ))
+        });
+        Some(self.string_id(&text, pid))
     }
 
     fn string_id(&mut self, s: &[u8], pid: bool) -> i64 {
@@ -601,7 +719,10 @@ impl<'a, 'm> Importer<'a, 'm> {
         let pid = self.pid_of(e.pid).unwrap_or(0);
         let tid = match e.tid {
             Some(JVal::Str(s)) => self.string_id(s, false),
-            Some(t) => t.as_i64().unwrap_or(0),
+            Some(t) => t
+                .as_i64()
+                .or_else(|| self.non_integer_id(t, false))
+                .unwrap_or(0),
             None => 0,
         };
         let tid = if tid == 0 && pid != 0 { pid } else { tid };
@@ -1280,6 +1401,41 @@ fn num_arg(t: &[u8]) -> ArgValue {
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The end of the (possibly broken) array element starting at `start`: the position of the first
+/// `,` or `]` after it at the level of the event array (or a `{` there that starts the next
+/// element without a comma), found by tracking strings (with escapes)
+/// and a stack of open brackets (a closer pops up to its opener, a closer without one is
+/// ignored). `None` when the data ends inside the element.
+fn skip_element(data: &[u8], start: usize) -> Option<usize> {
+    let mut open: Vec<u8> = Vec::new();
+    let mut i = start;
+    while i < data.len() {
+        match data[i] {
+            b'"' => {
+                i += 1;
+                while i < data.len() && data[i] != b'"' {
+                    i += if data[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            // An element starting at the array's level without a comma before it (`} {`).
+            b'{' if open.is_empty() && i > start => return Some(i),
+            c @ (b'{' | b'[') => open.push(c),
+            c @ (b'}' | b']') => {
+                let opener = if c == b'}' { b'{' } else { b'[' };
+                if let Some(k) = open.iter().rposition(|&o| o == opener) {
+                    open.truncate(k);
+                } else if open.is_empty() && c == b']' {
+                    return Some(i);
+                }
+            }
+            b',' if open.is_empty() => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// After a broken event: the next `{` that starts an event — preceded (ignoring white space) by

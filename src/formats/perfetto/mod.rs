@@ -23,6 +23,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use prost::Message;
 
+use super::chrome_json::MAX_ABS_TS_NS;
 use super::tracks::{Layout, TrackTracker};
 use crate::model::diagnostics::Kind as Diag;
 use crate::model::{
@@ -1154,6 +1155,12 @@ impl<'m> Importer<'m> {
             packet_ts.or(Some(seq.last_ts))
         };
         let Some(ts) = ts else { return };
+        // Beyond ±2^61 ns nothing computed from two timestamps (a duration, an end) can
+        // overflow; such events are dropped and counted, as in the JSON importer.
+        if !(-MAX_ABS_TS_NS..=MAX_ABS_TS_NS).contains(&ts) {
+            self.diag(Diag::TimestampOutOfRange, || Some(format!("{ts} ns")));
+            return;
+        }
         seq.last_ts = ts;
         if ev.thread_time_delta_us.is_some()
             || ev.thread_time_absolute_us.is_some()
@@ -1212,7 +1219,14 @@ impl<'m> Importer<'m> {
                         self.diag(Diag::NegativeDuration, || None);
                         return;
                     }
-                    Op::Complete(scale_i(d, 1000))
+                    let d = scale_i(d, 1000);
+                    if ts.checked_add(d).is_none_or(|end| end > MAX_ABS_TS_NS) {
+                        self.diag(Diag::TimestampOutOfRange, || {
+                            Some(format!("end of a {d} ns complete event at {ts} ns"))
+                        });
+                        return;
+                    }
+                    Op::Complete(d)
                 }
                 b'I' | b'i' | b'R' | b'n' | b'T' | b'p' => Op::Instant,
                 b'b' | b'S' => Op::Begin,
