@@ -72,7 +72,7 @@ impl Workspace {
     /// Adds `paths` as [`Workspace::add_paths`] does, and hands each loaded file to `on_ready`
     /// as soon as its facts are final: when every file of its sibling group (its directory,
     /// [`dir_name`]) among `paths` has been read, loaded or failed, the facts of that group
-    /// are derived ([`super::facts::derive`], as for the whole batch) and the group's files are
+    /// are derived (by the rules of [`super::facts`], as for the whole batch) and the group's files are
     /// handed over. `on_ready` sees the files in the order of `paths` (a file waits for the
     /// earlier ones), so a caller can print each result as soon as it is known, before the
     /// later files are read. `on_error` sees each failure as it happens.
