@@ -266,10 +266,11 @@ pub fn load(
             Loaded::Pins { source, pins }
         }
         Sniffed::Json => match records::parse_records(name, &data) {
-            Ok(f) if !(f.records.is_empty() && f.other_kind.is_empty()) => {
-                Loaded::Records { source, records: f }
-            }
-            Ok(f) if !f.malformed.is_empty() && !looks_like_json_document(&data) => {
+            // Anything the record reader classified (a record, an object of another kind, a
+            // malformed record) makes a record file; an empty one may still be a trace (`[]`).
+            Ok(f)
+                if !(f.records.is_empty() && f.other_kind.is_empty() && f.malformed.is_empty()) =>
+            {
                 Loaded::Records { source, records: f }
             }
             _ => {
@@ -433,12 +434,6 @@ fn sniff(name: &str, data: &[u8]) -> Sniffed {
         }
         Err(e) => Sniffed::Unknown(e.to_string()),
     }
-}
-
-/// True when `data` (after white space) is one JSON document (object or array) rather than
-/// JSON Lines.
-fn looks_like_json_document(data: &[u8]) -> bool {
-    serde_json::from_slice::<serde::de::IgnoredAny>(data).is_ok()
 }
 
 /// Removes gzip (all members) or zlib wrappers, recursively up to 3 levels, enforcing `limit`.

@@ -26,7 +26,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::ImportError;
-pub use crate::model::compile_record::{format_iso8601_utc, parse_iso8601, KeyDefaults};
+pub use crate::model::compile_record::{
+    format_iso8601_utc, iso8601_problem, parse_iso8601, KeyDefaults,
+};
 use crate::model::compile_record::{
     CacheState, CompileRecord, FullKey, Pin, RecordLocation, Timestamp,
 };
@@ -299,15 +301,13 @@ fn classify(v: &Value, location: RecordLocation, out: &mut RecordFile) {
                     unix_ns: ns,
                 })
             }
-            None => problems.push(format!("timestamp {s:?} is not ISO 8601")),
+            None => problems.push(format!("timestamp {}", iso8601_problem(s))),
         },
         Some(Value::Number(n)) => match n.as_f64().filter(|x| x.is_finite()) {
             // Numbers are seconds since the Unix epoch.
+            // Kept as ISO 8601 text, so a pin made from it is written (and read back) as such.
             Some(x) if x.abs() < 9.0e9 => {
-                r.timestamp = Some(Timestamp {
-                    text: n.to_string(),
-                    unix_ns: (x * 1e9).round() as i64,
-                })
+                r.timestamp = Some(Timestamp::from_unix_ns((x * 1e9).round() as i64))
             }
             _ => problems.push(format!("timestamp {n} is out of range")),
         },
@@ -540,7 +540,7 @@ pub(crate) fn parse_pins(bytes: &[u8]) -> Result<Vec<Pin>, ImportError> {
             Some(Value::String(s)) => Some(Timestamp {
                 text: s.clone(),
                 unix_ns: parse_iso8601(s)
-                    .ok_or_else(|| bad(format!("source_timestamp {s:?} is not ISO 8601")))?,
+                    .ok_or_else(|| bad(format!("source_timestamp {}", iso8601_problem(s))))?,
             }),
             Some(_) => return Err(bad("source_timestamp must be ISO 8601 text or null".into())),
         };

@@ -277,6 +277,23 @@ pub fn format_iso8601_utc(unix_ns: i64) -> String {
 /// Accepts `YYYY-MM-DD`, optionally followed by `T` (or a space) and `HH:MM[:SS[.fraction]]`,
 /// optionally followed by `Z` or an offset `±HH[:MM]` / `±HHMM`. A time without an offset is
 /// taken as UTC. Returns `None` for anything else or out-of-range fields.
+/// Why [`parse_iso8601`] refused `s`, for messages: `"…" is out of range (…)` when it is a
+/// date whose instant does not fit in i64 nanoseconds since 1970 (before 1677-09-21 or after
+/// 2262-04-11 UTC), else `"…" is not ISO 8601`.
+pub fn iso8601_problem(s: &str) -> String {
+    let t = s.trim().as_bytes();
+    let year = t
+        .get(0..4)
+        .filter(|y| y.iter().all(u8::is_ascii_digit))
+        .and_then(|y| std::str::from_utf8(y).ok()?.parse::<i64>().ok());
+    match year {
+        Some(y) if t.get(4) == Some(&b'-') && !(1678..=2261).contains(&y) => format!(
+            "{s:?} is out of range (times are ns since 1970 in 64 bits: 1677-09-21 to 2262-04-11 UTC)"
+        ),
+        _ => format!("{s:?} is not ISO 8601"),
+    }
+}
+
 pub fn parse_iso8601(s: &str) -> Option<i64> {
     let b = s.trim().as_bytes();
     let num = |r: std::ops::Range<usize>| -> Option<i64> {

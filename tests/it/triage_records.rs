@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
+use trialscope::analysis::compile_triage;
+use trialscope::formats::records;
 
 use crate::support::corpus;
 
@@ -269,4 +271,54 @@ mod never_panics {
             }
         }
     }
+}
+
+/// Issue #10 row "a record with a numeric timestamp → `pin` → `triage --pins`: pins file
+/// rejected": the record's time is kept as ISO 8601, so the pin made from it is written as ISO
+/// 8601 and the pins file reads back with the same instant.
+#[test]
+fn numeric_record_timestamps_round_trip_through_pins() {
+    let line = |ts: &str| {
+        format!(
+            "{{\"cell\":\"c\",\"transform\":\"jit\",\"hardware\":\"cpu\",\"hostname\":\"h\",\
+             \"jax_version\":\"0.4\",\"precision\":\"fp32\",\"cache_state\":\"warm\",\
+             \"compile_s\":1.5,\"timestamp\":{ts}}}\n"
+        )
+    };
+    // 2026-11-29T10:27:01.5Z, as seconds since the epoch.
+    let text = line("1795948021.5") + &line("1795948001");
+    let f = crate::support::record_file("num.jsonl", text.as_bytes());
+    assert!(f.malformed.is_empty(), "{:?}", f.malformed);
+    assert_eq!(
+        f.records[0].timestamp.as_ref().unwrap().text,
+        "2026-11-29T10:27:01.500Z"
+    );
+    let pins = compile_triage::pins_from_records(&f.records);
+    assert_eq!(pins.len(), 1);
+    let json = records::pins_to_json(&pins);
+    let back = crate::support::pins_file("pins.json", json.as_bytes());
+    assert_eq!(back, pins, "the pins file reads back as written");
+    assert_eq!(
+        back[0].source_timestamp.as_ref().unwrap().unix_ns,
+        1_795_948_021_500_000_000
+    );
+}
+
+/// A time beyond what 64-bit nanoseconds hold is called out of range, not "not ISO 8601".
+#[test]
+fn far_future_timestamps_are_out_of_range_not_malformed_text() {
+    let text = "{\"cell\":\"c\",\"transform\":\"jit\",\"hardware\":\"cpu\",\"hostname\":\"h\",\
+                \"jax_version\":\"0.4\",\"precision\":\"fp32\",\"cache_state\":\"warm\",\
+                \"compile_s\":1.5,\"timestamp\":\"9999-12-31T23:59:59Z\"}\n";
+    let f = crate::support::record_file("far.jsonl", text.as_bytes());
+    assert_eq!(f.malformed.len(), 1);
+    let reason = &f.malformed[0].reason;
+    assert!(reason.contains("out of range"), "{reason}");
+    assert!(!reason.contains("not ISO 8601"), "{reason}");
+    let f = crate::support::record_file(
+        "bad.jsonl",
+        text.replace("9999-12-31T23:59:59Z", "last tuesday")
+            .as_bytes(),
+    );
+    assert!(f.malformed[0].reason.contains("not ISO 8601"));
 }
