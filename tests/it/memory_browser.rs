@@ -185,16 +185,24 @@ async fn blur(c: &Client) {
         .unwrap();
 }
 
+/// The visible lane titles, read in one script call: element-by-element reads could straddle a
+/// re-render (the view is rebuilt in place) and mix the old lanes with the new.
 async fn lane_titles(c: &Client) -> Vec<String> {
-    let mut out = Vec::new();
-    for e in c
-        .find_all(Locator::Css("[data-testid=memory-lane] .lane-title"))
+    let v = c
+        .execute(
+            "return [...document.querySelectorAll('[data-testid=memory-lane] .lane-title')]\
+             .filter(e => e.offsetParent !== null).map(e => e.innerText.trim());",
+            vec![],
+        )
         .await
+        .unwrap_or_default();
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|t| t.as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default()
-    {
-        out.push(e.text().await.unwrap_or_default());
-    }
-    out
 }
 
 #[tokio::test(flavor = "multi_thread")]
