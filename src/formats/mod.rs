@@ -188,9 +188,6 @@ impl Default for LoadOptions {
     }
 }
 
-/// Former name of [`LoadOptions`].
-pub type ImportOptions = LoadOptions;
-
 /// `sha256:` + lowercase hex SHA-256 of `bytes`.
 pub fn artifact_id(bytes: &[u8]) -> String {
     let d = Sha256::digest(bytes);

@@ -238,16 +238,6 @@ impl Workspace {
         }
     }
 
-    /// Records a file that could not even be read (the CLI's I/O errors), so reports list it.
-    pub fn add_failed(&mut self, id: FileId, name: &str, message: String) {
-        self.remove(id);
-        self.failed.push(Failed {
-            id,
-            name: name.to_string(),
-            message,
-        });
-    }
-
     /// What the workspace keeps of a loaded file; the model is dropped on return.
     fn keep(&mut self, id: FileId, loaded: Loaded) -> Entry {
         match loaded {

@@ -11,7 +11,7 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use trialscope::formats::{self, ImportOptions};
+use trialscope::formats::{self, LoadOptions};
 
 /// Arguments of `trialscope bench`.
 #[derive(clap::Args)]
@@ -145,7 +145,7 @@ fn measure(file: &Path, runs: u32) -> Result<BenchResult, String> {
     let mut last = None;
     for _ in 0..runs {
         let t0 = Instant::now();
-        let a = formats::import_with(&shown, &bytes, &ImportOptions::default(), &mut |_| {})
+        let a = formats::import_with(&shown, &bytes, &LoadOptions::default(), &mut |_| {})
             .map_err(|e| e.to_string())?;
         times.push(t0.elapsed().as_secs_f64());
         // Drop the previous model before the next run so peaks don't stack.
