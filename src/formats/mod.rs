@@ -12,10 +12,16 @@
 //! [`crate::workspace`]'s.
 
 mod chrome_json;
+pub mod limits;
 pub mod perfetto;
 pub mod records;
+mod stream;
 pub mod telemetry;
 mod tracks;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub use stream::FileSource;
+pub use stream::{ByteSource, Chunked};
 
 use std::cell::Cell;
 use std::io::Read;
@@ -24,6 +30,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::model::compile_record::Pin;
+use crate::model::diagnostics::Kind as Diag;
 use crate::model::Model;
 
 /// Default ceiling on decompressed bytes per file (4 GiB natively, 1.5 GiB in the browser).
@@ -190,13 +197,7 @@ impl Default for LoadOptions {
 
 /// `sha256:` + lowercase hex SHA-256 of `bytes`.
 pub fn artifact_id(bytes: &[u8]) -> String {
-    let d = Sha256::digest(bytes);
-    let mut s = String::with_capacity(7 + 64);
-    s.push_str("sha256:");
-    for b in d {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
+    hex_id(&Sha256::digest(bytes))
 }
 
 thread_local! {
@@ -210,8 +211,24 @@ pub fn inflations_on_this_thread() -> u64 {
     INFLATIONS.with(Cell::get)
 }
 
-/// Loads one file: decompresses it once, decides from the content what it is, and imports it
-/// ([`Loaded`]). Order of the sniff: memory telemetry (a first JSON line with `timestamp_ns`
+/// Loads one file held in memory: [`load_from`] over `bytes`.
+pub fn load(
+    name: &str,
+    bytes: &[u8],
+    opts: &LoadOptions,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Loaded, FileError> {
+    load_from(name, &bytes, opts, progress)
+}
+
+/// Bytes of content (after leading white space) the sniffer looks at.
+const SNIFF_BYTES: usize = 64 << 10;
+
+/// Loads one file, streaming: reads `src` in chunks, inflating gzip/zlib as it goes (each file
+/// is inflated once), hashes the bytes as dropped on the same pass (the artifact id), decides
+/// from the first 64 KiB of content what the file is, and runs the one importer that fits
+/// ([`Loaded`]). A trace is never held whole: the importer consumes the decompressed stream
+/// chunk by chunk. Order of the sniff: memory telemetry (a first JSON line with `timestamp_ns`
 /// and `event_type`), a Chrome JSON trace (`traceEvents`, or an array whose objects have `ph`),
 /// a pins file (`{"pins": […]}`, or a bare JSON array when the name contains `pins` and ends
 /// in `.json`), a compile-record file (JSON Lines, an array or `{"records": […]}` with at least
@@ -219,12 +236,15 @@ pub fn inflations_on_this_thread() -> u64 {
 /// is [`ImportError::NotATrace`] saying what the bytes look like. `progress` receives fractions
 /// in [0, 1].
 ///
+/// A compressed stream that breaks after some bytes were read keeps what came before the break
+/// (a `compressed_stream_truncated` diagnostic, data loss).
+///
 /// Errors: [`FileError`] naming `name` when the container cannot be read (empty, corrupt
-/// compression, over `opts.max_decompressed_bytes`, no format this tool reads, a malformed pins
-/// file, a telemetry file with an unknown schema version or no record).
-pub fn load(
+/// compression at its start, over `opts.max_decompressed_bytes`, no format this tool reads, a
+/// malformed pins file, a telemetry file with an unknown schema version or no record).
+pub fn load_from(
     name: &str,
-    bytes: &[u8],
+    src: &dyn ByteSource,
     opts: &LoadOptions,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Loaded, FileError> {
@@ -232,57 +252,188 @@ pub fn load(
         file: name.to_string(),
         error,
     };
-    let artifact_id = artifact_id(bytes);
-    let (compression, data) = decompress(bytes, opts.max_decompressed_bytes).map_err(err)?;
-    progress(0.1);
-    let source = Source {
-        name: name.to_string(),
-        size_bytes: bytes.len() as u64,
-        decompressed_bytes: data.len() as u64,
-        artifact_id,
-        compression,
-    };
-    let mut inner = |f: f64| progress(0.1 + 0.9 * f);
-    let trace = |format: Format, data: &[u8], inner: &mut dyn FnMut(f64)| {
-        let mut model = Model::default();
-        model.stats.decompressed_bytes = data.len() as u64;
-        match format {
-            Format::PerfettoProto => perfetto::import(data, &mut model, inner),
-            Format::ChromeJson => chrome_json::import(data, name, &mut model, inner)?,
+    let (compression, mut win) =
+        stream::open(src, opts.max_decompressed_bytes, true).map_err(err)?;
+    // The sniffer's head: 64 KiB of content after any leading white space.
+    loop {
+        let d = win.data();
+        let ws = d.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        if d.len() - ws >= SNIFF_BYTES || !win.more() {
+            break;
         }
-        Ok::<_, ImportError>(model)
-    };
-    let out = match sniff(name, &data) {
+    }
+    progress(0.02);
+    let sniffed = sniff(name, win.data());
+    let small = |win: &mut stream::Window<'_>, cap: u64| win.read_all(cap).map_err(err);
+    let out = match sniffed {
         Sniffed::Telemetry => {
+            let data = small(&mut win, records::MAX_RECORD_FILE_BYTES)?;
             let telemetry = telemetry::import(name, &data)
                 .map_err(|e| err(ImportError::Malformed(without_file(name, &e.to_string()))))?;
-            Loaded::Telemetry { source, telemetry }
+            Loaded::Telemetry {
+                source: source_of(name, src, compression, &data, &mut win),
+                telemetry,
+            }
         }
         Sniffed::Pins => {
+            let data = small(&mut win, records::MAX_RECORD_FILE_BYTES)?;
             let pins = records::parse_pins(&data).map_err(err)?;
-            Loaded::Pins { source, pins }
+            Loaded::Pins {
+                source: source_of(name, src, compression, &data, &mut win),
+                pins,
+            }
         }
-        Sniffed::Json => match records::parse_records(name, &data) {
-            // Anything the record reader classified (a record, an object of another kind, a
-            // malformed record) makes a record file; an empty one may still be a trace (`[]`).
-            Ok(f)
-                if !(f.records.is_empty() && f.other_kind.is_empty() && f.malformed.is_empty()) =>
-            {
-                Loaded::Records { source, records: f }
+        Sniffed::Json => match win.read_all(records::MAX_RECORD_FILE_BYTES) {
+            Ok(data) => match records::parse_records(name, &data) {
+                // Anything the record reader classified (a record, an object of another kind,
+                // a malformed record) makes a record file; an empty one may still be a trace.
+                Ok(f)
+                    if !(f.records.is_empty()
+                        && f.other_kind.is_empty()
+                        && f.malformed.is_empty()) =>
+                {
+                    Loaded::Records {
+                        source: source_of(name, src, compression, &data, &mut win),
+                        records: f,
+                    }
+                }
+                _ => {
+                    let mut mem = stream::Window::from_bytes(&data);
+                    let model = trace(Format::ChromeJson, name, &mut mem, progress).map_err(err)?;
+                    traced(
+                        name,
+                        src,
+                        compression,
+                        Format::ChromeJson,
+                        model,
+                        &mut win,
+                        data.len(),
+                    )
+                    .map_err(err)?
+                }
+            },
+            // Too big for a record file: a trace, streamed from where the window is.
+            Err(ImportError::TooLarge { .. }) => {
+                let model = trace(Format::ChromeJson, name, &mut win, progress).map_err(err)?;
+                traced(
+                    name,
+                    src,
+                    compression,
+                    Format::ChromeJson,
+                    model,
+                    &mut win,
+                    0,
+                )
+                .map_err(err)?
             }
-            _ => {
-                let model = trace(Format::ChromeJson, &data, &mut inner).map_err(err)?;
-                Loaded::Trace(Box::new(artifact(source, Format::ChromeJson, model)))
-            }
+            Err(e) => return Err(err(e)),
         },
         Sniffed::Trace(format) => {
-            let model = trace(format, &data, &mut inner).map_err(err)?;
-            Loaded::Trace(Box::new(artifact(source, format, model)))
+            let model = trace(format, name, &mut win, progress).map_err(err)?;
+            traced(name, src, compression, format, model, &mut win, 0).map_err(err)?
         }
         Sniffed::Unknown(seen) => return Err(err(ImportError::NotATrace { seen })),
     };
     progress(1.0);
     Ok(out)
+}
+
+/// Runs the trace importer for `format` over the window.
+fn trace(
+    format: Format,
+    name: &str,
+    win: &mut stream::Window<'_>,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Model, ImportError> {
+    let mut model = Model::default();
+    let mut inner = |f: f64| progress(0.02 + 0.98 * f);
+    match format {
+        Format::PerfettoProto => perfetto::import_stream(win, &mut model, &mut inner),
+        Format::ChromeJson => chrome_json::import_stream(win, name, &mut model, &mut inner)?,
+    }
+    Ok(model)
+}
+
+/// The [`Loaded::Trace`] of an imported model: settles the stream (its early end, the hash)
+/// and the decompressed size (`in_memory` when the importer read a copy held in memory).
+fn traced(
+    name: &str,
+    src: &dyn ByteSource,
+    compression: Compression,
+    format: Format,
+    mut model: Model,
+    win: &mut stream::Window<'_>,
+    in_memory: usize,
+) -> Result<Loaded, ImportError> {
+    match win.take_failure() {
+        Some(e @ ImportError::TooLarge { .. }) => return Err(e),
+        Some(e) => {
+            let at = win.decoded_bytes();
+            model
+                .diagnostics
+                .add(Diag::CompressedStreamTruncated, Some(at), None, || {
+                    Some(format!("after {at} decompressed bytes: {e}"))
+                });
+        }
+        None => {}
+    }
+    let decompressed = win.decoded_bytes().max(in_memory as u64);
+    model.stats.decompressed_bytes = decompressed;
+    let artifact_id = win.finish_hash().unwrap_or_else(|| artifact_id_of(src));
+    Ok(Loaded::Trace(Box::new(Artifact {
+        name: name.to_string(),
+        size_bytes: src.size(),
+        artifact_id,
+        format,
+        compression,
+        model,
+    })))
+}
+
+/// The [`Source`] of a small file read whole (`data`).
+fn source_of(
+    name: &str,
+    src: &dyn ByteSource,
+    compression: Compression,
+    data: &[u8],
+    win: &mut stream::Window<'_>,
+) -> Source {
+    Source {
+        name: name.to_string(),
+        size_bytes: src.size(),
+        decompressed_bytes: data.len() as u64,
+        artifact_id: win.finish_hash().unwrap_or_else(|| artifact_id_of(src)),
+        compression,
+    }
+}
+
+/// The artifact id from a fresh read of `src` (only when a pass could not hash it).
+fn artifact_id_of(src: &dyn ByteSource) -> String {
+    let mut h = Sha256::new();
+    if let Ok(mut r) = src.open() {
+        let mut buf = vec![0u8; 1 << 16];
+        while let Ok(k) = r.read(&mut buf) {
+            if k == 0 {
+                break;
+            }
+            h.update(&buf[..k]);
+        }
+    }
+    hex_id(&h.finalize())
+}
+
+/// `sha256:` + lowercase hex of a digest.
+pub(crate) fn hex_id(digest: &[u8]) -> String {
+    let mut s = String::with_capacity(7 + 64);
+    s.push_str("sha256:");
+    for b in digest {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+pub(crate) fn count_inflation() {
+    INFLATIONS.with(|c| c.set(c.get() + 1));
 }
 
 /// `message` without the leading file name the telemetry reader puts there (the
@@ -292,17 +443,6 @@ fn without_file(name: &str, message: &str) -> String {
         Some(rest) if rest.starts_with(": ") => rest[2..].to_string(),
         Some(rest) if rest.starts_with(':') => format!("line {}", &rest[1..]),
         _ => message.to_string(),
-    }
-}
-
-fn artifact(source: Source, format: Format, model: Model) -> Artifact {
-    Artifact {
-        name: source.name,
-        size_bytes: source.size_bytes,
-        artifact_id: source.artifact_id,
-        format,
-        compression: source.compression,
-        model,
     }
 }
 

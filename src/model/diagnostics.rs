@@ -207,6 +207,10 @@ diagnostic_kinds! {
     CountersNotKeptForMapping => ("counters_not_kept_for_mapping", Info,
         "counter series beyond the per-file sample budget were not kept for re-mapping in the memory view (the default mapping's series are kept)"),
 
+    // ----- the container -------------------------------------------------------------------
+    CompressedStreamTruncated => ("compressed_stream_truncated", DataLoss,
+        "the compressed stream breaks off (file cut off or corrupt); what came before was kept"),
+
     // ----- Perfetto protobuf ---------------------------------------------------------------
     PacketDecodeError => ("packet_decode_error", DataLoss,
         "a packet could not be decoded and was skipped"),

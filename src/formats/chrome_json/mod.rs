@@ -103,6 +103,18 @@ pub fn import(
     Ok(())
 }
 
+/// Imports Chrome JSON from a decompressed stream (see [`import`]).
+// TODO(#9): a lexer resumable across chunks instead of reading the stream whole.
+pub(crate) fn import_stream(
+    win: &mut super::stream::Window<'_>,
+    name: &str,
+    model: &mut Model,
+    progress: &mut dyn FnMut(f64),
+) -> Result<(), ImportError> {
+    let data = win.read_all(u64::MAX).unwrap_or_default();
+    import(&data, name, model, progress)
+}
+
 /// Line number (1-based) of byte offset `pos`.
 fn line_of(data: &[u8], pos: usize) -> usize {
     1 + data[..pos.min(data.len())]

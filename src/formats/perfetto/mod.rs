@@ -73,6 +73,19 @@ pub(crate) fn import(data: &[u8], model: &mut Model, progress: &mut dyn FnMut(f6
     progress(1.0);
 }
 
+/// Imports a Perfetto trace from a decompressed stream (see [`import`]).
+// TODO(#9): frame packets across chunks instead of reading the stream whole.
+pub(crate) fn import_stream(
+    win: &mut super::stream::Window<'_>,
+    model: &mut Model,
+    progress: &mut dyn FnMut(f64),
+) {
+    match win.read_all(u64::MAX) {
+        Ok(data) => import(&data, model, progress),
+        Err(_) => import(&[], model, progress),
+    }
+}
+
 /// True when `data` starts like a Perfetto trace: the first records are `Trace.packet` fields
 /// whose content walks as well-formed protobuf containing at least one known `TracePacket` tag.
 pub(crate) fn looks_like_trace(data: &[u8]) -> bool {
