@@ -40,5 +40,6 @@ pub const MAX_TRACKS: usize = 1 << 20;
 /// Compile records per record file; further entries are counted and dropped.
 pub const MAX_RECORDS: usize = 1 << 20;
 
-/// Malformed record entries reported one by one; further ones are only counted.
-pub const MAX_MALFORMED_REPORTED: usize = 1000;
+/// Excluded record entries (malformed, other kind) listed one by one per file, each list on
+/// its own; further ones are only counted.
+pub const MAX_EXCLUDED_LISTED: usize = 1000;

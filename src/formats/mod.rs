@@ -287,16 +287,10 @@ pub fn load_from(
             Ok(data) => match records::parse_records(name, &data) {
                 // Anything the record reader classified (a record, an object of another kind,
                 // a malformed record) makes a record file; an empty one may still be a trace.
-                Ok(f)
-                    if !(f.records.is_empty()
-                        && f.other_kind.is_empty()
-                        && f.malformed.is_empty()) =>
-                {
-                    Loaded::Records {
-                        source: source_of(name, src, compression, &data, &mut win),
-                        records: f,
-                    }
-                }
+                Ok(f) if !f.is_empty() => Loaded::Records {
+                    source: source_of(name, src, compression, &data, &mut win),
+                    records: f,
+                },
                 _ => {
                     let mut mem = stream::Window::from_bytes(&data);
                     let model = trace(Format::ChromeJson, name, &mut mem, progress).map_err(err)?;
@@ -459,7 +453,17 @@ pub fn import_with(
     opts: &LoadOptions,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Artifact, FileError> {
-    match load(name, bytes, opts, progress)? {
+    import_from(name, &bytes, opts, progress)
+}
+
+/// [`import_with`] reading the file in chunks from `src` ([`load_from`]).
+pub fn import_from(
+    name: &str,
+    src: &dyn ByteSource,
+    opts: &LoadOptions,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Artifact, FileError> {
+    match load_from(name, src, opts, progress)? {
         Loaded::Trace(a) => Ok(*a),
         other => Err(FileError {
             file: name.to_string(),

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::ImportError;
+use super::{limits, ImportError};
 pub use crate::model::compile_record::{
     format_iso8601_utc, iso8601_problem, parse_iso8601, KeyDefaults,
 };
@@ -50,6 +50,54 @@ pub struct RecordFile {
     pub other_kind: Vec<ExcludedRecord>,
     /// Records with some key fields missing, a field of the wrong type, or a line that is not JSON.
     pub malformed: Vec<ExcludedRecord>,
+    /// Other-kind entries past the first [`limits::MAX_EXCLUDED_LISTED`], counted only.
+    #[serde(default)]
+    pub other_kind_unlisted: u64,
+    /// Malformed entries past the first [`limits::MAX_EXCLUDED_LISTED`], counted only.
+    #[serde(default)]
+    pub malformed_unlisted: u64,
+    /// Good records past [`limits::MAX_RECORDS`], counted and dropped.
+    #[serde(default)]
+    pub records_over_limit: u64,
+}
+
+impl RecordFile {
+    /// Other-kind entries, listed or not.
+    pub fn other_kind_count(&self) -> u64 {
+        self.other_kind.len() as u64 + self.other_kind_unlisted
+    }
+    /// Malformed entries, listed or not.
+    pub fn malformed_count(&self) -> u64 {
+        self.malformed.len() as u64 + self.malformed_unlisted
+    }
+    /// True when nothing was classified at all (no record, no other-kind, no malformed entry).
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+            && self.other_kind_count() == 0
+            && self.malformed_count() == 0
+            && self.records_over_limit == 0
+    }
+    fn push_other(&mut self, e: ExcludedRecord) {
+        if self.other_kind.len() < limits::MAX_EXCLUDED_LISTED {
+            self.other_kind.push(e);
+        } else {
+            self.other_kind_unlisted += 1;
+        }
+    }
+    fn push_malformed(&mut self, e: ExcludedRecord) {
+        if self.malformed.len() < limits::MAX_EXCLUDED_LISTED {
+            self.malformed.push(e);
+        } else {
+            self.malformed_unlisted += 1;
+        }
+    }
+    fn push_record(&mut self, r: CompileRecord) {
+        if self.records.len() < limits::MAX_RECORDS {
+            self.records.push(r);
+        } else {
+            self.records_over_limit += 1;
+        }
+    }
 }
 
 /// Ceiling on decompressed bytes of a record file (256 MiB).
@@ -73,32 +121,28 @@ pub(crate) fn parse_records(file: &str, data: &[u8]) -> Result<RecordFile, Impor
         .ok_or(ImportError::Empty)?;
     let body = &data[text_start..];
     let mut out = RecordFile::default();
-    // Whole-document forms first: an array, or an object with `records`.
+    // Whole-document forms first: an array, or an object with `records`, read one element at
+    // a time (never a value tree of the whole file).
     if body.starts_with(b"[") || body.starts_with(b"{") {
-        if let Ok(v) = serde_json::from_slice::<Value>(body) {
-            if is_trace_value(&v) {
+        let mut doc = DocVisitor {
+            file,
+            out: RecordFile::default(),
+            trace: false,
+            has_records: false,
+            index: 0,
+        };
+        let mut de = serde_json::Deserializer::from_slice(body);
+        let parsed = serde::Deserializer::deserialize_any(&mut de, &mut doc)
+            .and_then(|()| de.end())
+            .is_ok();
+        if parsed {
+            if doc.trace {
                 return Err(ImportError::Malformed(
                     "this is a trace, not a compile-record file".into(),
                 ));
             }
-            let items: Option<&Vec<Value>> = match &v {
-                Value::Array(a) => Some(a),
-                Value::Object(o) => match o.get("records") {
-                    Some(Value::Array(a)) => Some(a),
-                    _ => None,
-                },
-                _ => None,
-            };
-            if let Some(items) = items {
-                for (index, item) in items.iter().enumerate() {
-                    let loc = RecordLocation {
-                        file: file.to_string(),
-                        index,
-                        line: None,
-                    };
-                    classify(item, loc, &mut out);
-                }
-                return Ok(out);
+            if doc.has_records {
+                return Ok(doc.out);
             }
             // A single object without `records` is a one-line JSON Lines file: fall through.
         }
@@ -131,7 +175,7 @@ pub(crate) fn parse_records(file: &str, data: &[u8]) -> Result<RecordFile, Impor
                 }
                 classify(&v, loc, &mut out);
             }
-            Err(e) => out.malformed.push(ExcludedRecord {
+            Err(e) => out.push_malformed(ExcludedRecord {
                 location: loc,
                 reason: format!("not JSON: {e}"),
             }),
@@ -148,6 +192,100 @@ pub(crate) fn parse_records(file: &str, data: &[u8]) -> Result<RecordFile, Impor
         });
     }
     Ok(out)
+}
+
+/// Reads a whole-document record file: an array of entries, or an object whose `records` is
+/// one (a `traceEvents` key marks a trace). Each entry is built as a value on its own and
+/// classified at once.
+struct DocVisitor<'f> {
+    file: &'f str,
+    out: RecordFile,
+    trace: bool,
+    has_records: bool,
+    index: usize,
+}
+
+impl<'de> serde::de::Visitor<'de> for &mut DocVisitor<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an array of records or an object with `records`")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.has_records = true;
+        while let Some(v) = seq.next_element::<Value>()? {
+            if self.index == 0 && v.as_object().is_some_and(|o| o.contains_key("ph")) {
+                self.trace = true;
+            }
+            let loc = RecordLocation {
+                file: self.file.to_string(),
+                index: self.index,
+                line: None,
+            };
+            self.index += 1;
+            classify(&v, loc, &mut self.out);
+        }
+        Ok(())
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match &*key {
+                "records" if !self.has_records => map.next_value_seed(RecordsSeed(&mut *self))?,
+                "traceEvents" => {
+                    self.trace = true;
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `records` member: an array is read entry by entry; anything else is not a record list.
+struct RecordsSeed<'v, 'f>(&'v mut DocVisitor<'f>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for RecordsSeed<'_, '_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        struct Only<'v, 'f>(&'v mut DocVisitor<'f>);
+        impl<'de> serde::de::Visitor<'de> for Only<'_, '_> {
+            type Value = ();
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+                serde::de::Visitor::visit_seq(&mut *self.0, seq)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+                while m
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+                Ok(())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+                Ok(())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+                Ok(())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+                Ok(())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<(), E> {
+                Ok(())
+            }
+            fn visit_unit<E>(self) -> Result<(), E> {
+                Ok(())
+            }
+        }
+        d.deserialize_any(Only(self.0))
+    }
 }
 
 thread_local! {
@@ -232,7 +370,7 @@ const MISSES_EVENT: &str = "/jax/compilation_cache/cache_misses";
 /// Turns one JSON value into a record, an other-kind entry or a malformed entry.
 fn classify(v: &Value, location: RecordLocation, out: &mut RecordFile) {
     let Some(obj) = v.as_object() else {
-        out.malformed.push(ExcludedRecord {
+        out.push_malformed(ExcludedRecord {
             location,
             reason: format!("not a JSON object but {}", type_name(v)),
         });
@@ -257,7 +395,7 @@ fn classify(v: &Value, location: RecordLocation, out: &mut RecordFile) {
         .iter()
         .any(|k| obj.contains_key(*k));
     if !identity_present {
-        out.other_kind.push(ExcludedRecord {
+        out.push_other(ExcludedRecord {
             location: r.location,
             reason: "none of the key fields (cell, transform, hardware, hostname, jax_version, \
                      precision, cache_state)"
@@ -346,9 +484,9 @@ fn classify(v: &Value, location: RecordLocation, out: &mut RecordFile) {
         problems.insert(0, format!("missing {}", missing.join(", ")));
     }
     if problems.is_empty() {
-        out.records.push(r);
+        out.push_record(r);
     } else {
-        out.malformed.push(ExcludedRecord {
+        out.push_malformed(ExcludedRecord {
             location: r.location,
             reason: problems.join("; "),
         });

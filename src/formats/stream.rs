@@ -321,6 +321,20 @@ impl<'r> Window<'r> {
         Ok(out)
     }
 
+    /// Reads the rest of the stream into one buffer, up to its end or to where it broke off
+    /// (the failure stays for [`Window::take_failure`]). Only for the importers' whole-buffer
+    /// fallback until they stream.
+    pub(crate) fn read_available(&mut self) -> Vec<u8> {
+        while !self.eof {
+            self.read_more(CHUNK);
+        }
+        let mut out = std::mem::take(&mut self.buf);
+        out.drain(..self.pos);
+        self.base += self.pos as u64;
+        self.pos = 0;
+        out
+    }
+
     /// Fraction of the file (as dropped) read so far, in [0, 1].
     pub(crate) fn fraction(&self) -> f64 {
         if self.size == 0 {

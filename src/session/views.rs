@@ -33,8 +33,8 @@ pub(super) fn answer(e: &Entry) -> FromWorker {
                 id: e.id,
                 name: e.name().to_string(),
                 records: r.file.records.len() as u64,
-                other_kind: r.file.other_kind.len() as u64,
-                malformed: r.file.malformed.len() as u64,
+                other_kind: r.file.other_kind_count(),
+                malformed: r.file.malformed_count(),
             },
         },
         Content::Pins { count } => FromWorker::PinsLoaded {

@@ -22,13 +22,28 @@ impl Workspace {
         (other_kind, malformed)
     }
 
+    /// What the record files counted but did not list ([`crate::formats::limits`]): other-kind
+    /// entries, malformed entries, and good records past the per-file record limit.
+    pub fn excluded_unlisted(&self) -> (u64, u64, u64) {
+        let mut n = (0, 0, 0);
+        for e in &self.entries {
+            if let Content::Records(f) = &e.content {
+                n.0 += f.file.other_kind_unlisted;
+                n.1 += f.file.malformed_unlisted;
+                n.2 += f.file.records_over_limit;
+            }
+        }
+        n
+    }
+
     /// The compile triage report as `trialscope triage --json` prints it: stable field names,
     /// no internal tuples — `params`, `pins`, `warm_rows`, `history_rows`,
     /// `rows_without_timestamp`, `findings[]` (`key`, `key_text`, `location` with
     /// `file`/`index`/`line`/`text`, `timestamp`, `observed_s`, `pinned_s`, `ratio` (null when
     /// not finite), `classification`, `evidence`, `action`, `actionable`), `unpinned[]`,
     /// `counts`, `unpinned_counts`, `actionable`, `next_action`, `excluded` (`other_kind`,
-    /// `malformed`, `incomplete`) and `failed_files`.
+    /// `malformed`, `incomplete`, and `unlisted` counts past the listing limit) and
+    /// `failed_files`.
     pub fn triage_document(&self, rep: &Report) -> Value {
         triage_document(self, rep)
     }
@@ -60,6 +75,7 @@ fn excluded_json(v: &[records::ExcludedRecord]) -> Value {
 
 pub(super) fn triage_document(ws: &Workspace, rep: &Report) -> Value {
     let (other_kind, malformed) = ws.excluded_records();
+    let unlisted = ws.excluded_unlisted();
     let findings: Vec<Value> = rep
         .findings
         .iter()
@@ -116,6 +132,8 @@ pub(super) fn triage_document(ws: &Workspace, rep: &Report) -> Value {
             "other_kind": excluded_json(&other_kind),
             "malformed": excluded_json(&malformed),
             "incomplete": excluded_json(&incomplete),
+            "unlisted": { "other_kind": unlisted.0, "malformed": unlisted.1,
+                          "records_over_limit": unlisted.2 },
         },
         "failed_files": ws.failed_names(),
     })

@@ -198,7 +198,19 @@ impl Workspace {
         bytes: &[u8],
         progress: &mut dyn FnMut(f64),
     ) -> Result<&Entry, &Failed> {
-        let ok = self.load_one(id, name, bytes, progress);
+        self.add_source(id, name, &bytes, progress)
+    }
+
+    /// [`Workspace::add`] for a file read in chunks from `src` ([`formats::load_from`]): the
+    /// whole file is never held.
+    pub fn add_source(
+        &mut self,
+        id: FileId,
+        name: &str,
+        src: &dyn formats::ByteSource,
+        progress: &mut dyn FnMut(f64),
+    ) -> Result<&Entry, &Failed> {
+        let ok = self.load_one(id, name, src, progress);
         self.derive();
         self.changed.retain(|c| *c != id);
         if ok {
@@ -216,12 +228,12 @@ impl Workspace {
         &mut self,
         id: FileId,
         name: &str,
-        bytes: &[u8],
+        src: &dyn formats::ByteSource,
         progress: &mut dyn FnMut(f64),
     ) -> bool {
         self.entries.retain(|e| e.id != id);
         self.failed.retain(|f| f.id != id);
-        match formats::load(name, bytes, &self.options, progress) {
+        match formats::load_from(name, src, &self.options, progress) {
             Ok(loaded) => {
                 let entry = self.keep(id, loaded);
                 self.entries.push(entry);

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::{Entry, FileId, Workspace};
+use crate::formats;
 use crate::model::facts::dir_name;
 
 /// Most files a folder argument expands to (a guard against pointing at `/`).
@@ -115,9 +116,9 @@ impl Workspace {
         let mut next = 0;
         let mut at = self.entries.len();
         for (k, (p, name, id)) in files.iter().enumerate() {
-            match std::fs::read(p) {
-                Ok(bytes) => {
-                    if !self.load_one(*id, name, &bytes, &mut |_| {}) {
+            match formats::FileSource::new(p) {
+                Ok(src) => {
+                    if !self.load_one(*id, name, &src, &mut |_| {}) {
                         if let Some(f) = self.failed.last() {
                             on_error(&f.message);
                         }

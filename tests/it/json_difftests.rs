@@ -70,7 +70,11 @@ fn cases() -> Vec<String> {
     v
 }
 
-type Row = (String, i64, i64, Option<u32>);
+/// (name, ts, dur, depth, arg key): one row per slice, or — when the query joins `args` —
+/// one per argument of the slice (a slice without arguments keeps one row with no key), as
+/// trace_processor's `LEFT JOIN args` returns them. Compared as multisets: a missing or doubled
+/// slice shows.
+type Row = (String, i64, i64, Option<u32>, Option<String>);
 
 /// Our slices projected onto the expected columns, with the query's filters applied.
 fn our_rows(m: &Model, exp: &Expected) -> Vec<Row> {
@@ -81,23 +85,35 @@ fn our_rows(m: &Model, exp: &Expected) -> Vec<Row> {
         .nth(1)
         .and_then(|r| r.split('"').next());
     let has_depth = exp.header.iter().any(|h| h == "depth");
-    let mut rows: Vec<Row> = (0..m.slices.len())
+    let joins_args = exp.query.contains("JOIN args");
+    let has_key = exp.header.iter().any(|h| h == "key");
+    let mut rows: Vec<Row> = Vec::new();
+    for i in (0..m.slices.len())
         .filter(|&i| {
             let k = m.track(m.slices.track[i]).kind;
             !only_thread_or_process || matches!(k, TrackKind::Thread | TrackKind::Process)
         })
         .filter(|&i| name_filter.is_none_or(|n| m.str(m.slices.name[i]) == n))
-        .map(|i| {
+    {
+        let row = |key: Option<String>| {
             (
                 m.str(m.slices.name[i]).to_string(),
                 m.slices.ts_ns[i],
                 m.slices.dur_ns[i],
                 has_depth.then_some(m.slices.depth[i]),
+                key,
             )
-        })
-        .collect();
+        };
+        let args = m.args.get(m.slices.args[i]);
+        if joins_args && !args.is_empty() {
+            for (k, _) in args {
+                rows.push(row(has_key.then(|| format!("args.{}", m.str(*k)))));
+            }
+        } else {
+            rows.push(row(None));
+        }
+    }
     rows.sort();
-    rows.dedup();
     rows
 }
 
@@ -106,6 +122,7 @@ fn expected_rows(exp: &Expected) -> Option<Vec<Row>> {
     let (name, ts) = (col("name")?, col("ts")?);
     let dur = col("dur");
     let depth = col("depth");
+    let key = col("key");
     let mut rows: Vec<Row> = exp
         .rows
         .iter()
@@ -115,11 +132,11 @@ fn expected_rows(exp: &Expected) -> Option<Vec<Row>> {
                 r[ts].parse().unwrap(),
                 dur.map_or(0, |d| r[d].parse().unwrap()),
                 depth.map(|d| r[d].parse().unwrap()),
+                key.and_then(|k| (r[k] != "[NULL]").then(|| r[k].clone())),
             )
         })
         .collect();
     rows.sort();
-    rows.dedup();
     Some(rows)
 }
 
@@ -139,7 +156,7 @@ fn slice_rows_match_trace_processor() {
             for r in &mut got {
                 r.2 = 0;
             }
-            got.dedup();
+            got.sort();
         }
         compared += 1;
         if got != want {

@@ -17,6 +17,8 @@
 //!   (before a stuck later file), every subcommand exits quietly on a closed stdout
 //! * `cli_scaling_json` — `trialscope scaling --json` on real JSON trials
 //! * `complexity` — near-linear import of hostile inputs (overlaps, string pids, records, args)
+//! * `hostile_records` — hostile record files and containers: millions of entries counted, not
+//!   listed; a doubly gzipped bomb stops at the limit; a cut gzip stream keeps its head
 //! * `hostile_json` — hostile JSON / Perfetto input: every lost event counted, exact numbers
 //! * `json_corpus` — every public Chrome JSON / Kineto / JAX file imports or fails clearly
 //! * `json_difftests` — Perfetto trace_processor's JSON diff tests as an oracle
@@ -56,6 +58,7 @@ mod cli_scaling_json;
 mod cli_stream;
 mod complexity;
 mod hostile_json;
+mod hostile_records;
 mod json_corpus;
 mod json_difftests;
 mod json_kineto_jax;

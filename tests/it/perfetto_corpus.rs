@@ -171,38 +171,84 @@ fn difftest_model(name: &str) -> Model {
     )))
 }
 
-/// Sorted distinct `(ts, dur, name)` of the expected table's rows.
-fn expected_slices(table: &[Vec<String>]) -> Vec<(i64, i64, String)> {
+/// One slice as compared with trace_processor: (ts, dur, name, sorted debug-annotation keys).
+type SliceRow = (i64, i64, String, Vec<String>);
+
+/// The slices of an expected table, sorted (a multiset: a doubled or missing slice shows).
+/// When the query joins `args` (a `key` column), trace_processor returns one row per argument
+/// of a slice, in argument order: consecutive rows of the same (track, ts, dur, name) are one
+/// slice until a key repeats; the slice's `debug.*` keys are its debug annotations (the
+/// `legacy_*` keys are trace_processor's own bookkeeping, not in the trace).
+fn expected_slices(table: &[Vec<String>]) -> Vec<SliceRow> {
     let h = &table[0];
-    let col = |n: &str| h.iter().position(|c| c == n).unwrap();
-    let (ts, dur, name) = (col("ts"), col("dur"), col("name"));
-    let mut v: Vec<(i64, i64, String)> = table[1..]
-        .iter()
-        .map(|r| {
-            (
+    let col = |n: &str| h.iter().position(|c| c == n);
+    let (ts, dur, name) = (
+        col("ts").unwrap(),
+        col("dur").unwrap(),
+        col("name").unwrap(),
+    );
+    let (track, key) = (col("track"), col("key"));
+    let mut out: Vec<SliceRow> = Vec::new();
+    let mut cur: Option<(Vec<String>, SliceRow, Vec<String>)> = None;
+    for r in &table[1..] {
+        let ident: Vec<String> = [track, Some(ts), Some(dur), Some(name)]
+            .iter()
+            .flatten()
+            .map(|&c| r[c].clone())
+            .collect();
+        let k = key.map(|c| r[c].clone()).filter(|k| k != "[NULL]");
+        let same = cur.as_ref().is_some_and(|(id, _, seen)| {
+            key.is_some() && *id == ident && k.as_ref().is_none_or(|k| !seen.contains(k))
+        });
+        if !same {
+            out.extend(cur.take().map(|(_, row, _)| row));
+            let row = (
                 r[ts].parse().unwrap(),
                 r[dur].parse().unwrap(),
                 r[name].clone(),
-            )
-        })
-        .collect();
-    v.sort();
-    v.dedup();
-    v
+                Vec::new(),
+            );
+            cur = Some((ident, row, Vec::new()));
+        }
+        let (_, row, seen) = cur.as_mut().unwrap();
+        if let Some(k) = k {
+            if let Some(d) = k.strip_prefix("debug.") {
+                row.3.push(d.to_string());
+            }
+            seen.push(k);
+        }
+    }
+    out.extend(cur.map(|(_, row, _)| row));
+    for r in &mut out {
+        r.3.sort();
+    }
+    out.sort();
+    out
 }
 
-fn our_slices(m: &Model) -> Vec<(i64, i64, String)> {
-    let mut v: Vec<(i64, i64, String)> = (0..m.slices.len())
+/// Our slices as [`SliceRow`]s (arg keys only when the expected table has them), sorted.
+fn our_slices(m: &Model, with_keys: bool) -> Vec<SliceRow> {
+    let mut v: Vec<SliceRow> = (0..m.slices.len())
         .map(|i| {
+            let mut keys: Vec<String> = if with_keys {
+                m.args
+                    .get(m.slices.args[i])
+                    .iter()
+                    .map(|(k, _)| m.str(*k).to_string())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            keys.sort();
             (
                 m.slices.ts_ns[i],
                 m.slices.dur_ns[i],
                 m.str(m.slices.name[i]).to_string(),
+                keys,
             )
         })
         .collect();
     v.sort();
-    v.dedup();
     v
 }
 
@@ -218,8 +264,11 @@ fn perfetto_difftests_slices_match_trace_processor() {
         ("legacy_async_event", 0),
     ] {
         let m = difftest_model(name);
-        let want = expected_slices(&expected_tables(name)[section]);
-        assert_eq!(our_slices(&m), want, "{name}");
+        let table = &expected_tables(name)[section];
+        let with_keys = table[0].iter().any(|c| c == "key");
+        let want = expected_slices(table);
+        assert!(!want.is_empty(), "{name}: no expected slice");
+        assert_eq!(our_slices(&m, with_keys), want, "{name}");
     }
 }
 

@@ -111,7 +111,7 @@ pub(crate) fn import_stream(
     model: &mut Model,
     progress: &mut dyn FnMut(f64),
 ) -> Result<(), ImportError> {
-    let data = win.read_all(u64::MAX).unwrap_or_default();
+    let data = win.read_available();
     import(&data, name, model, progress)
 }
 

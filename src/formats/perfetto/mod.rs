@@ -80,10 +80,8 @@ pub(crate) fn import_stream(
     model: &mut Model,
     progress: &mut dyn FnMut(f64),
 ) {
-    match win.read_all(u64::MAX) {
-        Ok(data) => import(&data, model, progress),
-        Err(_) => import(&[], model, progress),
-    }
+    let data = win.read_available();
+    import(&data, model, progress)
 }
 
 /// True when `data` starts like a Perfetto trace: the first records are `Trace.packet` fields

@@ -80,8 +80,9 @@ pub fn run(args: Args) -> std::process::ExitCode {
     // `slices` needs the whole model, which the workspace does not keep: it is the one
     // subcommand (with `bench`) that imports a trace directly.
     let shown = args.file.display().to_string();
-    let artifact = match std::fs::read(&args.file) {
-        Ok(bytes) => formats::import(&shown, &bytes).map_err(|e| e.to_string()),
+    let artifact = match formats::FileSource::new(&args.file) {
+        Ok(src) => formats::import_from(&shown, &src, &Default::default(), &mut |_| {})
+            .map_err(|e| e.to_string()),
         Err(e) => Err(format!("{shown}: cannot read the file: {e}")),
     };
     let failed = match &artifact {

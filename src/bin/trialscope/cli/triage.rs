@@ -105,6 +105,8 @@ struct Loaded {
     records: Vec<CompileRecord>,
     other_kind: Vec<records::ExcludedRecord>,
     malformed: Vec<records::ExcludedRecord>,
+    /// Counted but not listed: (other kind, malformed, records over the per-file limit).
+    unlisted: (u64, u64, u64),
 }
 
 /// Loads every file (record files, traces, folders); a file that fails is reported and kept as
@@ -138,6 +140,7 @@ fn load(paths: &[PathBuf], fill: &KeyDefaults) -> Loaded {
         records: ws.compile_records(&fills),
         other_kind,
         malformed,
+        unlisted: ws.excluded_unlisted(),
         ws,
     }
 }
@@ -193,16 +196,27 @@ fn render_text(rep: &Report, loaded: &Loaded) -> String {
     }
     let _ = writeln!(o, "Actionable: {}", rep.actionable);
     let excluded = [
-        ("other-kind", &loaded.other_kind),
-        ("malformed", &loaded.malformed),
+        ("other-kind", &loaded.other_kind, loaded.unlisted.0),
+        ("malformed", &loaded.malformed, loaded.unlisted.1),
     ];
-    for (what, list) in excluded {
+    for (what, list, more) in excluded {
         if !list.is_empty() {
-            let _ = writeln!(o, "\nExcluded as {what} ({}):", list.len());
+            let _ = writeln!(o, "\nExcluded as {what} ({}):", list.len() as u64 + more);
             for e in list.iter() {
                 let _ = writeln!(o, "  {}: {}", e.location, e.reason);
             }
+            if more > 0 {
+                let _ = writeln!(o, "  … and {more} more (counted, not listed)");
+            }
         }
+    }
+    if loaded.unlisted.2 > 0 {
+        let _ = writeln!(
+            o,
+            "\nRecords over the per-file limit of {} (dropped): {}",
+            trialscope::formats::limits::MAX_RECORDS,
+            loaded.unlisted.2
+        );
     }
     if !rep.incomplete.is_empty() {
         let _ = writeln!(
@@ -292,6 +306,19 @@ pub fn run_pin(args: PinArgs) -> std::process::ExitCode {
     let loaded = load(&args.files, &fill);
     for e in &loaded.malformed {
         errln!("note: malformed record {}: {}", e.location, e.reason);
+    }
+    if loaded.unlisted.1 > 0 {
+        errln!(
+            "note: … and {} more malformed records (counted, not listed)",
+            loaded.unlisted.1
+        );
+    }
+    if loaded.unlisted.2 > 0 {
+        errln!(
+            "warning: {} records over the per-file limit of {} were dropped",
+            loaded.unlisted.2,
+            trialscope::formats::limits::MAX_RECORDS
+        );
     }
     let pins = compile_triage::pins_from_records(&loaded.records);
     if pins.is_empty() {
