@@ -4,7 +4,7 @@
 //! [`Window`] that holds only what it has not consumed yet. No load holds a whole file.
 
 use std::cell::Cell;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufReader, Read};
 use std::rc::Rc;
 
 use sha2::{Digest, Sha256};
@@ -261,19 +261,15 @@ impl<'r> Window<'r> {
         let start = self.buf.len();
         self.buf.resize(start + need, 0);
         let mut got = 0;
-        // Fill the chunk as far as the reader gives in one go (a reader may return short reads).
         while got < need {
             match self.src.read(&mut self.buf[start + got..]) {
                 Ok(0) => {
                     self.eof = true;
                     break;
                 }
-                Ok(k) => {
-                    got += k;
-                    if got >= want.saturating_sub(start - self.pos) {
-                        break;
-                    }
-                }
+                // Fill the whole chunk: a source of tiny reads must not cost a chunk-sized
+                // allocation per read.
+                Ok(k) => got += k,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     self.eof = true;
@@ -403,6 +399,23 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
+/// The first `n` bytes of `r` (fewer at its end), and a reader that still yields them first.
+fn peek<'s>(mut r: Box<dyn Read + 's>, n: usize) -> io::Result<(Vec<u8>, Box<dyn Read + 's>)> {
+    let mut head = vec![0u8; n];
+    let mut got = 0;
+    while got < n {
+        match r.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    head.truncate(got);
+    let again = io::Cursor::new(head.clone()).chain(r);
+    Ok((head, Box::new(again)))
+}
+
 /// Opens one pass over `src`: peels up to three gzip/zlib layers (inflated as read), limits the
 /// decompressed bytes to `limit`, and when `hash` hashes the bytes as dropped (the artifact id
 /// comes from [`Window::finish_hash`]).
@@ -425,27 +438,26 @@ pub(crate) fn open<'s>(
         hash: state.clone(),
         raw: raw.clone(),
     };
-    let mut cur: Box<dyn BufRead + 's> = Box::new(BufReader::with_capacity(1 << 16, hashing));
+    let mut cur: Box<dyn Read + 's> = Box::new(hashing);
     let mut compression = Compression::None;
     let mut what = "data";
     for _ in 0..3 {
-        let head = cur
-            .fill_buf()
-            .map_err(|e| ImportError::Malformed(format!("cannot read: {e}")))?;
+        let (head, next) =
+            peek(cur, 2).map_err(|e| ImportError::Malformed(format!("cannot read: {e}")))?;
+        cur = next;
         if head.starts_with(&[0x1f, 0x8b]) {
             compression = Compression::Gzip;
             what = "gzip";
-            cur = Box::new(BufReader::with_capacity(
-                1 << 16,
-                flate2::bufread::MultiGzDecoder::new(cur),
+            cur = Box::new(flate2::bufread::MultiGzDecoder::new(
+                BufReader::with_capacity(1 << 16, cur),
             ));
-        } else if super::is_zlib_header(head) {
+        } else if super::is_zlib_header(&head) {
             compression = Compression::Zlib;
             what = "zlib";
-            cur = Box::new(BufReader::with_capacity(
+            cur = Box::new(flate2::bufread::ZlibDecoder::new(BufReader::with_capacity(
                 1 << 16,
-                flate2::bufread::ZlibDecoder::new(cur),
-            ));
+                cur,
+            )));
         } else {
             break;
         }

@@ -43,6 +43,7 @@
 //! * `scaling_regression` — the regression that must never return (scaling.md)
 //! * `stats_properties` — properties of `analysis::stats` for any input
 //! * `stats_reference` — `analysis::stats` against SciPy and statsmodels reference values
+//! * `stream_load` — a file read in chunks of any size loads as when read whole, every kind
 //! * `tidy` — the layout rules (one load path, facts only in the workspace, no importer in
 //!   the front ends, one median, web crates only in `ui`, the dependency direction)
 //! * `triage_corpus` — compile-drift triage on the real JAX and torch.compile records
@@ -80,6 +81,7 @@ mod scaling_cost;
 mod scaling_regression;
 mod stats_properties;
 mod stats_reference;
+mod stream_load;
 mod tidy;
 mod triage_corpus;
 mod triage_records;
