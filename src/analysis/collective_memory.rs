@@ -31,7 +31,7 @@ const MS: i64 = 1_000_000;
 // ---------------------------------------------------------------------------------------------
 
 /// Which memory series a counter name stands for (collective-memory.md, "Per-rank series").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SeriesKind {
     /// Memory used on the device as the driver sees it (NVML), bytes.
@@ -214,7 +214,7 @@ impl Series {
 }
 
 /// A collective marker: `[start_ns, end_ns]` (a point marker has `start_ns == end_ns`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Marker {
     /// Start, ns.
     pub start_ns: i64,
@@ -226,7 +226,7 @@ pub struct Marker {
 
 /// A phase annotation (`ProfilerStep#N`, `train_step`, forward/backward/optimizer): `[start_ns,
 /// end_ns]`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Phase {
     /// Start, ns.
     pub start_ns: i64,
@@ -237,7 +237,7 @@ pub struct Phase {
 }
 
 /// Everything the attribution needs from one rank's trace.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RankSeries {
     /// Rank stated by the content (Kineto `distributedInfo.rank`, a process label such as
     /// `rank 3`, a `rank` arg, telemetry `rank`); `None` when the content does not say.
@@ -584,7 +584,7 @@ pub fn extract(model: &Model, _facts: &Facts) -> RankSeries {
 // ---------------------------------------------------------------------------------------------
 
 /// Sensitivity presets (collective-memory.md, "Attribution algorithm"); medium is the default.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Preset {
     /// Fewest, surest attributions.

@@ -207,8 +207,9 @@ impl CompileRecord {
 
 /// The baseline of one full key (compile-triage.md, "Pins"). Sticky: it changes only when the
 /// user re-pins. Serialized flat: the seven key fields, `compile_s`, `source`,
-/// `source_timestamp` (ISO 8601 text or null).
-#[derive(Clone, Debug, PartialEq)]
+/// `source_timestamp` (ISO 8601 text or null) in `pins.json` (`formats::records::pins_to_json`);
+/// its serde form (nested, for crossing a worker boundary) is not that file format.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Pin {
     pub key: FullKey,
     /// Pinned compile time in seconds.

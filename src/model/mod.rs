@@ -214,7 +214,7 @@ pub struct CounterSeries {
 }
 
 /// Facts about the trace as a whole (what the writer said about itself).
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
 pub struct TraceInfo {
     /// Distributed rank, when the trace says (Kineto `distributedInfo.rank`).
     pub rank: Option<u32>,

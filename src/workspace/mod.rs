@@ -54,7 +54,7 @@ pub struct TraceCounts {
 }
 
 /// What the workspace keeps of one trace.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TraceFile {
     pub format: Format,
     pub counts: TraceCounts,
@@ -77,13 +77,13 @@ pub struct TraceFile {
 }
 
 /// What the workspace keeps of one compile-record file.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RecordsFile {
     pub file: records::RecordFile,
 }
 
 /// One rank part of a telemetry file.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TelemetryPart {
     /// Series with the default mapping; `rank` as the records state it.
     pub memory: RankSeries,
@@ -94,7 +94,7 @@ pub struct TelemetryPart {
 }
 
 /// What the workspace keeps of one memory telemetry file.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TelemetryFile {
     /// Records read (samples and markers).
     pub records: u64,
@@ -106,7 +106,7 @@ pub struct TelemetryFile {
 }
 
 /// What a loaded file is, with what the workspace keeps of it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Content {
     Trace(Box<TraceFile>),
     Records(RecordsFile),
@@ -118,7 +118,7 @@ pub enum Content {
 }
 
 /// One loaded file.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Entry {
     pub id: FileId,
     pub source: Source,
@@ -233,137 +233,195 @@ impl Workspace {
     ) -> bool {
         self.entries.retain(|e| e.id != id);
         self.failed.retain(|f| f.id != id);
-        match formats::load_from(name, src, &self.options, progress) {
-            Ok(loaded) => {
-                let entry = self.keep(id, loaded);
-                self.entries.push(entry);
+        let prepared = prepare(name, src, &self.options, progress);
+        self.insert(id, name, prepared)
+    }
+
+    /// Adds a file an import worker prepared ([`prepare`]) under `id`, replacing a file of the
+    /// same id, and derives the facts of its sibling group again: [`Workspace::add`] without
+    /// the import. `prepared` is the worker's result: the file, or the message naming it and
+    /// the problem.
+    pub fn add_prepared(
+        &mut self,
+        id: FileId,
+        name: &str,
+        prepared: Result<Prepared, String>,
+    ) -> Result<&Entry, &Failed> {
+        self.entries.retain(|e| e.id != id);
+        self.failed.retain(|f| f.id != id);
+        let ok = self.insert(id, name, prepared);
+        self.derive();
+        self.changed.retain(|c| *c != id);
+        if ok {
+            Ok(&self.entries[self.entries.len() - 1])
+        } else {
+            Err(&self.failed[self.failed.len() - 1])
+        }
+    }
+
+    /// Appends a prepared file (or its failure); true when it loaded.
+    fn insert(&mut self, id: FileId, name: &str, prepared: Result<Prepared, String>) -> bool {
+        match prepared {
+            Ok(p) => {
+                if let Some(pins) = p.pins {
+                    self.pins = pins;
+                }
+                self.entries.push(Entry {
+                    id,
+                    source: p.source,
+                    facts: p.facts,
+                    derived: Diagnostics::default(),
+                    content: p.content,
+                });
                 true
             }
-            Err(e) => {
+            Err(message) => {
                 self.failed.push(Failed {
                     id,
                     name: name.to_string(),
-                    message: e.to_string(),
+                    message,
                 });
                 false
             }
         }
     }
+}
 
-    /// What the workspace keeps of a loaded file; the model is dropped on return.
-    fn keep(&mut self, id: FileId, loaded: Loaded) -> Entry {
-        match loaded {
-            Loaded::Trace(a) => {
-                let source = Source {
-                    name: a.name.clone(),
-                    size_bytes: a.size_bytes,
-                    decompressed_bytes: a.model.stats.decompressed_bytes,
-                    artifact_id: a.artifact_id.clone(),
-                    compression: a.compression,
-                };
-                let mut own = Facts::alone(&a.name);
-                own.artifact_id = a.artifact_id.clone();
-                own.hostname = a.model.info.hostname.clone();
-                let m = &a.model;
-                let (counters, not_kept) = keep_counters(cm::counters_from_model(m));
-                let mut diagnostics = m.diagnostics.clone();
-                if not_kept > 0 {
-                    diagnostics.add_n(
-                        crate::model::diagnostics::Kind::CountersNotKeptForMapping,
-                        not_kept as u64,
-                        None,
-                        None,
-                        || {
-                            Some(format!(
-                                "{not_kept} series beyond {MAX_KEPT_COUNTER_SAMPLES} samples"
-                            ))
-                        },
-                    );
-                }
-                let trace = TraceFile {
-                    format: a.format,
-                    counts: TraceCounts {
-                        events: m.stats.events,
-                        tracks: m.tracks.len() as u64,
-                        slices: m.slices.len() as u64,
-                        counters: m.counters.len() as u64,
-                        frames: m.frames.len() as u64,
+/// One file imported and reduced to what a workspace keeps of it — no id, no cross-file facts
+/// yet: what an import worker hands to the session's workspace ([`Workspace::add_prepared`]),
+/// serializable so it can cross a worker boundary.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Prepared {
+    pub source: Source,
+    /// The file's own facts (before its siblings are seen).
+    pub facts: Facts,
+    pub content: Content,
+    /// The pins of a pins file (they replace the workspace's when it is added).
+    pub pins: Option<Vec<Pin>>,
+}
+
+/// Loads one file ([`formats::load_from`]) and keeps what the analyses need of it; the model
+/// is dropped on return. Errors: the load's message, naming the file and the problem.
+pub fn prepare(
+    name: &str,
+    src: &dyn formats::ByteSource,
+    opts: &LoadOptions,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Prepared, String> {
+    formats::load_from(name, src, opts, progress)
+        .map(keep)
+        .map_err(|e| e.to_string())
+}
+
+/// What the workspace keeps of a loaded file; the model is dropped on return.
+fn keep(loaded: Loaded) -> Prepared {
+    match loaded {
+        Loaded::Trace(a) => {
+            let source = Source {
+                name: a.name.clone(),
+                size_bytes: a.size_bytes,
+                decompressed_bytes: a.model.stats.decompressed_bytes,
+                artifact_id: a.artifact_id.clone(),
+                compression: a.compression,
+            };
+            let mut own = Facts::alone(&a.name);
+            own.artifact_id = a.artifact_id.clone();
+            own.hostname = a.model.info.hostname.clone();
+            let m = &a.model;
+            let (counters, not_kept) = keep_counters(cm::counters_from_model(m));
+            let mut diagnostics = m.diagnostics.clone();
+            if not_kept > 0 {
+                diagnostics.add_n(
+                    crate::model::diagnostics::Kind::CountersNotKeptForMapping,
+                    not_kept as u64,
+                    None,
+                    None,
+                    || {
+                        Some(format!(
+                            "{not_kept} series beyond {MAX_KEPT_COUNTER_SAMPLES} samples"
+                        ))
                     },
-                    info: m.info.clone(),
-                    trial: scaling::extract(m, &own),
-                    compile_records: compile_triage::extract(m, &own),
-                    memory: cm::extract(m, &own),
-                    counters,
-                    rank_unknown: m.info.rank.is_none() && m.diagnostics.count("rank_unknown") > 0,
-                    diagnostics,
-                };
-                Entry {
-                    id,
-                    source,
-                    facts: own,
-                    derived: Diagnostics::default(),
-                    content: Content::Trace(Box::new(trace)),
-                }
+                );
             }
-            Loaded::Records { source, records } => Entry {
-                id,
+            let trace = TraceFile {
+                format: a.format,
+                counts: TraceCounts {
+                    events: m.stats.events,
+                    tracks: m.tracks.len() as u64,
+                    slices: m.slices.len() as u64,
+                    counters: m.counters.len() as u64,
+                    frames: m.frames.len() as u64,
+                },
+                info: m.info.clone(),
+                trial: scaling::extract(m, &own),
+                compile_records: compile_triage::extract(m, &own),
+                memory: cm::extract(m, &own),
+                counters,
+                rank_unknown: m.info.rank.is_none() && m.diagnostics.count("rank_unknown") > 0,
+                diagnostics,
+            };
+            Prepared {
+                source,
+                facts: own,
+                content: Content::Trace(Box::new(trace)),
+                pins: None,
+            }
+        }
+        Loaded::Records { source, records } => Prepared {
+            facts: Facts::alone(&source.name),
+            source,
+            content: Content::Records(RecordsFile { file: records }),
+            pins: None,
+        },
+        Loaded::Pins { source, mut pins } => {
+            pins.sort_by(|a, b| a.key.cmp(&b.key));
+            Prepared {
                 facts: Facts::alone(&source.name),
                 source,
-                derived: Diagnostics::default(),
-                content: Content::Records(RecordsFile { file: records }),
-            },
-            Loaded::Pins { source, mut pins } => {
-                pins.sort_by(|a, b| a.key.cmp(&b.key));
-                let count = pins.len();
-                self.pins = pins;
-                Entry {
-                    id,
-                    facts: Facts::alone(&source.name),
-                    source,
-                    derived: Diagnostics::default(),
-                    content: Content::Pins { count },
-                }
+                content: Content::Pins { count: pins.len() },
+                pins: Some(pins),
             }
-            Loaded::Telemetry { source, telemetry } => {
-                let name = source.name.clone();
-                let mut bad_lines: Vec<String> = telemetry
-                    .bad_lines
-                    .iter()
-                    .map(|b| format!("{name}:{}: {}; line skipped", b.line, b.message))
-                    .collect();
-                let n_bad = telemetry.diagnostics.count("telemetry_bad_line");
-                if n_bad > telemetry.bad_lines.len() as u64 {
-                    bad_lines.push(format!(
-                        "{name}: {} more malformed lines skipped",
-                        n_bad - telemetry.bad_lines.len() as u64
-                    ));
-                }
-                let own = Facts::alone(&name);
-                let parts = telemetry
-                    .models
-                    .iter()
-                    .map(|m| TelemetryPart {
-                        memory: cm::extract(m, &own),
-                        counters: cm::counters_from_model(m),
-                        facts: own.clone(),
-                    })
-                    .collect();
-                Entry {
-                    id,
-                    facts: own,
-                    source,
-                    derived: Diagnostics::default(),
-                    content: Content::Telemetry(TelemetryFile {
-                        records: telemetry.records,
-                        bad_lines,
-                        diagnostics: telemetry.diagnostics,
-                        parts,
-                    }),
-                }
+        }
+        Loaded::Telemetry { source, telemetry } => {
+            let name = source.name.clone();
+            let mut bad_lines: Vec<String> = telemetry
+                .bad_lines
+                .iter()
+                .map(|b| format!("{name}:{}: {}; line skipped", b.line, b.message))
+                .collect();
+            let n_bad = telemetry.diagnostics.count("telemetry_bad_line");
+            if n_bad > telemetry.bad_lines.len() as u64 {
+                bad_lines.push(format!(
+                    "{name}: {} more malformed lines skipped",
+                    n_bad - telemetry.bad_lines.len() as u64
+                ));
+            }
+            let own = Facts::alone(&name);
+            let parts = telemetry
+                .models
+                .iter()
+                .map(|m| TelemetryPart {
+                    memory: cm::extract(m, &own),
+                    counters: cm::counters_from_model(m),
+                    facts: own.clone(),
+                })
+                .collect();
+            Prepared {
+                facts: own,
+                source,
+                pins: None,
+                content: Content::Telemetry(TelemetryFile {
+                    records: telemetry.records,
+                    bad_lines,
+                    diagnostics: telemetry.diagnostics,
+                    parts,
+                }),
             }
         }
     }
+}
 
+impl Workspace {
     /// Forgets file `id` (loaded or failed); the facts of its sibling group are derived again.
     /// Pins stay (they move only on an explicit command or a pins file).
     pub fn remove(&mut self, id: FileId) {

@@ -383,3 +383,41 @@ fn gzip(data: &[u8]) -> Vec<u8> {
     e.write_all(data).unwrap();
     e.finish().unwrap()
 }
+
+/// A pool of import workers hands the session prepared files across a worker boundary: the
+/// files prepared alone, serialized, and added to a workspace give exactly the entries (facts
+/// derived across siblings included), failures and pins of the files loaded there directly.
+#[test]
+fn prepared_files_across_a_boundary_equal_files_loaded_in_place() {
+    use trialscope::workspace::{prepare, Prepared, Workspace};
+    let mut files = files();
+    files.push(("bad/zeros.bin".into(), vec![0u8; 300]));
+    files.push((
+        "compile/pins.json".into(),
+        br#"{"version": 1, "pins": [{"cell": "c", "transform": "t", "hardware": "h",
+        "hostname": "n", "jax_version": "0.4", "precision": "full", "cache_state": "warm",
+        "compile_s": 1.5, "source": "r.jsonl:1", "source_timestamp": null}]}"#
+            .to_vec(),
+    ));
+    let mut direct = Workspace::new();
+    let mut pooled = Workspace::new();
+    for (id, (name, bytes)) in files.iter().enumerate() {
+        let _ = direct.add(id as u32, name, bytes, &mut |_| {});
+        let prepared = prepare(
+            name,
+            &bytes.as_slice(),
+            &LoadOptions::default(),
+            &mut |_| {},
+        );
+        let wire = serde_json::to_string(&prepared).unwrap();
+        let back: Result<Prepared, String> = serde_json::from_str(&wire).unwrap();
+        let _ = pooled.add_prepared(id as u32, name, back);
+    }
+    let entries = |ws: &Workspace| serde_json::to_value(ws.entries()).unwrap();
+    assert_eq!(direct.entries().len(), files.len() - 1);
+    assert_same("entries", &entries(&pooled), &entries(&direct));
+    assert_eq!(pooled.failed(), direct.failed());
+    assert_eq!(pooled.failed().len(), 1);
+    assert_eq!(pooled.pins(), direct.pins());
+    assert_eq!(pooled.pins().len(), 1);
+}
