@@ -81,6 +81,7 @@ pub mod analysis;
 pub mod formats;
 pub mod model;
 pub mod plot;
+pub mod report;
 pub mod session;
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

@@ -1,26 +1,13 @@
 //! The scatter plot of one hotspot: one point per trial (hover shows the trial file via SVG
 //! `<title>`), per-input medians with CI whiskers, and the best fitted curve when the AICc
-//! verdict names one. Geometry (points, whiskers, curve, axes) comes from
-//! [`crate::plot::scatter`]; this file only maps it to SVG elements.
+//! verdict names one. Geometry (points, whiskers, curve, axes) and captions come from
+//! [`crate::report::hotspot`]; this file only maps them to SVG elements.
 
 use leptos::prelude::*;
 
 use super::chart;
 use crate::analysis::scaling::{Hotspot, Report};
-use crate::analysis::stats::fits::{FitModel, Fits};
-use crate::plot::{self, format_value, ScatterInput, ScatterOptions, Whisker};
-
-/// `y(x)` of the best model of `fits`, when the verdict names one.
-fn best_curve(fits: &Fits) -> Option<(String, FitModel, f64, f64)> {
-    let model = fits.best.model()?;
-    let fit = fits.models.iter().find(|f| f.model == model)?;
-    let (a, b) = (fit.a, fit.b.unwrap_or(0.0));
-    let label = match model {
-        FitModel::Constant => format!("best fit: constant (y = {a:.4})"),
-        _ => format!("best fit: y = {a:.4} + {b:.4}·{}", model.as_str()),
-    };
-    Some((label, model, a, b))
-}
+use crate::plot::{self, ScatterOptions};
 
 /// A labelled checkbox bound to `on` (a log-axis switch).
 fn log_toggle(testid: &'static str, label: &'static str, on: RwSignal<bool>) -> impl IntoView {
@@ -43,83 +30,23 @@ pub fn ScatterPlot(report: std::sync::Arc<Report>, hotspot: Hotspot) -> impl Int
     let x_log = RwSignal::new(false);
     let y_log = RwSignal::new(false);
     let h = hotspot;
-    let mut points = Vec::new();
-    let mut whiskers = Vec::new();
-    for p in &h.points {
-        for v in &p.values {
-            let path = report.trials.get(v.trial).map_or("?", |t| t.path.as_str());
-            let zero = if v.zero_filled {
-                " (frame absent: 0)"
-            } else {
-                ""
-            };
-            points.push((
-                p.input,
-                v.value,
-                format!(
-                    "{path}: input {}, {}{zero}",
-                    format_value(p.input, ""),
-                    format_value(v.value, &h.unit)
-                ),
-            ));
+    let fit_text = crate::report::hotspot::fit_caption(&h);
+    let power = crate::report::hotspot::power_caption(&h);
+    let title = crate::report::hotspot::hotspot_title(&h);
+    let geometry = {
+        let (report, h) = (report.clone(), h.clone());
+        move || {
+            crate::report::hotspot::hotspot_scatter(
+                &report,
+                &h,
+                ScatterOptions {
+                    x_log: x_log.get(),
+                    y_log: y_log.get(),
+                    ..ScatterOptions::default()
+                },
+            )
         }
-        whiskers.push(Whisker {
-            x: p.input,
-            median: p.median,
-            lo: p.ci_low,
-            hi: p.ci_high,
-        });
-    }
-    let curve = h.fit.as_ref().and_then(best_curve);
-    let fit_text = match (&h.fit, &curve) {
-        (Some(f), Some((label, ..))) => format!(
-            "{label}; ΔAICc {} over the runner-up",
-            f.delta_aicc.map_or("–".into(), |d| format!("{d:.1}"))
-        ),
-        (Some(f), None) if f.best.model().is_none() => {
-            "fit: inconclusive (no model beats the runner-up by ΔAICc ≥ 2)".to_string()
-        }
-        (Some(f), None) => format!("fit: {}", f.best.as_str()),
-        (None, _) => format!(
-            "no fit: {}",
-            h.fit_unavailable
-                .clone()
-                .unwrap_or_else(|| "unavailable".into())
-        ),
     };
-    let power = h.fit.as_ref().and_then(|f| f.power_law.as_ref()).map(|p| {
-        let ci = match (p.b_ci_low, p.b_ci_high) {
-            (Some(l), Some(u)) => format!(" ({:.0}% CI {l:.2}–{u:.2})", p.level * 100.0),
-            _ => String::new(),
-        };
-        format!("power law: exponent b = {:.2}{ci}", p.b)
-    });
-    let unit = h.unit.clone();
-    let geometry = move || {
-        let f = curve.as_ref().map(|&(_, model, a, b)| {
-            move |x: f64| match model.regressor(x) {
-                Some(r) => a + b * r,
-                None => a,
-            }
-        });
-        let input = ScatterInput {
-            points: points.clone(),
-            whiskers: whiskers.clone(),
-            curve: f.as_ref().map(|f| f as &dyn Fn(f64) -> f64),
-            x_unit: String::new(),
-            y_unit: unit.clone(),
-            x_title: "trial input".into(),
-        };
-        plot::scatter(
-            &input,
-            ScatterOptions {
-                x_log: x_log.get(),
-                y_log: y_log.get(),
-                ..ScatterOptions::default()
-            },
-        )
-    };
-    let title = format!("{} — {} ({})", h.name, h.metric.as_str(), h.unit);
     view! {
         <div class="plot" data-testid="scatter">
             <div class="plot-head">

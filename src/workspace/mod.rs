@@ -168,6 +168,9 @@ pub struct Failed {
 pub struct Workspace {
     entries: Vec<Entry>,
     failed: Vec<Failed>,
+    /// Files found in a folder argument that are no format this tool reads (a README beside
+    /// the traces): listed, not failed.
+    skipped: Vec<Failed>,
     pins: Vec<Pin>,
     changed: Vec<FileId>,
     options: LoadOptions,
@@ -308,9 +311,17 @@ pub fn prepare(
     opts: &LoadOptions,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Prepared, String> {
-    formats::load_from(name, src, opts, progress)
-        .map(keep)
-        .map_err(|e| e.to_string())
+    prepare_file(name, src, opts, progress).map_err(|e| e.to_string())
+}
+
+/// [`prepare`] keeping the error's kind.
+fn prepare_file(
+    name: &str,
+    src: &dyn formats::ByteSource,
+    opts: &LoadOptions,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Prepared, formats::FileError> {
+    formats::load_from(name, src, opts, progress).map(keep)
 }
 
 /// What the workspace keeps of a loaded file; the model is dropped on return.
@@ -438,6 +449,7 @@ impl Workspace {
     pub fn clear(&mut self) {
         self.entries.clear();
         self.failed.clear();
+        self.skipped.clear();
         self.changed.clear();
     }
 
@@ -454,6 +466,13 @@ impl Workspace {
     /// The files that failed to load, in drop order.
     pub fn failed(&self) -> &[Failed] {
         &self.failed
+    }
+
+    /// Files inside folder arguments that were skipped because they are no format this tool
+    /// reads (not failures: a folder of traces often holds a README or a log too), each with
+    /// the message saying what it looks like.
+    pub fn skipped(&self) -> &[Failed] {
+        &self.skipped
     }
 
     /// Names of the failed files (listed in every report).

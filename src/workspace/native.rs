@@ -15,15 +15,20 @@ pub const MAX_FILES_PER_FOLDER: usize = 100_000;
 /// path, hidden files skipped). A path that is neither is kept, so reading it reports the
 /// error.
 pub fn expand_paths(paths: &[PathBuf]) -> Vec<PathBuf> {
+    expand_marked(paths).into_iter().map(|(p, _)| p).collect()
+}
+
+/// [`expand_paths`], each path marked true when it was found inside a folder argument.
+fn expand_marked(paths: &[PathBuf]) -> Vec<(PathBuf, bool)> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
             let mut found = Vec::new();
             walk(p, &mut found);
             found.sort();
-            out.extend(found);
+            out.extend(found.into_iter().map(|f| (f, true)));
         } else {
-            out.push(p.clone());
+            out.push((p.clone(), false));
         }
     }
     out
@@ -97,13 +102,11 @@ impl Workspace {
             .max()
             .map_or(0, |m| m + 1);
         let before: Vec<FileId> = self.entries.iter().map(|e| e.id).collect();
-        let files: Vec<(PathBuf, String, FileId)> = expand_paths(paths)
-            .into_iter()
+        let marked = expand_marked(paths);
+        let files: Vec<(PathBuf, String, FileId)> = marked
+            .iter()
             .zip(first..)
-            .map(|(p, id)| {
-                let name = p.display().to_string();
-                (p, name, id)
-            })
+            .map(|((p, _), id)| (p.clone(), p.display().to_string(), id))
             .collect();
         // Files of each sibling group not read yet.
         let mut pending: HashMap<&str, usize> = HashMap::new();
@@ -117,13 +120,28 @@ impl Workspace {
         let mut at = self.entries.len();
         for (k, (p, name, id)) in files.iter().enumerate() {
             match formats::FileSource::new(p) {
-                Ok(src) => {
-                    if !self.load_one(*id, name, &src, &mut |_| {}) {
-                        if let Some(f) = self.failed.last() {
-                            on_error(&f.message);
+                Ok(src) => match super::prepare_file(name, &src, &self.options, &mut |_| {}) {
+                    // A file in a folder that is no format this tool reads is skipped, listed.
+                    Err(e)
+                        if marked[k].1
+                            && matches!(e.error, formats::ImportError::NotATrace { .. }) =>
+                    {
+                        self.skipped.push(super::Failed {
+                            id: *id,
+                            name: name.clone(),
+                            message: e.to_string(),
+                        });
+                    }
+                    res => {
+                        self.entries.retain(|e| e.id != *id);
+                        self.failed.retain(|f| f.id != *id);
+                        if !self.insert(*id, name, res.map_err(|e| e.to_string())) {
+                            if let Some(f) = self.failed.last() {
+                                on_error(&f.message);
+                            }
                         }
                     }
-                }
+                },
                 Err(e) => {
                     let message = format!("{name}: cannot read the file: {e}");
                     on_error(&message);

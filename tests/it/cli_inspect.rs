@@ -214,15 +214,26 @@ fn inspect_takes_the_jax_host_from_sibling_files() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v[0]["hostname"], Value::Null);
     // A folder argument: its files are siblings; the XSpace protobuf beside the traces is a
-    // file this tool cannot read (named on stderr, exit 1), the traces still print.
+    // file this tool does not read: skipped and named on stderr (exit 0), the traces print.
     let out = bin()
         .arg("inspect")
         .arg("--json")
         .arg(&dir)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("xplane.pb"));
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("note: skipped 1 file") && stderr.contains("xplane.pb"),
+        "{stderr}"
+    );
+    // Named on the command line, it is a failure (exit 1).
+    let named = bin()
+        .arg("inspect")
+        .arg(dir.join("vm.xplane.pb"))
+        .output()
+        .unwrap();
+    assert_eq!(named.status.code(), Some(1));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let jax = v
         .as_array()

@@ -59,7 +59,7 @@ fn add_paths_each_hands_over_final_facts_in_path_order() {
     let [a, b] = rank_group(&d);
     let jax = jax_dir();
     // Groups interleaved on purpose: the rank group is split by a loose file of another
-    // directory, and a folder argument (the JAX run, whose XSpace file fails) sits between.
+    // directory, and a folder argument (the JAX run, whose XSpace file is skipped) sits between.
     let paths = vec![
         a.clone(),
         corpus("quirks/B15_unbalanced_begin_end.json"),
@@ -73,9 +73,13 @@ fn add_paths_each_hands_over_final_facts_in_path_order() {
     ws.add_paths_each(&paths, &mut |m| errors.push(m.to_string()), &mut |e| {
         seen.push((e.name().to_string(), e.facts.clone()))
     });
+    // The XSpace file inside the folder argument is no format this tool reads: skipped and
+    // listed, not an error.
+    assert!(errors.is_empty(), "{errors:?}");
     assert!(
-        errors.len() == 1 && errors[0].contains("vm.xplane.pb"),
-        "{errors:?}"
+        ws.skipped().len() == 1 && ws.skipped()[0].message.contains("vm.xplane.pb"),
+        "{:?}",
+        ws.skipped()
     );
     // Every loaded file once, in order, with the facts the whole batch derives.
     let fin: Vec<(String, Facts)> = ws

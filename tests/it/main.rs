@@ -15,6 +15,7 @@
 //! * `cli_inspect` — `trialscope inspect` / `slices` as a user runs them
 //! * `cli_stream` — the CLI in a pipeline: `inspect` prints each file once its facts are final
 //!   (before a stuck later file), every subcommand exits quietly on a closed stdout
+//! * `cli_report` — `trialscope report --html`: self-contained, the CLI's numbers, names as text
 //! * `cli_scaling_json` — `trialscope scaling --json` on real JSON trials
 //! * `complexity` — near-linear import of hostile inputs (overlaps, string pids, records, args)
 //! * `hostile_records` — hostile record files and containers: millions of entries counted, not
@@ -55,6 +56,7 @@ mod browser;
 mod browser_json;
 mod browser_triage;
 mod cli_inspect;
+mod cli_report;
 mod cli_scaling_json;
 mod cli_stream;
 mod complexity;

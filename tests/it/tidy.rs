@@ -64,15 +64,17 @@ fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
         })
 }
 
-/// The layer of a source path: `model`, `formats`, `analysis`, `plot`, `workspace`, `session`,
+/// The layer of a source path: `model`, `formats`, `analysis`, `plot`, `workspace`, `report`,
+/// `session`,
 /// `ui`, `cli` or `entry` (lib.rs, main.rs, bin/worker.rs).
 /// The crate's layers, as `crate::` names them.
-const LAYERS: [&str; 7] = [
+const LAYERS: [&str; 8] = [
     "model",
     "formats",
     "analysis",
     "plot",
     "workspace",
+    "report",
     "session",
     "ui",
 ];
@@ -98,6 +100,14 @@ fn allowed(from: &str) -> &'static [&'static str] {
         "analysis" => &["analysis", "model"],
         "plot" => &["plot"],
         "workspace" => &["workspace", "formats", "model", "analysis", "plot"],
+        "report" => &[
+            "report",
+            "workspace",
+            "formats",
+            "model",
+            "analysis",
+            "plot",
+        ],
         "session" => &[
             "session",
             "workspace",
@@ -108,6 +118,7 @@ fn allowed(from: &str) -> &'static [&'static str] {
         ],
         "ui" | "entry" => &[
             "ui",
+            "report",
             "session",
             "workspace",
             "formats",
@@ -115,7 +126,14 @@ fn allowed(from: &str) -> &'static [&'static str] {
             "analysis",
             "plot",
         ],
-        "cli" => &["workspace", "formats", "model", "analysis", "plot"],
+        "cli" => &[
+            "report",
+            "workspace",
+            "formats",
+            "model",
+            "analysis",
+            "plot",
+        ],
         _ => &[],
     }
 }

@@ -29,6 +29,7 @@ mod cli {
     pub mod inspect;
     pub mod load;
     pub mod memory;
+    pub mod report;
     pub mod scaling;
     pub mod slices;
     pub mod triage;
@@ -57,6 +58,8 @@ fn main() -> std::process::ExitCode {
         Memory(memory::Args),
         /// Import throughput (MB/s) and peak memory of trace files.
         Bench(bench::Args),
+        /// One self-contained HTML report (tables, inline SVG plots, import reports).
+        Report(report::Args),
     }
 
     match Cmd::parse() {
@@ -67,6 +70,7 @@ fn main() -> std::process::ExitCode {
         Cmd::Pin(a) => triage::run_pin(a),
         Cmd::Memory(a) => memory::run(a),
         Cmd::Bench(a) => bench::run(a),
+        Cmd::Report(a) => report::run(a),
     }
 }
 

@@ -102,6 +102,7 @@ pub fn run(args: Args) -> std::process::ExitCode {
             Some(_) => {}
         },
     );
+    load::note_skipped(&ws);
     if args.json {
         let sums: Vec<Summary<'_>> = ws.entries().iter().filter_map(summary).collect();
         match serde_json::to_string_pretty(&sums) {

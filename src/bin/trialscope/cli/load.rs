@@ -15,7 +15,23 @@ pub fn file_name(path: &Path) -> String {
 /// Loads `paths` into a workspace; every file that cannot be read or loaded is reported on
 /// stderr (naming the file) and kept as failed, and the others still load.
 pub fn workspace(paths: &[PathBuf]) -> Workspace {
-    Workspace::from_paths(paths, &mut |message| errln!("error: {message}"))
+    let ws = Workspace::from_paths(paths, &mut |message| errln!("error: {message}"));
+    note_skipped(&ws);
+    ws
+}
+
+/// Notes on stderr the files of folder arguments that were skipped ([`Workspace::skipped`]).
+pub fn note_skipped(ws: &Workspace) {
+    let skipped = ws.skipped();
+    if !skipped.is_empty() {
+        let names: Vec<&str> = skipped.iter().map(|f| f.name.as_str()).collect();
+        errln!(
+            "note: skipped {} file(s) in the folders given that are not traces, records or \
+             telemetry: {}",
+            skipped.len(),
+            names.join(", ")
+        );
+    }
 }
 
 /// Exit code for a command that loaded files: 1 when any failed, else 0.
