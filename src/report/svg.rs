@@ -48,7 +48,7 @@ fn axis(out: &mut String, a: &Axis) {
     }
 }
 
-/// The scatter plot (see [`crate::plot::hotspot::hotspot_scatter`]) as one `<svg>` element:
+/// The scatter plot (see [`super::hotspot::hotspot_scatter`]) as one `<svg>` element:
 /// `title` as its accessible name, one `<circle>` per point with its `<title>`, whiskers and
 /// medians as lines, the fitted curve as a dashed path.
 pub fn scatter(s: &Scatter, title: &str) -> String {
