@@ -37,6 +37,7 @@
 //! * `memory_telemetry` — memory telemetry JSON Lines, and `trialscope memory --json`
 //! * `one_engine` — the worker's session and the CLI give identical reports (scaling, triage,
 //!   memory, ranks and hosts); every file is decompressed exactly once per load
+//! * `pages` — the GitHub Pages workflow uses only the project's own install and build steps
 //! * `perfetto_corpus` — the Perfetto importer on real Chromium and public traces
 //! * `perfetto_props` — the Perfetto importer never panics on any bytes
 //! * `scaling_corpus` — the scaling analysis on the real Chromium corpus (library and CLI)
@@ -76,6 +77,7 @@ mod memory_props;
 mod memory_session;
 mod memory_telemetry;
 mod one_engine;
+mod pages;
 mod perfetto_corpus;
 mod perfetto_props;
 mod scaling_corpus;
