@@ -4,6 +4,7 @@
 //! a [`Workspace`] and the analyses' reports; every text from a trace is escaped
 //! ([`svg::escape`]), never markup.
 
+pub mod export;
 pub mod hotspot;
 pub mod svg;
 

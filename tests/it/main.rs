@@ -12,6 +12,7 @@
 //!   a synthesized drop, a folder; every request stays local
 //! * `browser_json` — the site on JSON traces (JAX, PyTorch): inputs, joined hotspots, reports
 //! * `browser_triage` — the site's compile-triage view on the JAX and torch.compile records
+//! * `cli_exports` — CSV exports equal the CLI's JSON reports cell for cell
 //! * `cli_inspect` — `trialscope inspect` / `slices` as a user runs them
 //! * `cli_stream` — the CLI in a pipeline: `inspect` prints each file once its facts are final
 //!   (before a stuck later file), every subcommand exits quietly on a closed stdout
@@ -56,6 +57,7 @@ mod support;
 mod browser;
 mod browser_json;
 mod browser_triage;
+mod cli_exports;
 mod cli_inspect;
 mod cli_report;
 mod cli_scaling_json;

@@ -28,6 +28,9 @@ pub struct Args {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Print the attributed intervals as CSV.
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
     /// Trace or telemetry files (one trace file per rank), or folders of them.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
@@ -99,7 +102,9 @@ pub fn run(args: Args) -> std::process::ExitCode {
     };
     let report = &outcome.report;
 
-    if args.json {
+    if args.csv {
+        super::load::write_stdout(&trialscope::report::export::intervals_csv(report));
+    } else if args.json {
         let out = JsonOut {
             preset: &args.preset,
             origin_ns: outcome.origin_ns.to_string(),

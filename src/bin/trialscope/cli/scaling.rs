@@ -47,6 +47,9 @@ pub struct Args {
     /// Print the report as one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Print the hotspots as CSV (the columns of `trialscope::report::export::HOTSPOT_COLUMNS`).
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
     /// Show only the first N hotspots (text: default 25; JSON: default all).
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
@@ -76,7 +79,12 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
 
-    if args.json {
+    if args.csv {
+        if let Some(n) = args.top {
+            report.hotspots.truncate(n);
+        }
+        load::write_stdout(&trialscope::report::export::hotspots_csv(&report));
+    } else if args.json {
         if let Some(n) = args.top {
             report.hotspots.truncate(n);
         }

@@ -82,6 +82,9 @@ pub struct Args {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Print the drift findings as CSV.
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
     #[command(flatten)]
     pub fill: FillArgs,
 }
@@ -262,7 +265,9 @@ pub fn run(args: Args) -> std::process::ExitCode {
         load_per_core: args.load_per_core,
     };
     let rep = compile_triage::run(&loaded.records, loaded.ws.pins(), &params);
-    if args.json {
+    if args.csv {
+        write_stdout(&trialscope::report::export::findings_csv(&rep));
+    } else if args.json {
         match serde_json::to_string_pretty(&loaded.ws.triage_document(&rep)) {
             Ok(s) => write_stdout(&(s + "\n")),
             Err(e) => {
