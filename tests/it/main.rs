@@ -17,6 +17,7 @@
 //!   (before a stuck later file), every subcommand exits quietly on a closed stdout
 //! * `cli_scaling_json` — `trialscope scaling --json` on real JSON trials
 //! * `complexity` — near-linear import of hostile inputs (overlaps, string pids, records, args)
+//! * `fuzz_regressions` — every finding of the fuzz targets (`tests/fuzz/`), with its exact bytes
 //! * `hostile_json` — hostile JSON / Perfetto input: every lost event counted, exact numbers
 //! * `json_corpus` — every public Chrome JSON / Kineto / JAX file imports or fails clearly
 //! * `json_difftests` — Perfetto trace_processor's JSON diff tests as an oracle
@@ -55,6 +56,7 @@ mod cli_inspect;
 mod cli_scaling_json;
 mod cli_stream;
 mod complexity;
+mod fuzz_regressions;
 mod hostile_json;
 mod json_corpus;
 mod json_difftests;

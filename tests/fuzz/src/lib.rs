@@ -7,7 +7,10 @@
 //! category, ts_ns, dur_ns, instant) of A's thread slices equals B's. The encoder is
 //! independent of the importers (it knows Chrome JSON from the format's spec, not from the
 //! importer's code), so a slice the importer bent on the way in must come back unchanged:
-//! import is a projection.
+//! import is a projection. Rows Chrome JSON cannot state are left out ([`json_expressible`]).
+//! Why not a Perfetto encoder for the Perfetto target: slices that partly overlap (the model's
+//! overflow lanes) have no BEGIN/END spelling on one track, so Chrome JSON `X` events are the
+//! one encoding that can state every model; a difference then points at either importer.
 
 use std::fmt::Write as _;
 
@@ -193,6 +196,21 @@ pub fn to_chrome_json(rows: &[SliceRow]) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// Timestamps the Chrome JSON importer accepts: ±2^61 ns (`MAX_ABS_TS_NS` of the importer).
+pub const JSON_MAX_ABS_TS_NS: i64 = 1 << 61;
+
+/// Whether Chrome JSON can state `row` at all, so that the round trip may expect it back:
+/// - `tid` 0 of a process other than 0 is, in Chrome JSON, that process's main thread (the
+///   importer reads it as `tid = pid`), so a Perfetto thread 0 has no JSON spelling;
+/// - a timestamp beyond ±[`JSON_MAX_ABS_TS_NS`] is rejected by the JSON reader; a model can
+///   still hold one when a Kineto `baseTimeNanoseconds` moved an in-range `ts` past the bound
+///   (a finding: `tests/it/fuzz_regressions.rs`, `kineto_base_time_keeps_timestamps_in_range`),
+///   so such rows are left out here rather than failing every run on that known case.
+pub fn json_expressible(row: &SliceRow) -> bool {
+    let (pid, tid, ts) = (row.0, row.1, row.4);
+    !(tid == 0 && pid != 0) && (-JSON_MAX_ABS_TS_NS..=JSON_MAX_ABS_TS_NS).contains(&ts)
+}
+
 /// Imports Chrome JSON `data` into a fresh model (`Err` when the container is unreadable).
 pub fn import_chrome_json(data: &[u8]) -> Result<Model, String> {
     let mut m = Model::default();
@@ -211,7 +229,10 @@ pub fn import_perfetto(data: &[u8]) -> Model {
 /// The round trip invariant on model `a` (see the crate doc). Panics with both dumps when it
 /// does not hold.
 pub fn assert_round_trip(a: &Model) {
-    let rows = thread_slices(a);
+    let rows: Vec<SliceRow> = thread_slices(a)
+        .into_iter()
+        .filter(json_expressible)
+        .collect();
     if rows.is_empty() {
         return;
     }
