@@ -28,6 +28,7 @@ while [ "$(date +%s)" -lt "$end" ]; do
 done
 status=0
 for t in "${TARGETS[@]}"; do
-  fuzz_no_findings "$t" "$(ls -t "$work"/logs/soak_"$t"_*.log 2>/dev/null | head -1 || echo /dev/null)" "$since" || status=1
+  cat "$work"/logs/soak_"$t"_*.log >"$work/logs/soak_$t.all" 2>/dev/null || true
+  fuzz_no_findings "$t" "$work/logs/soak_$t.all" "$since" || status=1
 done
 exit "$status"
