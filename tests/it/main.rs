@@ -19,6 +19,7 @@
 //! * `cli_report` — `trialscope report --html`: self-contained, the CLI's numbers, names as text
 //! * `cli_scaling_json` — `trialscope scaling --json` on real JSON trials
 //! * `complexity` — near-linear import of hostile inputs (overlaps, string pids, records, args)
+//! * `fuzz_regressions` — every finding of the fuzz targets (`tests/fuzz/`), with its exact bytes
 //! * `hostile_records` — hostile record files and containers: millions of entries counted, not
 //!   listed; a doubly gzipped bomb stops at the limit; a cut gzip stream keeps its head
 //! * `hostile_json` — hostile JSON / Perfetto input: every lost event counted, exact numbers
@@ -63,6 +64,7 @@ mod cli_report;
 mod cli_scaling_json;
 mod cli_stream;
 mod complexity;
+mod fuzz_regressions;
 mod hostile_json;
 mod hostile_records;
 mod json_corpus;

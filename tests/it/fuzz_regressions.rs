@@ -1,0 +1,90 @@
+//! What the coverage-guided fuzz targets (`tests/fuzz/`, issue 10 point 7) found: each test
+//! feeds the exact bytes of one finding (kept in `tests/fuzz/regressions/`) and asserts the
+//! fixed behaviour. The fuzz targets build the library with its own dependency features, not
+//! with the dev-dependencies' (cargo unifies those into this test binary), so a test here may
+//! also check the manifest when the fix is a feature.
+
+use std::path::PathBuf;
+
+use trialscope::formats::records::pins_to_json;
+
+use crate::support::pins_file;
+
+fn regression(file: &str) -> Vec<u8> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fuzz/regressions")
+        .join(file);
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The `[dependencies]` table of the package manifest, as text.
+fn normal_dependencies() -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+    let text = std::fs::read_to_string(p).unwrap();
+    let start = text
+        .find("\n[dependencies]\n")
+        .expect("a [dependencies] table");
+    let rest = &text[start + 1..];
+    let end = rest[1..].find("\n[").map_or(rest.len(), |e| e + 1);
+    rest[..end].to_string()
+}
+
+/// Fuzz target `pins`, `tests/fuzz/regressions/pins_compile_s_float_roundtrip.json` (minimized
+/// from a 10 KB crash): `compile_s` written with 24 digits, `9.49021555555555555555552`, read as
+/// 9.490215555555555 — one ulp below the nearest f64, 9.490215555555556 — because serde_json's
+/// default float parser is not correctly rounded. `pins_to_json` wrote that value, which read
+/// back as …556: a pin changed in a write/read round trip. Fixed by serde_json's
+/// `float_roundtrip` feature on the library's own dependency (the test binary always had it,
+/// through the dev-dependencies, which is why no test saw it).
+#[test]
+fn pins_compile_s_is_the_nearest_f64_and_survives_a_round_trip() {
+    let bytes = regression("pins_compile_s_float_roundtrip.json");
+    let pins = pins_file("pins.json", &bytes);
+    assert_eq!(pins.len(), 1);
+    let nearest: f64 = "9.49021555555555555555552".parse().unwrap();
+    assert_eq!(nearest, 9.490215555555556);
+    assert_eq!(pins[0].compile_s.to_bits(), nearest.to_bits());
+    let written = pins_to_json(&pins);
+    assert_eq!(pins_file("pins.json", written.as_bytes()), pins);
+
+    let deps = normal_dependencies();
+    let serde_json = deps
+        .lines()
+        .find(|l| l.starts_with("serde_json"))
+        .expect("serde_json is a dependency of the library");
+    assert!(
+        serde_json.contains("float_roundtrip"),
+        "the library's own serde_json must parse floats correctly rounded: {serde_json}"
+    );
+}
+
+/// Fuzz target `chrome_json` (round trip), minimized to
+/// `tests/fuzz/regressions/kineto_base_time_past_range.json`: the importer drops timestamps
+/// beyond ±2^61 ns (`timestamp_out_of_range`), but checks each event's own `ts` before adding
+/// the Kineto `baseTimeNanoseconds`, so `ts` 2e18 ns + base 2e18 ns keeps a slice at 4e18 ns
+/// (year 2096), which the same importer drops once the time is written absolutely. Not fixed
+/// here: the check belongs after the base is added, inside the JSON importer being rewritten.
+#[test]
+#[ignore = "fuzz finding: Kineto baseTimeNanoseconds moves an in-range ts past ±2^61 ns and the slice is kept, see tests/fuzz/regressions/kineto_base_time_past_range.json"]
+fn kineto_base_time_keeps_timestamps_in_range() {
+    let bytes = regression("kineto_base_time_past_range.json");
+    let m = trialscope::formats::import("trace.json", &bytes)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .model;
+    let bound = 1i64 << 61;
+    let beyond: Vec<i64> = m
+        .slices
+        .ts_ns
+        .iter()
+        .copied()
+        .filter(|t| !(-bound..=bound).contains(t))
+        .collect();
+    assert!(beyond.is_empty(), "slices kept beyond ±2^61 ns: {beyond:?}");
+    let dropped = m
+        .diagnostics
+        .entries()
+        .iter()
+        .find(|d| d.kind == "timestamp_out_of_range")
+        .map_or(0, |d| d.count);
+    assert_eq!(dropped, 1, "{:?}", m.diagnostics);
+}
