@@ -344,18 +344,28 @@ pub async fn log_entries(client: &Client, kind: &'static str) -> Vec<Value> {
     }
 }
 
-/// URLs of every `Network.requestWillBeSent` in performance-log `entries`.
+/// URLs of every `Network.requestWillBeSent` in performance-log `entries`, except requests
+/// the browser then blocked before sending them (`Network.loadingFailed` with a
+/// `blockedReason`, e.g. `csp`: DevTools announces those too).
 pub fn requested_urls(entries: &[Value]) -> Vec<String> {
-    entries
+    let messages: Vec<Value> = entries
         .iter()
         .filter_map(|e| e.get("message")?.as_str())
         .filter_map(|m| serde_json::from_str::<Value>(m).ok())
-        .filter(|m| m["message"]["method"] == "Network.requestWillBeSent")
-        .filter_map(|m| {
-            m["message"]["params"]["request"]["url"]
-                .as_str()
-                .map(str::to_string)
+        .map(|m| m["message"].clone())
+        .collect();
+    let blocked: Vec<&Value> = messages
+        .iter()
+        .filter(|m| {
+            m["method"] == "Network.loadingFailed" && !m["params"]["blockedReason"].is_null()
         })
+        .map(|m| &m["params"]["requestId"])
+        .collect();
+    messages
+        .iter()
+        .filter(|m| m["method"] == "Network.requestWillBeSent")
+        .filter(|m| !blocked.contains(&&m["params"]["requestId"]))
+        .filter_map(|m| m["params"]["request"]["url"].as_str().map(str::to_string))
         .collect()
 }
 
