@@ -40,8 +40,8 @@ use std::time::Duration;
 
 use fantoccini::{Client, Locator};
 use harness::{
-    assert_local_only, attr, connect, count, dist, open_without_demo, serial, tmp, wait_until,
-    Driver, Server, PREFIX,
+    assert_local_only, assert_visible, attr, connect, count, dist, open_without_demo, serial, tmp,
+    wait_until, Driver, Server, PREFIX,
 };
 use serde_json::Value;
 
@@ -129,26 +129,14 @@ async fn open_and_pin_baseline(server: &Server, driver: &Driver) -> Client {
     click(&c, "[data-testid=tab-triage]").await;
     let base = "tr[data-testid=record-file-row][data-file=\"baseline.jsonl\"]";
     wait_count(&c, base, 1).await;
-    let records = c
-        .find(Locator::Css(&format!("{base} [data-testid=records]")))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let records = assert_visible(&c, &format!("{base} [data-testid=records]")).await;
     assert_eq!(records, "72");
     // A record file is not a trace: no failed import, no trial row.
     assert_eq!(count(&c, "[data-testid=file-error]").await, 0);
     assert_eq!(count(&c, "tr[data-testid=trial-row]").await, 0);
     // "No pins" is its own state, with the offer to pin.
     wait_count(&c, "[data-testid=pin-warm-medians]", 1).await;
-    let no_pins = c
-        .find(Locator::Css("[data-testid=no-pins]"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let no_pins = assert_visible(&c, "[data-testid=no-pins]").await;
     assert!(no_pins.contains("not an all-clear"), "{no_pins}");
     assert_eq!(
         count(&c, "tr[data-testid=triage-row][data-kind=drift]").await,
@@ -243,13 +231,7 @@ fn triage_cache_regression_against_baseline_pins() {
                 .as_deref(),
             Some("31")
         );
-        let next = c
-            .find(Locator::Css("[data-testid=next-action]"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let next = assert_visible(&c, "[data-testid=next-action]").await;
         assert!(next.starts_with("31 cache-regression"), "{next}");
         // The first row (actionable group first) is a cache regression; its chart shows the pin
         // and marks drifted rows.
@@ -271,6 +253,8 @@ fn triage_cache_regression_against_baseline_pins() {
             1
         );
         assert!(count(&c, "[data-testid=key-chart] [data-testid=chart-point]").await > 0);
+        assert_visible(&c, "[data-testid=key-chart] svg").await;
+        assert_visible(&c, "tr[data-testid=triage-row]").await;
         let shot = c.screenshot().await.unwrap();
         std::fs::write(tmp().join("triage_cache_regression.png"), shot).unwrap();
         // The class filter narrows the table.
@@ -744,8 +728,7 @@ fn triage_pytorch_disabled_cache_is_a_cache_regression() {
             alone.attr("data-class").await.unwrap().as_deref(),
             Some("library-regression")
         );
-        let evidence = alone.find(Locator::Css("td:nth-child(7)")).await.unwrap();
-        let evidence = evidence.text().await.unwrap();
+        let evidence = assert_visible(&c, &format!("{row} td:nth-child(7)")).await;
         assert!(
             evidence.contains("no cold record of this key"),
             "{evidence}"
@@ -779,6 +762,7 @@ fn triage_pytorch_disabled_cache_is_a_cache_regression() {
             key.contains("torch.compile · cpu · host vm") && key.contains("fp32 · warm"),
             "{key}"
         );
+        assert_visible(&c, row).await;
         let cells: Vec<String> = {
             let mut v = Vec::new();
             for td in r.find_all(Locator::Css("td")).await.unwrap() {

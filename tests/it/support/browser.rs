@@ -596,3 +596,40 @@ pub async fn assert_all_visible(c: &Client, css: &str) -> Vec<String> {
     }
     out
 }
+
+/// The rendered text of the first element matching `css` when a person can see it: a closed
+/// `<details>` around it is opened first by clicking its summary (as a person would), then
+/// [`visible_text`] must hold. `None` when there is no such element or it stays invisible.
+#[allow(dead_code)]
+pub async fn seen_text(c: &Client, css: &str) -> Option<String> {
+    let el = c.find(Locator::Css(css)).await.ok()?;
+    let arg = serde_json::to_value(&el).ok()?;
+    let closed = c
+        .execute(
+            "const d = arguments[0].closest('details');
+             if (!d || d.open) return false;
+             d.querySelector(':scope > summary').setAttribute('data-harness-open', '');
+             return true;",
+            vec![arg],
+        )
+        .await
+        .ok()?;
+    if closed == Value::Bool(true) {
+        let summary = c.find(Locator::Css("[data-harness-open]")).await.ok()?;
+        let _ = c
+            .execute(
+                "document.querySelectorAll('[data-harness-open]')
+                   .forEach(e => e.removeAttribute('data-harness-open'));",
+                vec![],
+            )
+            .await;
+        summary.click().await.ok()?;
+    }
+    match visible_text(c, &el).await {
+        Ok(t) => Some(t.trim().to_string()),
+        Err(why) => {
+            eprintln!("{css} is not visible: {why}");
+            None
+        }
+    }
+}
