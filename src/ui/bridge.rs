@@ -67,7 +67,8 @@ fn to_js(msg: &ToWorker) -> Option<JsValue> {
     serde_wasm_bindgen::to_value(msg).ok()
 }
 
-/// True when the worker cannot be used any more (see [`MAX_UNBLAMED_CRASHES`]).
+/// True when the worker cannot be used any more (it could not be started, or it crashed
+/// `MAX_UNBLAMED_CRASHES` times in a row outside any import).
 pub fn stopped() -> bool {
     BRIDGE.with(|b| b.borrow().stopped)
 }

@@ -5,7 +5,9 @@
 //!
 //! Architecture Invariants: all decoding and analysis happen in the worker
 //! ([`worker::start_worker`]); the page only reads files into `ArrayBuffer`s and transfers
-//! them. Text from traces is only ever rendered as text nodes or attribute values.
+//! them. Text from traces is only ever rendered as text nodes or attribute values. The page
+//! talks to the worker only through [`bridge`], which also replaces a crashed worker so one
+//! file's crash fails that file only.
 
 pub mod bridge;
 pub mod chart;

@@ -166,14 +166,8 @@ fn triage_cache_regression_against_baseline_pins() {
                 .as_deref(),
             Some("pins.json")
         );
-        let text = c
-            .execute(
-                "return fetch(arguments[0]).then(r => r.text())",
-                vec![Value::String(href)],
-            )
-            .await
-            .unwrap();
-        let doc: Value = serde_json::from_str(text.as_str().unwrap()).unwrap();
+        let text = harness::download(&c, "[data-testid=download-pins]", "pins.json").await;
+        let doc: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(doc["pins"].as_array().unwrap().len(), 12);
         assert_eq!(doc["version"], 1);
 
@@ -319,15 +313,10 @@ fn triage_version_bump_expected_recompiles() {
         let href = attr(&c, "[data-testid=download-pins]", "href")
             .await
             .expect("a download link");
-        let text = c
-            .execute(
-                "return fetch(arguments[0]).then(r => r.text())",
-                vec![Value::String(href)],
-            )
-            .await
-            .unwrap();
+        assert!(href.starts_with("blob:"), "{href}");
+        let text = harness::download(&c, "[data-testid=download-pins]", "pins.json").await;
         let pins_file = tmp().join("baseline_pins.json");
-        std::fs::write(&pins_file, text.as_str().unwrap()).unwrap();
+        std::fs::write(&pins_file, text).unwrap();
         click(&c, "[data-testid=clear-pins]").await;
         wait_count(&c, "[data-testid=no-pins]", 1).await;
         c.find(Locator::Css("[data-testid=pins-input]"))

@@ -118,6 +118,35 @@ impl Server {
 /// One request the proxy saw: (method, absolute URL or `CONNECT` authority).
 pub type Proxied = (String, String);
 
+/// The download folder of the browser [`connect`] started last.
+static DOWNLOADS: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// Clicks the download link `css` as a person would and returns the text of the file
+/// `file_name` the browser saved (waiting up to 30 s). The page's CSP (`connect-src 'self'`)
+/// forbids reading a `blob:` link with `fetch`, so tests read downloads from disk.
+#[allow(dead_code)]
+pub async fn download(c: &Client, css: &str, file_name: &str) -> String {
+    let path = DOWNLOADS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+        .expect("a browser connected with `connect`")
+        .join(file_name);
+    let _ = std::fs::remove_file(&path);
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no download link {css}: {e}"))
+        .click()
+        .await
+        .unwrap();
+    wait_until(Duration::from_secs(30), "the downloaded file", || async {
+        std::fs::read_to_string(&path)
+            .ok()
+            .filter(|t| !t.is_empty())
+    })
+    .await
+}
+
 /// The proxy's log since the last [`connect`] (the browser tests run one at a time).
 static PROXY_LOG: Mutex<Vec<Proxied>> = Mutex::new(Vec::new());
 
@@ -281,6 +310,9 @@ pub async fn connect(driver: &Driver, tmp: &Path) -> Client {
     ));
     let _ = std::fs::remove_dir_all(&profile);
     std::fs::create_dir_all(&profile).unwrap();
+    let downloads = profile.join("downloads");
+    std::fs::create_dir_all(&downloads).unwrap();
+    *DOWNLOADS.lock().unwrap_or_else(|e| e.into_inner()) = Some(downloads.clone());
     let caps = json!({
         "goog:chromeOptions": {
             "args": [
@@ -300,7 +332,11 @@ pub async fn connect(driver: &Driver, tmp: &Path) -> Client {
                 format!("--proxy-server=http://127.0.0.1:{proxy}"),
                 // Loopback too goes through the proxy (Chromium bypasses it by default).
                 "--proxy-bypass-list=<-loopback>".to_string(),
-            ]
+            ],
+            "prefs": {
+                "download.default_directory": downloads.display().to_string(),
+                "download.prompt_for_download": false,
+            }
         },
         "goog:loggingPrefs": { "performance": "ALL", "browser": "ALL" }
     });
