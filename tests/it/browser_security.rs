@@ -512,7 +512,8 @@ fn browser_importer_crash_fails_only_that_file() {
             "the hotspot joins good_n1, good_n4 and good_n8"
         );
         // Two crashes, two replacement workers.
-        let loaders = harness::proxy_log()
+        let loaders = harness::proxy_log(&c)
+            .await
             .iter()
             .filter(|(_, u)| u.ends_with("/worker_loader.js"))
             .count();

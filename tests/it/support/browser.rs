@@ -118,20 +118,38 @@ impl Server {
 /// One request the proxy saw: (method, absolute URL or `CONNECT` authority).
 pub type Proxied = (String, String);
 
-/// The download folder of the browser [`connect`] started last.
-static DOWNLOADS: Mutex<Option<PathBuf>> = Mutex::new(None);
+/// What [`connect`] set up for one browser session: its proxy's log and its download folder.
+/// Keyed by WebDriver session id, since some browser tests run beside others.
+struct SessionSetup {
+    session: String,
+    log: Arc<Mutex<Vec<Proxied>>>,
+    downloads: PathBuf,
+}
+
+static SESSIONS: Mutex<Vec<SessionSetup>> = Mutex::new(Vec::new());
+
+/// The proxy log and download folder of client `c`.
+async fn setup_of(c: &Client) -> (Arc<Mutex<Vec<Proxied>>>, PathBuf) {
+    let id = c
+        .session_id()
+        .await
+        .ok()
+        .flatten()
+        .expect("a WebDriver session id");
+    let sessions = SESSIONS.lock().unwrap_or_else(|e| e.into_inner());
+    let s = sessions
+        .iter()
+        .find(|s| s.session == id)
+        .expect("a client made by `connect`");
+    (s.log.clone(), s.downloads.clone())
+}
 
 /// Clicks the download link `css` as a person would and returns the text of the file
 /// `file_name` the browser saved (waiting up to 30 s). The page's CSP (`connect-src 'self'`)
 /// forbids reading a `blob:` link with `fetch`, so tests read downloads from disk.
 #[allow(dead_code)]
 pub async fn download(c: &Client, css: &str, file_name: &str) -> String {
-    let path = DOWNLOADS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone()
-        .expect("a browser connected with `connect`")
-        .join(file_name);
+    let path = setup_of(c).await.1.join(file_name);
     let _ = std::fs::remove_file(&path);
     c.find(Locator::Css(css))
         .await
@@ -147,33 +165,32 @@ pub async fn download(c: &Client, css: &str, file_name: &str) -> String {
     .await
 }
 
-/// The proxy's log since the last [`connect`] (the browser tests run one at a time).
-static PROXY_LOG: Mutex<Vec<Proxied>> = Mutex::new(Vec::new());
-
-/// The port of the process-wide logging proxy (started on first use).
-fn proxy_port() -> u16 {
-    static PORT: std::sync::OnceLock<u16> = std::sync::OnceLock::new();
-    *PORT.get_or_init(|| {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the proxy on 127.0.0.1");
-        let port = listener.local_addr().unwrap().port();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                std::thread::spawn(move || proxy_one(stream));
-            }
-        });
-        port
-    })
+/// Starts a logging proxy for one browser; returns its port and log.
+fn start_proxy() -> (u16, Arc<Mutex<Vec<Proxied>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind the proxy on 127.0.0.1");
+    let port = listener.local_addr().unwrap().port();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let log2 = log.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let log = log2.clone();
+            std::thread::spawn(move || proxy_one(stream, &log));
+        }
+    });
+    (port, log)
 }
 
-/// Every request the proxy saw since the browser was connected.
-pub fn proxy_log() -> Vec<Proxied> {
-    PROXY_LOG.lock().unwrap_or_else(|e| e.into_inner()).clone()
+/// Every request client `c`'s browser made (through its proxy) since it was connected.
+pub async fn proxy_log(c: &Client) -> Vec<Proxied> {
+    let log = setup_of(c).await.0;
+    let out = log.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    out
 }
 
 /// Handles one proxied request: logs it, forwards it to `127.0.0.1:<port>` as an origin-form
 /// request with `Connection: close`, and copies the answer back; anything not on 127.0.0.1 gets
 /// 403. Bounded: 64 KiB of headers, 10 s read timeouts.
-fn proxy_one(mut client: TcpStream) {
+fn proxy_one(mut client: TcpStream, log: &Mutex<Vec<Proxied>>) {
     let _ = client.set_read_timeout(Some(Duration::from_secs(10)));
     let mut reader = BufReader::new(match client.try_clone() {
         Ok(s) => s,
@@ -209,8 +226,7 @@ fn proxy_one(mut client: TcpStream) {
     let mut parts = line.split_whitespace();
     let method = parts.next().unwrap_or("").to_string();
     let target = parts.next().unwrap_or("").to_string();
-    PROXY_LOG
-        .lock()
+    log.lock()
         .unwrap_or_else(|e| e.into_inner())
         .push((method.clone(), target.clone()));
     eprintln!("[proxy] {method} {target}");
@@ -299,10 +315,10 @@ impl Driver {
 }
 
 /// Connects a headless Chromium session with a fresh profile under `tmp`, the performance
-/// log enabled and every request through the logging proxy (whose log it clears).
+/// log enabled, downloads saved under the profile ([`download`]) and every request through a
+/// logging proxy of its own ([`proxy_log`]).
 pub async fn connect(driver: &Driver, tmp: &Path) -> Client {
-    let proxy = proxy_port();
-    PROXY_LOG.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    let (proxy, log) = start_proxy();
     let profile = tmp.join(format!(
         "chrome-profile-{}-{}",
         std::process::id(),
@@ -312,7 +328,7 @@ pub async fn connect(driver: &Driver, tmp: &Path) -> Client {
     std::fs::create_dir_all(&profile).unwrap();
     let downloads = profile.join("downloads");
     std::fs::create_dir_all(&downloads).unwrap();
-    *DOWNLOADS.lock().unwrap_or_else(|e| e.into_inner()) = Some(downloads.clone());
+
     let caps = json!({
         "goog:chromeOptions": {
             "args": [
@@ -344,11 +360,26 @@ pub async fn connect(driver: &Driver, tmp: &Path) -> Client {
         Value::Object(m) => m,
         _ => unreachable!(),
     };
-    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+    let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
         .capabilities(caps)
         .connect(&format!("http://127.0.0.1:{}", driver.port))
         .await
-        .expect("a chromedriver session")
+        .expect("a chromedriver session");
+    let session = c
+        .session_id()
+        .await
+        .ok()
+        .flatten()
+        .expect("a WebDriver session id");
+    SESSIONS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(SessionSetup {
+            session,
+            log,
+            downloads,
+        });
+    c
 }
 
 /// chromedriver's (non-W3C) log endpoint: `POST /session/{id}/se/log {"type": …}`.
@@ -514,7 +545,8 @@ pub async fn assert_local_only(c: &Client, server: &Server) {
     );
     // Every request of the browser, the worker's included (worker_loader.js, worker.js and its
     // wasm are not in the page's performance log), passed the proxy: all went to the server.
-    let proxied: Vec<Proxied> = proxy_log()
+    let proxied: Vec<Proxied> = proxy_log(c)
+        .await
         .into_iter()
         .filter(|(_, u)| !is_browser_service(u))
         .collect();
