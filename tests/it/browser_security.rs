@@ -214,6 +214,31 @@ fn browser_csp_is_in_force() {
             4
         );
         assert_visible(&c, "[data-testid=hotspot-table]").await;
+        // The visibility check can fail: the same table, made transparent, then hidden, is
+        // refused (and shown again afterwards).
+        let table = c
+            .find(Locator::Css("[data-testid=hotspot-table]"))
+            .await
+            .unwrap();
+        for (prop, value) in [("opacity", "0"), ("visibility", "hidden")] {
+            c.execute(
+                &format!("document.querySelector('[data-testid=hotspot-table]').style.{prop} = '{value}';"),
+                vec![],
+            )
+            .await
+            .unwrap();
+            let seen = harness::visible_text(&c, &table).await;
+            assert!(seen.is_err(), "{prop}: {value} passed as visible");
+            c.execute(
+                &format!(
+                    "document.querySelector('[data-testid=hotspot-table]').style.{prop} = '';"
+                ),
+                vec![],
+            )
+            .await
+            .unwrap();
+        }
+        assert_visible(&c, "[data-testid=hotspot-table]").await;
         let before = csp_messages(&c).await;
         assert!(
             before.is_empty(),
