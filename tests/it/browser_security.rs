@@ -17,6 +17,9 @@
 //!   dropped file and aborts without a panic message (like running out of memory) on another;
 //!   those two show failed with their names, the two other files of the drop stay in the trial
 //!   table, and a later drop still works (the worker was replaced and the session replayed).
+//! * `browser_importer_crash_keeps_pins`: pins made from one record set, then a second set, then
+//!   a crash: the new worker holds the same 12 pins (replayed in order, before the second set)
+//!   and the triage of the second set against them is unchanged.
 
 use crate::support::browser as harness;
 use crate::support::perfetto as pb;
@@ -543,6 +546,126 @@ fn browser_importer_crash_fails_only_that_file() {
             .filter(|(_, u)| u.ends_with("/worker_loader.js"))
             .count();
         assert_eq!(loaders, 3, "one worker and two replacements");
+        assert_local_only(&c, &server).await;
+        c.close().await.unwrap();
+    });
+}
+
+/// A corpus record set, canonicalized.
+fn jax(name: &str) -> String {
+    crate::support::corpus("jax_compile")
+        .join(name)
+        .canonicalize()
+        .expect("../shared/corpus/jax_compile beside the checkout")
+        .display()
+        .to_string()
+}
+
+async fn click(c: &Client, css: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("click {css}: {e}"));
+}
+
+/// (pins in force, actionable findings) as the triage view shows them.
+async fn pins_and_actionable(c: &Client) -> Option<(String, String)> {
+    let pins = harness::attr(c, "[data-testid=pin-count]", "data-pins").await?;
+    let actionable = harness::attr(c, "[data-testid=actionable]", "data-count").await?;
+    Some((pins, actionable))
+}
+
+#[test]
+fn browser_importer_crash_keeps_pins() {
+    serial(async {
+        let server = Server::start(dist(), PREFIX);
+        let driver = Driver::start(&tmp());
+        let c = connect(&driver, &tmp()).await;
+        c.goto(&format!(
+            "http://127.0.0.1:{}{PREFIX}?demo=0&testhook=panic-on%3Acrash_n2.json",
+            server.port
+        ))
+        .await
+        .unwrap();
+        let input = c
+            .wait()
+            .at_most(Duration::from_secs(60))
+            .for_element(Locator::Css("#file-input"))
+            .await
+            .unwrap();
+        input.send_keys(&jax("baseline.jsonl")).await.unwrap();
+        click(&c, "[data-testid=tab-triage]").await;
+        wait_until(Duration::from_secs(60), "the pin offer", || async {
+            (count(&c, "[data-testid=pin-warm-medians]").await == 1).then_some(())
+        })
+        .await;
+        click(&c, "[data-testid=pin-warm-medians]").await;
+        wait_until(Duration::from_secs(60), "12 pins", || async {
+            (harness::attr(&c, "[data-testid=pin-count]", "data-pins").await? == "12").then_some(())
+        })
+        .await;
+        input
+            .send_keys(&jax("cache_regression.jsonl"))
+            .await
+            .unwrap();
+        // As in browser_triage: with a 0.05 s gate, 31 drifts of the second set against the
+        // baseline's pins (pins made from both sets would hide most of them).
+        let gate = c.find(Locator::Css("[data-testid=min-abs]")).await.unwrap();
+        gate.clear().await.unwrap();
+        gate.send_keys("0.05").await.unwrap();
+        click(&c, "[data-testid=triage-summary]").await;
+        let before = wait_until(
+            Duration::from_secs(60),
+            "the second set triaged",
+            || async {
+                let (pins, actionable) = pins_and_actionable(&c).await?;
+                let drifts = harness::attr(&c, "[data-testid=drift-count]", "data-count").await?;
+                (drifts == "31").then_some((pins, actionable))
+            },
+        )
+        .await;
+        assert_eq!(before, ("12".to_string(), "31".to_string()));
+
+        drop_files(&c, &[("crash_n2.json".into(), trial(2))]).await;
+        wait_until(
+            Duration::from_secs(60),
+            "the replacement worker",
+            || async {
+                let loaders = harness::proxy_log(&c)
+                    .await
+                    .iter()
+                    .filter(|(_, u)| u.ends_with("/worker_loader.js"))
+                    .count();
+                (loaders == 2).then_some(())
+            },
+        )
+        .await;
+        // A later import makes the new worker triage again; its pins are the replayed ones.
+        drop_files(&c, &[("good_n1.json".into(), trial(1))]).await;
+        click(&c, "[data-testid=tab-scaling]").await;
+        wait_until(Duration::from_secs(60), "the good trial", || async {
+            (row_state(&c, "good_n1.json").await.as_deref() == Some("imported")).then_some(())
+        })
+        .await;
+        let errors = assert_all_visible(&c, "[data-testid=file-error]").await;
+        assert_eq!(errors.len(), 1);
+        assert!(
+            errors[0].starts_with("crash_n2.json: the importer crashed: "),
+            "{errors:?}"
+        );
+        click(&c, "[data-testid=tab-triage]").await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert_eq!(pins_and_actionable(&c).await, Some(before));
+        assert_eq!(
+            harness::attr(&c, "[data-testid=drift-count]", "data-count")
+                .await
+                .as_deref(),
+            Some("31")
+        );
+        assert_visible(&c, "[data-testid=actionable]").await;
+        assert_eq!(count(&c, "tr[data-testid=record-file-row]").await, 2);
         assert_local_only(&c, &server).await;
         c.close().await.unwrap();
     });
