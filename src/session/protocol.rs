@@ -116,6 +116,15 @@ pub enum ToWorker {
     },
     /// Forget every pin ("no pins" state). Answered by a [`FromWorker::Triaged`].
     ClearPins(TriageRequest),
+    /// **Test hook** (the browser tests' only way to make the importer crash, since no real
+    /// input should): the worker panics (`panic_on`) or aborts without a panic message
+    /// (`abort_on`, like running out of memory) when it starts importing a file of one of these
+    /// names. The page sends it only when opened with `?testhook=panic-on:<name>` or
+    /// `?testhook=abort-on:<name>`; without that query it is never sent and nothing changes.
+    TestHook {
+        panic_on: Vec<String>,
+        abort_on: Vec<String>,
+    },
 }
 
 /// Messages from the worker to the app.
@@ -138,6 +147,11 @@ pub enum FromWorker {
         name: String,
         message: String,
     },
+    /// The worker panicked and is about to trap (posted by its panic hook): `id` is the file
+    /// it was importing, if any, and `message` the panic's. The worker is unusable afterwards;
+    /// the page replaces it (a trap without a panic, e.g. out of memory, shows only as the
+    /// worker's `error` event).
+    Crashed { id: Option<FileId>, message: String },
     /// The answer to [`AnalyseRequest`] `seq`: effective input per file id, and the report.
     Analysed {
         seq: u64,

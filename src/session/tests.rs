@@ -735,3 +735,29 @@ mod memory_tests {
         }
     }
 }
+
+/// The crash-isolation messages keep their wire shape: the page builds the test hook from its
+/// URL and reads `crashed` from the worker's panic hook (src/ui/bridge.rs, src/ui/worker.rs).
+#[test]
+fn test_hook_and_crashed_messages_round_trip() {
+    let hook = ToWorker::TestHook {
+        panic_on: vec!["crash_n2.json".into()],
+        abort_on: vec!["oom_n3.json".into()],
+    };
+    let j = serde_json::to_value(&hook).unwrap();
+    assert_eq!(
+        j,
+        serde_json::json!({"type": "test_hook", "panic_on": ["crash_n2.json"], "abort_on": ["oom_n3.json"]})
+    );
+    assert_eq!(serde_json::from_value::<ToWorker>(j).unwrap(), hook);
+    let crashed = FromWorker::Crashed {
+        id: Some(7),
+        message: "boom at src/x.rs:1".into(),
+    };
+    let j = serde_json::to_value(&crashed).unwrap();
+    assert_eq!(
+        j,
+        serde_json::json!({"type": "crashed", "id": 7, "message": "boom at src/x.rs:1"})
+    );
+    assert_eq!(serde_json::from_value::<FromWorker>(j).unwrap(), crashed);
+}

@@ -24,7 +24,7 @@ fn ingest(state: AppState, name: String, file: File) {
     spawn_local(async move {
         match JsFuture::from(file.array_buffer()).await {
             Ok(buf) => match buf.dyn_into::<js_sys::ArrayBuffer>() {
-                Ok(buf) => send_file(&row, buf),
+                Ok(buf) => send_file(&row, file.clone().into(), buf),
                 Err(_) => fail_row(
                     state,
                     &row,
@@ -212,7 +212,16 @@ pub fn load_demo(state: AppState) {
         for name in names {
             let row = add_file_row(state, name.clone(), 0.0);
             match fetch_bytes(&format!("demo/{name}")).await {
-                Ok(buf) => send_file(&row, buf.unchecked_into()),
+                Ok(buf) => {
+                    let buf: js_sys::ArrayBuffer = buf.unchecked_into();
+                    // A copy kept beside the transferred bytes, to send the file again to a
+                    // restarted worker (demo files are small).
+                    match web_sys::Blob::new_with_buffer_source_sequence(&js_sys::Array::of1(&buf))
+                    {
+                        Ok(blob) => send_file(&row, blob, buf),
+                        Err(e) => fail_row(state, &row, format!("{name}: {}", js_text(&e))),
+                    }
+                }
                 Err(e) => fail_row(
                     state,
                     &row,

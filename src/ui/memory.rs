@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::{chart, post_raw, to_js, AppState, Status};
+use super::{chart, post_to_worker, AppState, Status};
 use crate::analysis::collective_memory::{Classification, Interval, Mapping};
 use crate::plot::{
     self,
@@ -164,9 +164,7 @@ pub fn request_memory(state: AppState) {
                 .collect(),
         },
     };
-    if let Some(m) = to_js(&ToWorker::Memory(req)) {
-        post_raw(m, None);
-    }
+    post_to_worker(&ToWorker::Memory(req));
 }
 
 fn class_name(c: Classification) -> &'static str {

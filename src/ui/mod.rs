@@ -5,8 +5,11 @@
 //!
 //! Architecture Invariants: all decoding and analysis happen in the worker
 //! ([`worker::start_worker`]); the page only reads files into `ArrayBuffer`s and transfers
-//! them. Text from traces is only ever rendered as text nodes or attribute values.
+//! them. Text from traces is only ever rendered as text nodes or attribute values. The page
+//! talks to the worker only through [`bridge`], which also replaces a crashed worker so one
+//! file's crash fails that file only.
 
+pub mod bridge;
 pub mod chart;
 pub mod files;
 pub mod memory;
@@ -20,9 +23,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{MessageEvent, Worker};
 
 use crate::analysis::scaling::{Metric, Report, DEFAULT_INPUT_PATTERN};
 use crate::session::{AnalyseRequest, FileId, FromWorker, ImportSummary, ToWorker, TrialSettings};
@@ -143,22 +143,16 @@ impl AppState {
     }
 }
 
-/// The page-side end of the worker connection.
+/// The analysis request in flight and whether a newer one is wanted.
 #[derive(Default)]
-struct Bridge {
-    worker: Option<Worker>,
-    ready: bool,
-    /// Messages (and an `ArrayBuffer` to transfer) waiting for the worker's `ready`.
-    queue: Vec<(JsValue, Option<js_sys::ArrayBuffer>)>,
+struct Analysis {
     in_flight: Option<u64>,
     dirty: bool,
     seq: u64,
-    /// The worker ended (see [`worker_stopped`]); no more work can be sent.
-    stopped: bool,
 }
 
 thread_local! {
-    static BRIDGE: RefCell<Bridge> = RefCell::new(Bridge::default());
+    static ANALYSIS: RefCell<Analysis> = RefCell::new(Analysis::default());
     static NEXT_ID: Cell<FileId> = const { Cell::new(1) };
 }
 
@@ -169,33 +163,9 @@ pub fn now_ms() -> f64 {
         .map_or(0.0, |p| p.now())
 }
 
-fn post_raw(msg: JsValue, buffer: Option<js_sys::ArrayBuffer>) {
-    BRIDGE.with(|b| {
-        let mut b = b.borrow_mut();
-        if !b.ready {
-            b.queue.push((msg, buffer));
-            return;
-        }
-        let Some(w) = b.worker.as_ref() else { return };
-        let res = match &buffer {
-            Some(buf) => w.post_message_with_transfer(&msg, &js_sys::Array::of1(buf)),
-            None => w.post_message(&msg),
-        };
-        if let Err(e) = res {
-            web_sys::console::error_1(&e);
-        }
-    });
-}
-
 /// Posts a message without bytes to the worker (queued until it is ready).
 pub fn post_to_worker(msg: &ToWorker) {
-    if let Some(m) = to_js(msg) {
-        post_raw(m, None);
-    }
-}
-
-fn to_js(msg: &ToWorker) -> Option<JsValue> {
-    serde_wasm_bindgen::to_value(msg).ok()
+    bridge::post(msg);
 }
 
 /// Adds a row for a file about to be read and returns it (status [`Status::Reading`]).
@@ -226,9 +196,10 @@ pub fn add_file_row(state: AppState, name: String, size: f64) -> FileRow {
     row
 }
 
-/// Hands a file's bytes to the worker (the buffer is transferred, not copied).
-pub fn send_file(row: &FileRow, buffer: js_sys::ArrayBuffer) {
-    if BRIDGE.with(|b| b.borrow().stopped) {
+/// Hands a file's bytes to the worker (the buffer is transferred, not copied); `source` is
+/// kept to send the file again if the worker has to be restarted ([`bridge`]).
+pub fn send_file(row: &FileRow, source: web_sys::Blob, buffer: js_sys::ArrayBuffer) {
+    if bridge::stopped() {
         row.status.set(Status::Failed(format!(
             "{}: the background worker has stopped; reload the page",
             row.name
@@ -236,16 +207,7 @@ pub fn send_file(row: &FileRow, buffer: js_sys::ArrayBuffer) {
         return;
     }
     row.status.set(Status::Importing(0.0));
-    let Some(msg) = to_js(&ToWorker::Import {
-        id: row.id,
-        name: row.name.clone(),
-    }) else {
-        return;
-    };
-    if js_sys::Reflect::set(&msg, &JsValue::from_str("buffer"), &buffer).is_err() {
-        return;
-    }
-    post_raw(msg, Some(buffer));
+    bridge::post_import(row, source, buffer);
 }
 
 /// Marks a row failed on the page side (e.g. the browser could not read the file).
@@ -257,9 +219,7 @@ pub fn fail_row(state: AppState, row: &FileRow, message: String) {
 /// Removes one file from the page and the worker.
 pub fn remove_file(state: AppState, id: FileId) {
     state.files.update(|f| f.retain(|r| r.id != id));
-    if let Some(m) = to_js(&ToWorker::Remove { id }) {
-        post_raw(m, None);
-    }
+    bridge::post(&ToWorker::Remove { id });
     request_analysis(state);
     triage::forget_file(state, id);
     memory::forget_file(state, id);
@@ -274,9 +234,7 @@ pub fn clear_files(state: AppState) {
     state.analysis_error.set(None);
     state.memory.set(None);
     state.memory_error.set(None);
-    if let Some(m) = to_js(&ToWorker::Clear) {
-        post_raw(m, None);
-    }
+    bridge::post(&ToWorker::Clear);
     triage::forget_all(state);
     memory::forget_all(state);
 }
@@ -299,7 +257,7 @@ pub fn request_analysis(state: AppState) {
         state.report.set(None);
         return;
     }
-    let seq = BRIDGE.with(|b| {
+    let seq = ANALYSIS.with(|b| {
         let mut b = b.borrow_mut();
         if b.in_flight.is_some() {
             b.dirty = true;
@@ -334,49 +292,38 @@ pub fn request_analysis(state: AppState) {
         },
     };
     state.analysing.set(true);
-    if let Some(m) = to_js(&ToWorker::Analyse(req)) {
-        post_raw(m, None);
-    }
+    bridge::post(&ToWorker::Analyse(req));
 }
 
-fn on_message(state: AppState, data: JsValue) {
-    let msg: FromWorker = match serde_wasm_bindgen::from_value(data) {
-        Ok(m) => m,
-        Err(e) => {
-            web_sys::console::error_1(&JsValue::from_str(&format!(
-                "app: unreadable worker message: {e}"
-            )));
-            return;
-        }
-    };
+/// Handles a worker message (after [`bridge`] took readiness and crashes).
+fn on_message(state: AppState, msg: FromWorker) {
     let row_of = |id: FileId| {
         state
             .files
             .with_untracked(|f| f.iter().find(|r| r.id == id).cloned())
     };
     match msg {
-        FromWorker::Ready => {
-            let queued = BRIDGE.with(|b| {
-                let mut b = b.borrow_mut();
-                b.ready = true;
-                std::mem::take(&mut b.queue)
-            });
-            for (m, buf) in queued {
-                post_raw(m, buf);
-            }
-        }
+        // The bridge handles these itself.
+        FromWorker::Ready | FromWorker::Crashed { .. } => {}
         FromWorker::Progress { id, fraction } => {
             if let Some(r) = row_of(id) {
                 r.status.set(Status::Importing(fraction));
             }
         }
         FromWorker::Imported { summary, import_ms } => {
-            state.timing.update(|t| {
-                t.decompressed_bytes += summary.decompressed_bytes as f64;
-                t.import_ms += import_ms;
-                t.files += 1;
-            });
-            if let Some(r) = row_of(summary.id) {
+            let row = row_of(summary.id);
+            // A file sent again to a restarted worker counts once.
+            let again = row
+                .as_ref()
+                .is_some_and(|r| matches!(r.status.get_untracked(), Status::Imported(_)));
+            if !again {
+                state.timing.update(|t| {
+                    t.decompressed_bytes += summary.decompressed_bytes as f64;
+                    t.import_ms += import_ms;
+                    t.files += 1;
+                });
+            }
+            if let Some(r) = row {
                 r.status.set(Status::Imported(Arc::from(summary)));
             }
             request_analysis(state);
@@ -468,7 +415,7 @@ fn on_message(state: AppState, data: JsValue) {
 }
 
 fn finish_analysis(state: AppState, seq: u64) {
-    let again = BRIDGE.with(|b| {
+    let again = ANALYSIS.with(|b| {
         let mut b = b.borrow_mut();
         if b.in_flight == Some(seq) {
             b.in_flight = None;
@@ -481,61 +428,18 @@ fn finish_analysis(state: AppState, seq: u64) {
     }
 }
 
-/// The worker stopped (a bug: an import or analysis panicked). Files in flight are marked
-/// failed and the page says to reload; nothing else can be computed without the worker.
-fn worker_stopped(state: AppState) {
-    BRIDGE.with(|b| {
-        let mut b = b.borrow_mut();
-        b.ready = false;
-        b.stopped = true;
-        b.in_flight = None;
-        b.queue.clear();
-    });
-    state.files.with_untracked(|f| {
-        for r in f {
-            if matches!(
-                r.status.get_untracked(),
-                Status::Reading | Status::Importing(_)
-            ) {
-                r.status.set(Status::Failed(format!(
-                    "{}: the import stopped the background worker (a bug in trialscope)",
-                    r.name
-                )));
-            }
-        }
-    });
+/// No worker is left ([`bridge`]): nothing is being analysed any more.
+fn analysis_stopped(state: AppState) {
+    ANALYSIS.with(|a| a.borrow_mut().in_flight = None);
     state.analysing.set(false);
-    state.analysis_error.set(Some(
-        "The background worker stopped unexpectedly; reload the page to continue.".into(),
-    ));
 }
 
-fn start_worker_bridge(state: AppState) {
-    let worker = match Worker::new("./worker_loader.js") {
-        Ok(w) => w,
-        Err(e) => {
-            web_sys::console::error_1(&e);
-            state.analysis_error.set(Some(
-                "the background worker could not be started; this browser may block Web Workers"
-                    .into(),
-            ));
-            return;
-        }
-    };
-    let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
-        on_message(state, ev.data())
-    });
-    worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
-    handler.forget();
-    // A panic in the worker ends it: say so on every file still in flight instead of showing
-    // progress forever.
-    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
-        ev.prevent_default();
-        worker_stopped(state);
-    });
-    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    on_error.forget();
-    BRIDGE.with(|b| b.borrow_mut().worker = Some(worker));
+/// A new worker holds the session again ([`bridge`]): the analyses are asked again (the
+/// requests in flight died with the old worker).
+fn worker_restarted(state: AppState) {
+    analysis_stopped(state);
+    request_analysis(state);
+    triage::request_triage(state);
 }
 
 /// Mounts the app into the page body (panic hook, worker, demo on first visit).
@@ -549,7 +453,7 @@ pub fn start_app() {
 pub fn App() -> impl IntoView {
     let state = AppState::new();
     provide_context(state);
-    start_worker_bridge(state);
+    bridge::start(state);
     if files::demo_wanted() {
         files::load_demo(state);
     }

@@ -313,7 +313,7 @@ fn load_pins_file(state: AppState, file: web_sys::File) {
     spawn_local(async move {
         if let Ok(buf) = JsFuture::from(file.array_buffer()).await {
             if let Ok(buf) = buf.dyn_into::<js_sys::ArrayBuffer>() {
-                send_file(&row, buf);
+                send_file(&row, file.clone().into(), buf);
                 return;
             }
         }

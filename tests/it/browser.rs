@@ -12,9 +12,11 @@
 //! * `benchmark_import_in_browser` (`#[ignore]`, run with `--ignored --nocapture`): prints
 //!   import throughput and drop-to-hotspot-table time for the 18 trials.
 //!
-//! Every test also asserts that each request the page made (Chrome's performance log,
-//! `Network.requestWillBeSent`) went to the test server's 127.0.0.1 origin (or data:/blob:)
-//! and that the server answered 200 to every request: trace data never leaves the machine.
+//! Every test also asserts that each request the browser made — the page's (Chrome's
+//! performance log) and the worker's (the harness's logging proxy) — went to the test server's
+//! 127.0.0.1 origin (or data:/blob:) and that the server answered 200 to every request: trace
+//! data never leaves the machine. What a person should see (tables, messages, plots) is
+//! checked visible, not only present.
 
 use crate::support::browser as harness;
 
@@ -23,8 +25,8 @@ use std::time::{Duration, Instant};
 
 use fantoccini::{Client, Locator};
 use harness::{
-    assert_local_only, attr, connect, count, dist, open_without_demo, serial, tmp, wait_until,
-    Driver, Server, PREFIX,
+    assert_all_visible, assert_local_only, assert_visible, attr, connect, count, dist,
+    open_without_demo, serial, tmp, wait_until, Driver, Server, PREFIX,
 };
 
 use crate::support::corpus;
@@ -121,15 +123,18 @@ fn scaling_experiment_end_to_end() {
         let (c, _, _) = load_experiment(&server, &driver).await;
 
         // The corrupt file has its own error naming it; the 18 trials loaded.
-        let errors = c
-            .find_all(Locator::Css("[data-testid=file-error]"))
-            .await
-            .unwrap();
+        let errors = assert_all_visible(&c, "[data-testid=file-error]").await;
         assert_eq!(errors.len(), 1);
-        let msg = errors[0].text().await.unwrap();
+        let msg = &errors[0];
         assert!(msg.starts_with("corrupt.pftrace: "), "{msg}");
         assert!(msg.contains("not a trace"), "{msg}");
-        assert_eq!(count(&c, "tr[data-testid=trial-row]").await, 19);
+        assert_eq!(
+            assert_all_visible(&c, "tr[data-testid=trial-row]")
+                .await
+                .len(),
+            19
+        );
+        assert_visible(&c, "[data-testid=hotspot-table]").await;
         let imported = attr(&c, "#import-stats", "data-files").await.unwrap();
         assert_eq!(imported, "18");
 
@@ -145,13 +150,11 @@ fn scaling_experiment_end_to_end() {
             ))
             .await
             .unwrap();
-        let shown_rho = row
-            .find(Locator::Css("[data-testid=rho]"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let shown_rho = assert_visible(
+            &c,
+            "tr[data-testid=hotspot-row][data-name=\"scalingBuildDom\"] [data-testid=rho]",
+        )
+        .await;
         assert!(shown_rho.parse::<f64>().unwrap() >= 0.8, "{shown_rho}");
 
         // Selecting it plots one point per trial.
@@ -175,6 +178,9 @@ fn scaling_experiment_end_to_end() {
             count(&c, "[data-testid=scatter] circle[data-testid=trial-point]").await,
             18
         );
+        assert_visible(&c, "[data-testid=scatter] svg").await;
+        let title = assert_visible(&c, "[data-testid=scatter] strong").await;
+        assert!(title.starts_with("scalingBuildDom"), "{title}");
         let titles = c
             .find_all(Locator::Css("[data-testid=scatter] circle title"))
             .await
@@ -273,6 +279,8 @@ fn demo_loads_by_default() {
             count(&c, "[data-testid=scatter] circle[data-testid=trial-point]").await > 0,
             "the first hotspot is plotted"
         );
+        assert_visible(&c, "[data-testid=hotspot-table]").await;
+        assert_visible(&c, "[data-testid=scatter] svg").await;
         assert_local_only(&c, &server).await;
         let demo_requests = server
             .log
@@ -330,7 +338,13 @@ fn dropped_files_load() {
         wait_for_report(&c, 12, Duration::from_secs(240)).await;
         let (rho, q) = hotspot(&c, "scalingBuildDom").await;
         assert!(rho >= 0.8 && q < 0.05, "ρ = {rho}, q = {q}");
-        assert_eq!(count(&c, "tr[data-testid=trial-row]").await, 12);
+        assert_eq!(
+            assert_all_visible(&c, "tr[data-testid=trial-row]")
+                .await
+                .len(),
+            12
+        );
+        assert_visible(&c, "[data-testid=hotspot-table]").await;
         assert_local_only(&c, &server).await;
         c.close().await.unwrap();
     });
@@ -366,6 +380,8 @@ fn picked_folder_loads() {
             .await
             .unwrap();
         assert!(name.starts_with("exp/r"), "{name}");
+        let shown = assert_visible(&c, "tr[data-testid=trial-row] td.name").await;
+        assert_eq!(shown, name, "the row shows its path");
         let inputs = c
             .find_all(Locator::Css("input[data-testid=input-value]"))
             .await

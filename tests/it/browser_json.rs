@@ -42,9 +42,9 @@ async fn attrs(c: &Client, css: &str, name: &str) -> Vec<Option<String>> {
     out
 }
 
+/// What a person sees in `css` (its closed file report opened first); `None` when hidden.
 async fn text_content(c: &Client, css: &str) -> Option<String> {
-    let e = c.find(Locator::Css(css)).await.ok()?;
-    e.prop("textContent").await.ok().flatten()
+    harness::seen_text(c, css).await
 }
 
 /// The effective inputs shown in the trial table, in row order.
@@ -131,7 +131,13 @@ fn jax_trials_scale_in_the_browser() {
         open_and_pick(&c, &server, r"trial(\d+)", &files).await;
         wait_for_trials(&c, 3, &["1", "2", "3"]).await;
 
-        assert_eq!(count(&c, "tr[data-testid=trial-row]").await, 3);
+        assert_eq!(
+            harness::assert_all_visible(&c, "tr[data-testid=trial-row]")
+                .await
+                .len(),
+            3
+        );
+        harness::assert_visible(&c, "[data-testid=hotspot-table]").await;
         let formats = attrs(&c, "[data-testid=format]", "data-format").await;
         assert_eq!(formats, vec![Some("chrome_json".to_string()); 3]);
         for name in ["backend_compile_and_load", "PjitFunction(step)"] {
@@ -197,7 +203,13 @@ fn pytorch_rank0_trials_show_rank_and_world_size() {
         open_and_pick(&c, &server, r"trial(\d+)", &files).await;
         wait_for_trials(&c, 3, &["1", "2", "3"]).await;
 
-        assert_eq!(count(&c, "tr[data-testid=trial-row]").await, 3);
+        assert_eq!(
+            harness::assert_all_visible(&c, "tr[data-testid=trial-row]")
+                .await
+                .len(),
+            3
+        );
+        harness::assert_visible(&c, "[data-testid=hotspot-table]").await;
         let formats = attrs(&c, "[data-testid=format]", "data-format").await;
         assert_eq!(formats, vec![Some("chrome_json".to_string()); 3]);
         assert_eq!(

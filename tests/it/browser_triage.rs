@@ -40,8 +40,8 @@ use std::time::Duration;
 
 use fantoccini::{Client, Locator};
 use harness::{
-    assert_local_only, attr, connect, count, dist, open_without_demo, serial, tmp, wait_until,
-    Driver, Server, PREFIX,
+    assert_local_only, assert_visible, attr, connect, count, dist, open_without_demo, serial, tmp,
+    wait_until, Driver, Server, PREFIX,
 };
 use serde_json::Value;
 
@@ -129,26 +129,14 @@ async fn open_and_pin_baseline(server: &Server, driver: &Driver) -> Client {
     click(&c, "[data-testid=tab-triage]").await;
     let base = "tr[data-testid=record-file-row][data-file=\"baseline.jsonl\"]";
     wait_count(&c, base, 1).await;
-    let records = c
-        .find(Locator::Css(&format!("{base} [data-testid=records]")))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let records = assert_visible(&c, &format!("{base} [data-testid=records]")).await;
     assert_eq!(records, "72");
     // A record file is not a trace: no failed import, no trial row.
     assert_eq!(count(&c, "[data-testid=file-error]").await, 0);
     assert_eq!(count(&c, "tr[data-testid=trial-row]").await, 0);
     // "No pins" is its own state, with the offer to pin.
     wait_count(&c, "[data-testid=pin-warm-medians]", 1).await;
-    let no_pins = c
-        .find(Locator::Css("[data-testid=no-pins]"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let no_pins = assert_visible(&c, "[data-testid=no-pins]").await;
     assert!(no_pins.contains("not an all-clear"), "{no_pins}");
     assert_eq!(
         count(&c, "tr[data-testid=triage-row][data-kind=drift]").await,
@@ -178,14 +166,8 @@ fn triage_cache_regression_against_baseline_pins() {
                 .as_deref(),
             Some("pins.json")
         );
-        let text = c
-            .execute(
-                "return fetch(arguments[0]).then(r => r.text())",
-                vec![Value::String(href)],
-            )
-            .await
-            .unwrap();
-        let doc: Value = serde_json::from_str(text.as_str().unwrap()).unwrap();
+        let text = harness::download(&c, "[data-testid=download-pins]", "pins.json").await;
+        let doc: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(doc["pins"].as_array().unwrap().len(), 12);
         assert_eq!(doc["version"], 1);
 
@@ -243,13 +225,7 @@ fn triage_cache_regression_against_baseline_pins() {
                 .as_deref(),
             Some("31")
         );
-        let next = c
-            .find(Locator::Css("[data-testid=next-action]"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let next = assert_visible(&c, "[data-testid=next-action]").await;
         assert!(next.starts_with("31 cache-regression"), "{next}");
         // The first row (actionable group first) is a cache regression; its chart shows the pin
         // and marks drifted rows.
@@ -271,6 +247,8 @@ fn triage_cache_regression_against_baseline_pins() {
             1
         );
         assert!(count(&c, "[data-testid=key-chart] [data-testid=chart-point]").await > 0);
+        assert_visible(&c, "[data-testid=key-chart] svg").await;
+        assert_visible(&c, "tr[data-testid=triage-row]").await;
         let shot = c.screenshot().await.unwrap();
         std::fs::write(tmp().join("triage_cache_regression.png"), shot).unwrap();
         // The class filter narrows the table.
@@ -335,15 +313,10 @@ fn triage_version_bump_expected_recompiles() {
         let href = attr(&c, "[data-testid=download-pins]", "href")
             .await
             .expect("a download link");
-        let text = c
-            .execute(
-                "return fetch(arguments[0]).then(r => r.text())",
-                vec![Value::String(href)],
-            )
-            .await
-            .unwrap();
+        assert!(href.starts_with("blob:"), "{href}");
+        let text = harness::download(&c, "[data-testid=download-pins]", "pins.json").await;
         let pins_file = tmp().join("baseline_pins.json");
-        std::fs::write(&pins_file, text.as_str().unwrap()).unwrap();
+        std::fs::write(&pins_file, text).unwrap();
         click(&c, "[data-testid=clear-pins]").await;
         wait_count(&c, "[data-testid=no-pins]", 1).await;
         c.find(Locator::Css("[data-testid=pins-input]"))
@@ -744,8 +717,7 @@ fn triage_pytorch_disabled_cache_is_a_cache_regression() {
             alone.attr("data-class").await.unwrap().as_deref(),
             Some("library-regression")
         );
-        let evidence = alone.find(Locator::Css("td:nth-child(7)")).await.unwrap();
-        let evidence = evidence.text().await.unwrap();
+        let evidence = assert_visible(&c, &format!("{row} td:nth-child(7)")).await;
         assert!(
             evidence.contains("no cold record of this key"),
             "{evidence}"
@@ -779,6 +751,7 @@ fn triage_pytorch_disabled_cache_is_a_cache_regression() {
             key.contains("torch.compile · cpu · host vm") && key.contains("fp32 · warm"),
             "{key}"
         );
+        assert_visible(&c, row).await;
         let cells: Vec<String> = {
             let mut v = Vec::new();
             for td in r.find_all(Locator::Css("td")).await.unwrap() {

@@ -11,6 +11,8 @@
 //! * `browser` — the site in headless Chromium: corpus trials through the file picker, the demo,
 //!   a synthesized drop, a folder; every request stays local
 //! * `browser_json` — the site on JSON traces (JAX, PyTorch): inputs, joined hotspots, reports
+//! * `browser_security` — the site's CSP, hostile names shown as text, crash isolation of
+//!   the import worker (test hook)
 //! * `browser_triage` — the site's compile-triage view on the JAX and torch.compile records
 //! * `cli_exports` — CSV exports equal the CLI's JSON reports cell for cell
 //! * `cli_inspect` — `trialscope inspect` / `slices` as a user runs them
@@ -57,6 +59,7 @@ mod support;
 
 mod browser;
 mod browser_json;
+mod browser_security;
 mod browser_triage;
 mod cli_exports;
 mod cli_inspect;

@@ -23,7 +23,7 @@ use crate::support::corpus;
 use crate::support::telemetry::Record;
 
 async fn text(c: &Client, css: &str) -> Option<String> {
-    c.find(Locator::Css(css)).await.ok()?.text().await.ok()
+    harness::seen_text(c, css).await
 }
 
 /// Opens the page without the demo, picks `paths`, opens the memory tab and waits for `lanes`
@@ -56,6 +56,10 @@ async fn open_memory(server: &Server, driver: &Driver, paths: &[String], lanes: 
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
+    // A person sees every lane and its chart.
+    let lanes_seen = harness::assert_all_visible(&c, "[data-testid=memory-lane]").await;
+    assert_eq!(lanes_seen.len(), lanes);
+    harness::assert_all_visible(&c, "[data-testid=memory-lane] svg").await;
     c
 }
 
@@ -245,7 +249,15 @@ async fn memory_tab_reads_telemetry_with_rank_overrides_and_mapping() {
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let body = text(&c, "body").await.unwrap_or_default();
+    // Absent even from hidden text (textContent, not what is rendered).
+    let body = c
+        .find(Locator::Css("body"))
+        .await
+        .unwrap()
+        .prop("textContent")
+        .await
+        .unwrap()
+        .unwrap_or_default();
     assert!(!body.contains("mem4.jsonl"), "{body}");
     c.find(Locator::Css("[data-testid=tab-memory]"))
         .await

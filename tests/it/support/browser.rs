@@ -1,6 +1,13 @@
 //! Test harness for the browser tests: a static file server for `dist/` (on 127.0.0.1, serving
 //! under any path prefix, logging every request), chromedriver on a free port, a fantoccini
 //! client with Chrome's performance log enabled, and a reader for that log.
+//!
+//! Every request Chromium makes — the page's, the Web Worker's, the browser's own — goes
+//! through a logging HTTP proxy on 127.0.0.1 ([`proxy_log`]): Chromium starts with
+//! `--proxy-server` pointing at it and `--proxy-bypass-list=<-loopback>`, so even loopback
+//! requests pass it. The proxy forwards only to 127.0.0.1 and answers anything else with 403
+//! (after logging it, so [`assert_local_only`] fails). [`assert_visible`] checks what a person
+//! would see: displayed, a non-empty box inside the viewport, not transparent or hidden.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
@@ -108,6 +115,154 @@ impl Server {
     }
 }
 
+/// One request the proxy saw: (method, absolute URL or `CONNECT` authority).
+pub type Proxied = (String, String);
+
+/// What [`connect`] set up for one browser session: its proxy's log and its download folder.
+/// Keyed by WebDriver session id, since some browser tests run beside others.
+struct SessionSetup {
+    session: String,
+    log: Arc<Mutex<Vec<Proxied>>>,
+    downloads: PathBuf,
+}
+
+static SESSIONS: Mutex<Vec<SessionSetup>> = Mutex::new(Vec::new());
+
+/// The proxy log and download folder of client `c`.
+async fn setup_of(c: &Client) -> (Arc<Mutex<Vec<Proxied>>>, PathBuf) {
+    let id = c
+        .session_id()
+        .await
+        .ok()
+        .flatten()
+        .expect("a WebDriver session id");
+    let sessions = SESSIONS.lock().unwrap_or_else(|e| e.into_inner());
+    let s = sessions
+        .iter()
+        .find(|s| s.session == id)
+        .expect("a client made by `connect`");
+    (s.log.clone(), s.downloads.clone())
+}
+
+/// Clicks the download link `css` as a person would and returns the text of the file
+/// `file_name` the browser saved (waiting up to 30 s). The page's CSP (`connect-src 'self'`)
+/// forbids reading a `blob:` link with `fetch`, so tests read downloads from disk.
+#[allow(dead_code)]
+pub async fn download(c: &Client, css: &str, file_name: &str) -> String {
+    let path = setup_of(c).await.1.join(file_name);
+    let _ = std::fs::remove_file(&path);
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no download link {css}: {e}"))
+        .click()
+        .await
+        .unwrap();
+    wait_until(Duration::from_secs(30), "the downloaded file", || async {
+        std::fs::read_to_string(&path)
+            .ok()
+            .filter(|t| !t.is_empty())
+    })
+    .await
+}
+
+/// Starts a logging proxy for one browser; returns its port and log.
+fn start_proxy() -> (u16, Arc<Mutex<Vec<Proxied>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind the proxy on 127.0.0.1");
+    let port = listener.local_addr().unwrap().port();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let log2 = log.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let log = log2.clone();
+            std::thread::spawn(move || proxy_one(stream, &log));
+        }
+    });
+    (port, log)
+}
+
+/// Every request client `c`'s browser made (through its proxy) since it was connected.
+pub async fn proxy_log(c: &Client) -> Vec<Proxied> {
+    let log = setup_of(c).await.0;
+    let out = log.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    out
+}
+
+/// Handles one proxied request: logs it, forwards it to `127.0.0.1:<port>` as an origin-form
+/// request with `Connection: close`, and copies the answer back; anything not on 127.0.0.1 gets
+/// 403. Bounded: 64 KiB of headers, 10 s read timeouts.
+fn proxy_one(mut client: TcpStream, log: &Mutex<Vec<Proxied>>) {
+    let _ = client.set_read_timeout(Some(Duration::from_secs(10)));
+    let mut reader = BufReader::new(match client.try_clone() {
+        Ok(s) => s,
+        Err(_) => return,
+    });
+    let mut line = String::new();
+    if reader.read_line(&mut line).is_err() || line.is_empty() {
+        return;
+    }
+    let mut headers = Vec::new();
+    let mut header_bytes = 0;
+    let mut body_len = 0usize;
+    loop {
+        let mut h = String::new();
+        match reader.read_line(&mut h) {
+            Ok(0) | Err(_) => return,
+            Ok(_) if h == "\r\n" || h == "\n" => break,
+            Ok(n) => {
+                header_bytes += n;
+                if header_bytes > 64 * 1024 {
+                    return;
+                }
+                let lower = h.to_ascii_lowercase();
+                if let Some(v) = lower.strip_prefix("content-length:") {
+                    body_len = v.trim().parse().unwrap_or(0);
+                }
+                if !lower.starts_with("proxy-connection:") && !lower.starts_with("connection:") {
+                    headers.push(h);
+                }
+            }
+        }
+    }
+    let mut parts = line.split_whitespace();
+    let method = parts.next().unwrap_or("").to_string();
+    let target = parts.next().unwrap_or("").to_string();
+    log.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((method.clone(), target.clone()));
+    eprintln!("[proxy] {method} {target}");
+    let local = target
+        .strip_prefix("http://127.0.0.1:")
+        .and_then(|rest| {
+            let (port, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+            Some((port.parse::<u16>().ok()?, path))
+        })
+        .filter(|_| method != "CONNECT");
+    let Some((port, path)) = local else {
+        let _ = client
+            .write_all(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        return;
+    };
+    let mut body = vec![0u8; body_len.min(16 << 20)];
+    if std::io::Read::read_exact(&mut reader, &mut body).is_err() {
+        return;
+    }
+    let Ok(mut upstream) = TcpStream::connect(("127.0.0.1", port)) else {
+        let _ = client.write_all(
+            b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        );
+        return;
+    };
+    let path = if path.is_empty() { "/" } else { path };
+    let mut head = format!("{method} {path} HTTP/1.1\r\n");
+    headers.iter().for_each(|h| head.push_str(h));
+    head.push_str("Connection: close\r\n\r\n");
+    if upstream.write_all(head.as_bytes()).is_err() || upstream.write_all(&body).is_err() {
+        return;
+    }
+    let _ = std::io::copy(&mut upstream, &mut client);
+    let _ = client.flush();
+}
+
 /// A chromedriver process, killed on drop.
 pub struct Driver {
     child: Child,
@@ -159,9 +314,11 @@ impl Driver {
     }
 }
 
-/// Connects a headless Chromium session with a fresh profile under `tmp` and the performance
-/// log enabled.
+/// Connects a headless Chromium session with a fresh profile under `tmp`, the performance
+/// log enabled, downloads saved under the profile ([`download`]) and every request through a
+/// logging proxy of its own ([`proxy_log`]).
 pub async fn connect(driver: &Driver, tmp: &Path) -> Client {
+    let (proxy, log) = start_proxy();
     let profile = tmp.join(format!(
         "chrome-profile-{}-{}",
         std::process::id(),
@@ -169,14 +326,33 @@ pub async fn connect(driver: &Driver, tmp: &Path) -> Client {
     ));
     let _ = std::fs::remove_dir_all(&profile);
     std::fs::create_dir_all(&profile).unwrap();
+    let downloads = profile.join("downloads");
+    std::fs::create_dir_all(&downloads).unwrap();
+
     let caps = json!({
         "goog:chromeOptions": {
             "args": [
                 "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 "--disable-background-networking", "--disable-component-update",
                 "--disable-sync", "--no-first-run", "--window-size=1400,1000",
+                // Chromium's own services (autofill, sign-in, updates, search preconnect) would
+                // show in the proxy's log: the local-only check must see the page's requests.
+                "--disable-features=AutofillServerCommunication,OptimizationHints,MediaRouter,\
+                 Translate,AccountConsistency,PreconnectToSearch,\
+                 SearchEngineChoiceTrigger,NetworkTimeServiceQuerying",
+                "--disable-default-apps", "--disable-extensions", "--no-pings",
+                "--disable-client-side-phishing-detection", "--disable-domain-reliability",
+                "--disable-search-engine-choice-screen", "--no-default-browser-check",
+                "--metrics-recording-only", "--disable-breakpad",
                 format!("--user-data-dir={}", profile.display()),
-            ]
+                format!("--proxy-server=http://127.0.0.1:{proxy}"),
+                // Loopback too goes through the proxy (Chromium bypasses it by default).
+                "--proxy-bypass-list=<-loopback>".to_string(),
+            ],
+            "prefs": {
+                "download.default_directory": downloads.display().to_string(),
+                "download.prompt_for_download": false,
+            }
         },
         "goog:loggingPrefs": { "performance": "ALL", "browser": "ALL" }
     });
@@ -184,11 +360,26 @@ pub async fn connect(driver: &Driver, tmp: &Path) -> Client {
         Value::Object(m) => m,
         _ => unreachable!(),
     };
-    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+    let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
         .capabilities(caps)
         .connect(&format!("http://127.0.0.1:{}", driver.port))
         .await
-        .expect("a chromedriver session")
+        .expect("a chromedriver session");
+    let session = c
+        .session_id()
+        .await
+        .ok()
+        .flatten()
+        .expect("a WebDriver session id");
+    SESSIONS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(SessionSetup {
+            session,
+            log,
+            downloads,
+        });
+    c
 }
 
 /// chromedriver's (non-W3C) log endpoint: `POST /session/{id}/se/log {"type": …}`.
@@ -220,18 +411,28 @@ pub async fn log_entries(client: &Client, kind: &'static str) -> Vec<Value> {
     }
 }
 
-/// URLs of every `Network.requestWillBeSent` in performance-log `entries`.
+/// URLs of every `Network.requestWillBeSent` in performance-log `entries`, except requests
+/// the browser then blocked before sending them (`Network.loadingFailed` with a
+/// `blockedReason`, e.g. `csp`: DevTools announces those too).
 pub fn requested_urls(entries: &[Value]) -> Vec<String> {
-    entries
+    let messages: Vec<Value> = entries
         .iter()
         .filter_map(|e| e.get("message")?.as_str())
         .filter_map(|m| serde_json::from_str::<Value>(m).ok())
-        .filter(|m| m["message"]["method"] == "Network.requestWillBeSent")
-        .filter_map(|m| {
-            m["message"]["params"]["request"]["url"]
-                .as_str()
-                .map(str::to_string)
+        .map(|m| m["message"].clone())
+        .collect();
+    let blocked: Vec<&Value> = messages
+        .iter()
+        .filter(|m| {
+            m["method"] == "Network.loadingFailed" && !m["params"]["blockedReason"].is_null()
         })
+        .map(|m| &m["params"]["requestId"])
+        .collect();
+    messages
+        .iter()
+        .filter(|m| m["method"] == "Network.requestWillBeSent")
+        .filter(|m| !blocked.contains(&&m["params"]["requestId"]))
+        .filter_map(|m| m["params"]["request"]["url"].as_str().map(str::to_string))
         .collect()
 }
 
@@ -299,6 +500,29 @@ pub async fn count(c: &Client, css: &str) -> usize {
     c.find_all(Locator::Css(css)).await.map_or(0, |v| v.len())
 }
 
+/// Hosts of Chromium's own background services that its flags do not silence in headless
+/// mode (sign-in, the component updater, the default search engine's preconnect): requests the
+/// browser makes by itself at start, never the page's or the worker's. The proxy refuses them
+/// (403), so nothing leaves the machine; [`assert_local_only`] leaves only these out.
+const BROWSER_SERVICES: &[&str] = &[
+    "accounts.google.com",
+    "update.googleapis.com",
+    "clients2.google.com",
+    "content-autofill.googleapis.com",
+    "start.duckduckgo.com",
+];
+
+/// True when a proxied target (`host:port` of a CONNECT, or an absolute URL) is one of
+/// [`BROWSER_SERVICES`].
+fn is_browser_service(target: &str) -> bool {
+    let rest = target
+        .strip_prefix("http://")
+        .or_else(|| target.strip_prefix("https://"))
+        .unwrap_or(target);
+    let host = rest.split(['/', ':']).next().unwrap_or("");
+    BROWSER_SERVICES.contains(&host)
+}
+
 /// Asserts that every request went to `origin` (or data:/blob:) and was answered with 200.
 #[allow(dead_code)]
 pub async fn assert_local_only(c: &Client, server: &Server) {
@@ -319,8 +543,33 @@ pub async fn assert_local_only(c: &Client, server: &Server) {
         to_origin >= 5,
         "only {to_origin} requests to the test server: {urls:?}"
     );
-    // The worker's own fetches (worker.js, its wasm) are not in the page's log, but in the
-    // server's: every request the server saw was answered with 200 and stayed in the sub-path.
+    // Every request of the browser, the worker's included (worker_loader.js, worker.js and its
+    // wasm are not in the page's performance log), passed the proxy: all went to the server.
+    let proxied: Vec<Proxied> = proxy_log(c)
+        .await
+        .into_iter()
+        .filter(|(_, u)| !is_browser_service(u))
+        .collect();
+    for (m, u) in &proxied {
+        assert!(
+            u.starts_with(&origin),
+            "a request left the test server: {m} {u}"
+        );
+    }
+    for part in ["/worker_loader.js", "_bg.wasm", "/boot.js"] {
+        assert!(
+            proxied.iter().any(|(_, u)| u.contains(part)),
+            "the proxy saw no request for {part}: {proxied:?}"
+        );
+    }
+    let worker_wasm = proxied
+        .iter()
+        .filter(|(_, u)| u.contains("/worker") && u.ends_with("_bg.wasm"))
+        .count();
+    assert!(
+        worker_wasm >= 1,
+        "the worker's wasm was not seen: {proxied:?}"
+    );
     let log = server.log.lock().unwrap().clone();
     assert!(!log.is_empty());
     for (m, p, s) in &log {
@@ -344,4 +593,111 @@ pub async fn open_without_demo(c: &Client, server: &Server, css: &str) -> Elemen
         .for_element(Locator::Css(css))
         .await
         .unwrap_or_else(|e| panic!("the app mounted {css}: {e:?}"))
+}
+
+/// What [`assert_visible`] found: the element's visible text.
+#[allow(dead_code)]
+pub async fn visible_text(c: &Client, el: &Element) -> Result<String, String> {
+    if !el.is_displayed().await.map_err(|e| e.to_string())? {
+        return Err("WebDriver says it is not displayed".into());
+    }
+    let arg = serde_json::to_value(el).map_err(|e| e.to_string())?;
+    let v = c
+        .execute(
+            "const e = arguments[0];
+             e.scrollIntoView({block: 'center', inline: 'nearest'});
+             const r = e.getBoundingClientRect();
+             const vw = window.innerWidth, vh = window.innerHeight;
+             if (!(r.width > 0 && r.height > 0)) return 'empty box ' + r.width + 'x' + r.height;
+             if (r.bottom <= 0 || r.right <= 0 || r.top >= vh || r.left >= vw)
+               return 'outside the viewport: ' + JSON.stringify(r);
+             for (let n = e; n && n.nodeType === 1; n = n.parentElement) {
+               const s = getComputedStyle(n);
+               if (s.visibility === 'hidden' || s.visibility === 'collapse')
+                 return 'visibility:' + s.visibility + ' on ' + n.tagName;
+               if (parseFloat(s.opacity) === 0) return 'opacity:0 on ' + n.tagName;
+               if (s.display === 'none') return 'display:none on ' + n.tagName;
+             }
+             return {text: e.innerText ?? e.textContent};",
+            vec![arg],
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+    match v {
+        Value::Object(m) => Ok(m
+            .get("text")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()),
+        Value::String(why) => Err(why),
+        other => Err(format!("unexpected {other}")),
+    }
+}
+
+/// Asserts that the first element matching `css` is visible to a person (WebDriver's
+/// `is_displayed`; after scrolling it into view, a non-empty bounding box inside the viewport;
+/// no `visibility: hidden`, `opacity: 0` or `display: none` on it or an ancestor) and returns
+/// its rendered text (`innerText`).
+#[allow(dead_code)]
+pub async fn assert_visible(c: &Client, css: &str) -> String {
+    let el = c
+        .find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no element {css}: {e}"));
+    visible_text(c, &el)
+        .await
+        .unwrap_or_else(|why| panic!("{css} is not visible: {why}"))
+}
+
+/// [`assert_visible`] for every element matching `css` (at least one); their texts.
+#[allow(dead_code)]
+pub async fn assert_all_visible(c: &Client, css: &str) -> Vec<String> {
+    let els = c.find_all(Locator::Css(css)).await.unwrap_or_default();
+    assert!(!els.is_empty(), "no element {css}");
+    let mut out = Vec::new();
+    for (i, el) in els.iter().enumerate() {
+        out.push(
+            visible_text(c, el)
+                .await
+                .unwrap_or_else(|why| panic!("{css} #{i} is not visible: {why}")),
+        );
+    }
+    out
+}
+
+/// The rendered text of the first element matching `css` when a person can see it: a closed
+/// `<details>` around it is opened first by clicking its summary (as a person would), then
+/// [`visible_text`] must hold. `None` when there is no such element or it stays invisible.
+#[allow(dead_code)]
+pub async fn seen_text(c: &Client, css: &str) -> Option<String> {
+    let el = c.find(Locator::Css(css)).await.ok()?;
+    let arg = serde_json::to_value(&el).ok()?;
+    let closed = c
+        .execute(
+            "const d = arguments[0].closest('details');
+             if (!d || d.open) return false;
+             d.querySelector(':scope > summary').setAttribute('data-harness-open', '');
+             return true;",
+            vec![arg],
+        )
+        .await
+        .ok()?;
+    if closed == Value::Bool(true) {
+        let summary = c.find(Locator::Css("[data-harness-open]")).await.ok()?;
+        let _ = c
+            .execute(
+                "document.querySelectorAll('[data-harness-open]')
+                   .forEach(e => e.removeAttribute('data-harness-open'));",
+                vec![],
+            )
+            .await;
+        summary.click().await.ok()?;
+    }
+    match visible_text(c, &el).await {
+        Ok(t) => Some(t.trim().to_string()),
+        Err(why) => {
+            eprintln!("{css} is not visible: {why}");
+            None
+        }
+    }
 }

@@ -1,0 +1,471 @@
+//! The page-side end of the worker connection, and the one place that restarts the worker.
+//!
+//! Every message that changes the worker's session (imports, removals, pin commands, the test
+//! hook) is kept in a *journal*, imports with the dropped file's `Blob` handle (not its bytes).
+//! When the worker dies — its panic hook posts [`FromWorker::Crashed`], or it traps without a
+//! panic (out of memory) and only its `error` event fires — the file it was importing is marked
+//! failed ("<file>: the importer crashed: <message>") and dropped from the journal, a new worker
+//! is started, and the journal is replayed into it (the other files are read again from their
+//! handles), so one file's crash costs that file only. Requests that change nothing (analyses)
+//! are asked again once the replay is queued.
+//!
+//! The worker handles messages in order, so the file it was importing when it died is the one
+//! its panic hook names, else the oldest import sent to it and not yet answered. A pool of
+//! import workers would keep one journal per worker here.
+
+use std::cell::RefCell;
+
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::{spawn_local, JsFuture};
+use web_sys::{Blob, MessageEvent, Worker};
+
+use super::{AppState, FileRow, Status};
+use crate::session::{FileId, FromWorker, ToWorker};
+
+/// Crashes in a row that no import can be blamed for (an analysis crashed) before the page
+/// gives up restarting the worker.
+const MAX_UNBLAMED_CRASHES: u32 = 3;
+
+/// A session-changing message, kept for replay into a new worker.
+struct Journaled {
+    msg: ToWorker,
+    /// The dropped file of an import.
+    source: Option<Blob>,
+}
+
+/// A message waiting to be posted, with the `ArrayBuffer` to transfer.
+struct Pending {
+    js: JsValue,
+    buffer: Option<js_sys::ArrayBuffer>,
+    import: Option<FileId>,
+}
+
+#[derive(Default)]
+struct Bridge {
+    worker: Option<Worker>,
+    /// Incremented for every new worker; events of an older one are ignored.
+    generation: u32,
+    ready: bool,
+    /// A replay into a new worker is being prepared; posts wait in `queue`.
+    restarting: bool,
+    queue: Vec<Pending>,
+    /// Imports posted to the current worker and not answered yet, in posting order.
+    unanswered: Vec<FileId>,
+    journal: Vec<Journaled>,
+    unblamed_crashes: u32,
+    /// The worker cannot be (re)started; no more work can be sent.
+    stopped: bool,
+}
+
+thread_local! {
+    static BRIDGE: RefCell<Bridge> = RefCell::new(Bridge::default());
+}
+
+fn to_js(msg: &ToWorker) -> Option<JsValue> {
+    serde_wasm_bindgen::to_value(msg).ok()
+}
+
+/// True when the worker cannot be used any more (it could not be started, or it crashed
+/// `MAX_UNBLAMED_CRASHES` times in a row outside any import).
+pub fn stopped() -> bool {
+    BRIDGE.with(|b| b.borrow().stopped)
+}
+
+fn post_pending(p: Pending) {
+    BRIDGE.with(|b| {
+        let mut b = b.borrow_mut();
+        if !b.ready || b.restarting {
+            b.queue.push(p);
+            return;
+        }
+        let Some(w) = b.worker.as_ref() else { return };
+        let res = match &p.buffer {
+            Some(buf) => w.post_message_with_transfer(&p.js, &js_sys::Array::of1(buf)),
+            None => w.post_message(&p.js),
+        };
+        match res {
+            Ok(()) => b.unanswered.extend(p.import),
+            Err(e) => web_sys::console::error_1(&e),
+        }
+    });
+}
+
+/// Posts a message without bytes (queued until the worker is ready). Session-changing
+/// messages are journaled for a restart.
+pub fn post(msg: &ToWorker) {
+    let Some(js) = to_js(msg) else { return };
+    BRIDGE.with(|b| {
+        let mut b = b.borrow_mut();
+        match msg {
+            ToWorker::Remove { id } => {
+                // Without a pin command after it, a removed import needs no replay.
+                let at = b
+                    .journal
+                    .iter()
+                    .position(|j| matches!(j.msg, ToWorker::Import { id: i, .. } if i == *id));
+                let pinned_after = at.is_some_and(|at| b.journal[at..].iter().any(is_pin));
+                match at {
+                    Some(at) if !pinned_after => {
+                        b.journal.remove(at);
+                    }
+                    _ => b.journal.push(Journaled {
+                        msg: msg.clone(),
+                        source: None,
+                    }),
+                }
+            }
+            ToWorker::Clear if !b.journal.iter().any(is_pin) => {
+                b.journal
+                    .retain(|j| matches!(j.msg, ToWorker::TestHook { .. }));
+            }
+            ToWorker::Clear
+            | ToWorker::PinWarmMedians(_)
+            | ToWorker::PinKeys { .. }
+            | ToWorker::ClearPins(_)
+            | ToWorker::TestHook { .. } => b.journal.push(Journaled {
+                msg: msg.clone(),
+                source: None,
+            }),
+            _ => {}
+        }
+    });
+    post_pending(Pending {
+        js,
+        buffer: None,
+        import: None,
+    });
+}
+
+fn is_pin(j: &Journaled) -> bool {
+    matches!(
+        j.msg,
+        ToWorker::PinWarmMedians(_) | ToWorker::PinKeys { .. } | ToWorker::ClearPins(_)
+    )
+}
+
+/// Builds an import message carrying `buffer` (transferred, not copied).
+fn import_message(id: FileId, name: &str, buffer: &js_sys::ArrayBuffer) -> Option<JsValue> {
+    let js = to_js(&ToWorker::Import {
+        id,
+        name: name.to_string(),
+    })?;
+    js_sys::Reflect::set(&js, &JsValue::from_str("buffer"), buffer).ok()?;
+    Some(js)
+}
+
+/// Hands a file's bytes to the worker; `source` (the dropped `File`, or a `Blob` of fetched
+/// bytes) is kept to send the file again to a restarted worker.
+pub fn post_import(row: &FileRow, source: Blob, buffer: js_sys::ArrayBuffer) {
+    let Some(js) = import_message(row.id, &row.name, &buffer) else {
+        return;
+    };
+    BRIDGE.with(|b| {
+        b.borrow_mut().journal.push(Journaled {
+            msg: ToWorker::Import {
+                id: row.id,
+                name: row.name.clone(),
+            },
+            source: Some(source),
+        })
+    });
+    post_pending(Pending {
+        js,
+        buffer: Some(buffer),
+        import: Some(row.id),
+    });
+}
+
+/// Handles the bridge's part of a worker message (readiness, crashes, answered imports);
+/// returns the message when the app should see it too.
+fn on_message(state: AppState, generation: u32, msg: FromWorker) -> Option<FromWorker> {
+    if BRIDGE.with(|b| b.borrow().generation) != generation {
+        return None;
+    }
+    match &msg {
+        FromWorker::Ready => {
+            let flush = BRIDGE.with(|b| {
+                let mut b = b.borrow_mut();
+                b.ready = true;
+                if b.restarting {
+                    Vec::new()
+                } else {
+                    std::mem::take(&mut b.queue)
+                }
+            });
+            flush.into_iter().for_each(post_pending);
+            None
+        }
+        FromWorker::Crashed { id, message } => {
+            crashed(state, *id, message);
+            None
+        }
+        FromWorker::Imported { summary, .. } => answered(summary.id, msg),
+        FromWorker::RecordsImported { summary } => answered(summary.id, msg),
+        FromWorker::TelemetryImported { summary } => answered(summary.id, msg),
+        FromWorker::ImportFailed { id, .. } | FromWorker::PinsLoaded { id, .. } => {
+            answered(*id, msg)
+        }
+        _ => Some(msg),
+    }
+}
+
+fn answered(id: FileId, msg: FromWorker) -> Option<FromWorker> {
+    BRIDGE.with(|b| {
+        let mut b = b.borrow_mut();
+        b.unanswered.retain(|&u| u != id);
+        b.unblamed_crashes = 0;
+    });
+    Some(msg)
+}
+
+/// The current worker died with `message`; `id` is the file its panic hook named.
+fn crashed(state: AppState, id: Option<FileId>, message: &str) {
+    let (blamed, give_up) = BRIDGE.with(|b| {
+        let mut b = b.borrow_mut();
+        if let Some(w) = b.worker.take() {
+            w.terminate();
+        }
+        b.generation += 1;
+        b.ready = false;
+        b.queue.clear();
+        let blamed = id.or_else(|| b.unanswered.first().copied());
+        b.unanswered.clear();
+        let mut name = None;
+        if let Some(id) = blamed {
+            b.unblamed_crashes = 0;
+            if let Some(at) = b
+                .journal
+                .iter()
+                .position(|j| matches!(j.msg, ToWorker::Import { id: i, .. } if i == id))
+            {
+                if let ToWorker::Import { name: n, .. } = b.journal.remove(at).msg {
+                    name = Some(n);
+                }
+            }
+        } else {
+            b.unblamed_crashes += 1;
+        }
+        let give_up = b.unblamed_crashes >= MAX_UNBLAMED_CRASHES;
+        if give_up {
+            b.stopped = true;
+            b.journal.clear();
+        }
+        (blamed.map(|id| (id, name)), give_up)
+    });
+    if let Some((id, name)) = blamed {
+        let row = state
+            .files
+            .with_untracked(|f| f.iter().find(|r| r.id == id).cloned());
+        if let Some(r) = &row {
+            r.status.set(Status::Failed(format!(
+                "{}: the importer crashed: {message}",
+                r.name
+            )));
+        } else if let Some(name) = name {
+            web_sys::console::error_1(&JsValue::from_str(&format!(
+                "{name}: the importer crashed: {message}"
+            )));
+        }
+    } else {
+        state.analysis_error.set(Some(format!(
+            "The background worker crashed during an analysis ({message}); it was restarted."
+        )));
+    }
+    if give_up {
+        stop(state);
+        return;
+    }
+    restart(state);
+}
+
+/// No worker can be used: files in flight are marked failed and the page says to reload.
+fn stop(state: AppState) {
+    BRIDGE.with(|b| {
+        let mut b = b.borrow_mut();
+        b.stopped = true;
+        b.restarting = false;
+        b.queue.clear();
+    });
+    state.files.with_untracked(|f| {
+        for r in f {
+            if matches!(
+                r.status.get_untracked(),
+                Status::Reading | Status::Importing(_)
+            ) {
+                r.status.set(Status::Failed(format!(
+                    "{}: the background worker stopped (a bug in trialscope)",
+                    r.name
+                )));
+            }
+        }
+    });
+    super::analysis_stopped(state);
+    state.analysis_error.set(Some(
+        "The background worker stopped unexpectedly; reload the page to continue.".into(),
+    ));
+}
+
+/// Starts a new worker and replays the journal into it (the files read again from their
+/// handles), then asks the analyses again.
+fn restart(state: AppState) {
+    BRIDGE.with(|b| b.borrow_mut().restarting = true);
+    if !spawn(state) {
+        stop(state);
+        return;
+    }
+    let generation = BRIDGE.with(|b| b.borrow().generation);
+    let entries: Vec<(ToWorker, Option<Blob>)> = BRIDGE.with(|b| {
+        b.borrow()
+            .journal
+            .iter()
+            .map(|j| (j.msg.clone(), j.source.clone()))
+            .collect()
+    });
+    spawn_local(async move {
+        let mut replay = Vec::with_capacity(entries.len());
+        for (msg, source) in entries {
+            match (&msg, source) {
+                (ToWorker::Import { id, name }, Some(blob)) => {
+                    let buffer = JsFuture::from(blob.array_buffer())
+                        .await
+                        .ok()
+                        .and_then(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok());
+                    match buffer.and_then(|buf| Some((import_message(*id, name, &buf)?, buf))) {
+                        Some((js, buf)) => replay.push(Pending {
+                            js,
+                            buffer: Some(buf),
+                            import: Some(*id),
+                        }),
+                        None => fail_id(
+                            state,
+                            *id,
+                            format!("{name}: could not be read again after a crash"),
+                        ),
+                    }
+                }
+                _ => {
+                    if let Some(js) = to_js(&msg) {
+                        replay.push(Pending {
+                            js,
+                            buffer: None,
+                            import: None,
+                        });
+                    }
+                }
+            }
+        }
+        let flush = BRIDGE.with(|b| {
+            let mut b = b.borrow_mut();
+            if b.generation != generation {
+                // It crashed again meanwhile; that restart replays.
+                return None;
+            }
+            let posted_meanwhile = std::mem::take(&mut b.queue);
+            replay.extend(posted_meanwhile);
+            b.restarting = false;
+            if b.ready {
+                Some(replay)
+            } else {
+                b.queue = replay;
+                Some(Vec::new())
+            }
+        });
+        let Some(flush) = flush else { return };
+        flush.into_iter().for_each(post_pending);
+        super::worker_restarted(state);
+    });
+}
+
+fn fail_id(state: AppState, id: FileId, message: String) {
+    if let Some(r) = state
+        .files
+        .with_untracked(|f| f.iter().find(|r| r.id == id).cloned())
+    {
+        r.status.set(Status::Failed(message));
+    }
+}
+
+/// Creates a worker for the current generation; false when the browser refuses.
+fn spawn(state: AppState) -> bool {
+    let worker = match Worker::new("./worker_loader.js") {
+        Ok(w) => w,
+        Err(e) => {
+            web_sys::console::error_1(&e);
+            state.analysis_error.set(Some(
+                "the background worker could not be started; this browser may block Web Workers"
+                    .into(),
+            ));
+            return false;
+        }
+    };
+    let generation = BRIDGE.with(|b| b.borrow().generation);
+    let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
+        let msg: FromWorker = match serde_wasm_bindgen::from_value(ev.data()) {
+            Ok(m) => m,
+            Err(e) => {
+                web_sys::console::error_1(&JsValue::from_str(&format!(
+                    "app: unreadable worker message: {e}"
+                )));
+                return;
+            }
+        };
+        if let Some(msg) = on_message(state, generation, msg) {
+            super::on_message(state, msg);
+        }
+    });
+    worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    handler.forget();
+    // A trap without a panic message (out of memory, an abort) shows only here.
+    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
+        ev.prevent_default();
+        if BRIDGE.with(|b| b.borrow().generation) != generation {
+            return;
+        }
+        let message = js_sys::Reflect::get(&ev, &JsValue::from_str("message"))
+            .ok()
+            .and_then(|m| m.as_string())
+            .filter(|m| !m.is_empty())
+            .unwrap_or_else(|| "the worker stopped".to_string());
+        crashed(state, None, &message);
+    });
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    on_error.forget();
+    BRIDGE.with(|b| b.borrow_mut().worker = Some(worker));
+    true
+}
+
+/// Starts the first worker; sends the test hook when the page URL asks for one.
+pub fn start(state: AppState) {
+    if !spawn(state) {
+        BRIDGE.with(|b| b.borrow_mut().stopped = true);
+        return;
+    }
+    if let Some(hook) = test_hook_from_url() {
+        post(&hook);
+    }
+}
+
+/// **Test hook**: `?testhook=panic-on:<file name>` / `?testhook=abort-on:<file name>` (may be
+/// repeated) makes the worker crash on that file ([`ToWorker::TestHook`]), so the browser tests
+/// can prove crash isolation. Without such a query nothing is sent.
+fn test_hook_from_url() -> Option<ToWorker> {
+    let search = web_sys::window()?.location().search().ok()?;
+    let (mut panic_on, mut abort_on) = (Vec::new(), Vec::new());
+    for kv in search.trim_start_matches('?').split('&') {
+        let Some(v) = kv.strip_prefix("testhook=") else {
+            continue;
+        };
+        let v: String = js_sys::decode_uri_component(&v.replace('+', " "))
+            .ok()?
+            .into();
+        if let Some(name) = v.strip_prefix("panic-on:") {
+            panic_on.push(name.to_string());
+        } else if let Some(name) = v.strip_prefix("abort-on:") {
+            abort_on.push(name.to_string());
+        }
+    }
+    (!panic_on.is_empty() || !abort_on.is_empty())
+        .then_some(ToWorker::TestHook { panic_on, abort_on })
+}
