@@ -62,7 +62,19 @@ impl Session {
         bytes: &[u8],
         progress: &mut dyn FnMut(f64),
     ) -> FromWorker {
-        let out = match self.ws.add(id, name, bytes, progress) {
+        self.import_source(id, name, &bytes, progress)
+    }
+
+    /// [`Session::import`] reading the file in chunks from `src` (the worker reads a dropped
+    /// `File` this way: the whole file is never in memory).
+    pub fn import_source(
+        &mut self,
+        id: FileId,
+        name: &str,
+        src: &dyn crate::formats::ByteSource,
+        progress: &mut dyn FnMut(f64),
+    ) -> FromWorker {
+        let out = match self.ws.add_source(id, name, src, progress) {
             Ok(e) => views::answer(e),
             Err(f) => FromWorker::ImportFailed {
                 id,

@@ -18,7 +18,7 @@ use std::cell::RefCell;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::{spawn_local, JsFuture};
+use wasm_bindgen_futures::spawn_local;
 use web_sys::{Blob, MessageEvent, Worker};
 
 use super::{AppState, FileRow, Status};
@@ -35,10 +35,9 @@ struct Journaled {
     source: Option<Blob>,
 }
 
-/// A message waiting to be posted, with the `ArrayBuffer` to transfer.
+/// A message waiting to be posted (an import carries its file's `Blob` handle).
 struct Pending {
     js: JsValue,
-    buffer: Option<js_sys::ArrayBuffer>,
     import: Option<FileId>,
 }
 
@@ -81,11 +80,7 @@ fn post_pending(p: Pending) {
             return;
         }
         let Some(w) = b.worker.as_ref() else { return };
-        let res = match &p.buffer {
-            Some(buf) => w.post_message_with_transfer(&p.js, &js_sys::Array::of1(buf)),
-            None => w.post_message(&p.js),
-        };
-        match res {
+        match w.post_message(&p.js) {
             Ok(()) => b.unanswered.extend(p.import),
             Err(e) => web_sys::console::error_1(&e),
         }
@@ -131,11 +126,7 @@ pub fn post(msg: &ToWorker) {
             _ => {}
         }
     });
-    post_pending(Pending {
-        js,
-        buffer: None,
-        import: None,
-    });
+    post_pending(Pending { js, import: None });
 }
 
 fn is_pin(j: &Journaled) -> bool {
@@ -145,20 +136,22 @@ fn is_pin(j: &Journaled) -> bool {
     )
 }
 
-/// Builds an import message carrying `buffer` (transferred, not copied).
-fn import_message(id: FileId, name: &str, buffer: &js_sys::ArrayBuffer) -> Option<JsValue> {
+/// Builds an import message carrying the file's handle (a structured clone of a `Blob` shares
+/// the bytes; nothing is read on the page).
+fn import_message(id: FileId, name: &str, blob: &Blob) -> Option<JsValue> {
     let js = to_js(&ToWorker::Import {
         id,
         name: name.to_string(),
     })?;
-    js_sys::Reflect::set(&js, &JsValue::from_str("buffer"), buffer).ok()?;
+    js_sys::Reflect::set(&js, &JsValue::from_str("blob"), blob).ok()?;
     Some(js)
 }
 
-/// Hands a file's bytes to the worker; `source` (the dropped `File`, or a `Blob` of fetched
-/// bytes) is kept to send the file again to a restarted worker.
-pub fn post_import(row: &FileRow, source: Blob, buffer: js_sys::ArrayBuffer) {
-    let Some(js) = import_message(row.id, &row.name, &buffer) else {
+/// Hands a file to the worker: `source` is the dropped `File` (or a `Blob` of fetched bytes),
+/// which the worker reads in chunks, and which is kept to send the file again to a restarted
+/// worker.
+pub fn post_import(row: &FileRow, source: Blob) {
+    let Some(js) = import_message(row.id, &row.name, &source) else {
         return;
     };
     BRIDGE.with(|b| {
@@ -172,7 +165,6 @@ pub fn post_import(row: &FileRow, source: Blob, buffer: js_sys::ArrayBuffer) {
     });
     post_pending(Pending {
         js,
-        buffer: Some(buffer),
         import: Some(row.id),
     });
 }
@@ -328,30 +320,21 @@ fn restart(state: AppState) {
         for (msg, source) in entries {
             match (&msg, source) {
                 (ToWorker::Import { id, name }, Some(blob)) => {
-                    let buffer = JsFuture::from(blob.array_buffer())
-                        .await
-                        .ok()
-                        .and_then(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok());
-                    match buffer.and_then(|buf| Some((import_message(*id, name, &buf)?, buf))) {
-                        Some((js, buf)) => replay.push(Pending {
+                    match import_message(*id, name, &blob) {
+                        Some(js) => replay.push(Pending {
                             js,
-                            buffer: Some(buf),
                             import: Some(*id),
                         }),
                         None => fail_id(
                             state,
                             *id,
-                            format!("{name}: could not be read again after a crash"),
+                            format!("{name}: could not be sent again after a crash"),
                         ),
                     }
                 }
                 _ => {
                     if let Some(js) = to_js(&msg) {
-                        replay.push(Pending {
-                            js,
-                            buffer: None,
-                            import: None,
-                        });
+                        replay.push(Pending { js, import: None });
                     }
                 }
             }

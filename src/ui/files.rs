@@ -18,29 +18,11 @@ use super::{add_file_row, clear_files, fail_row, send_file, AppState};
 /// Upper bound on files taken from one dropped folder tree (protects against dropping `/`).
 const MAX_FOLDER_FILES: usize = 5000;
 
-/// Reads `file` into an `ArrayBuffer` and hands it to the worker under `name`.
+/// Hands `file` to the worker under `name`: the handle only (the worker reads the file in
+/// chunks; the page never holds its bytes).
 fn ingest(state: AppState, name: String, file: File) {
-    let row = add_file_row(state, name.clone(), file.size());
-    spawn_local(async move {
-        match JsFuture::from(file.array_buffer()).await {
-            Ok(buf) => match buf.dyn_into::<js_sys::ArrayBuffer>() {
-                Ok(buf) => send_file(&row, file.clone().into(), buf),
-                Err(_) => fail_row(
-                    state,
-                    &row,
-                    format!("{name}: the browser returned no bytes"),
-                ),
-            },
-            Err(e) => fail_row(
-                state,
-                &row,
-                format!(
-                    "{name}: the browser could not read the file: {}",
-                    js_text(&e)
-                ),
-            ),
-        }
-    });
+    let row = add_file_row(state, name, file.size());
+    send_file(&row, file.into());
 }
 
 /// Ingests every file of a picker's list, named by its path inside a picked folder
@@ -214,11 +196,11 @@ pub fn load_demo(state: AppState) {
             match fetch_bytes(&format!("demo/{name}")).await {
                 Ok(buf) => {
                     let buf: js_sys::ArrayBuffer = buf.unchecked_into();
-                    // A copy kept beside the transferred bytes, to send the file again to a
-                    // restarted worker (demo files are small).
+                    // The fetched bytes as a Blob: what the worker reads, and what is sent
+                    // again to a restarted worker.
                     match web_sys::Blob::new_with_buffer_source_sequence(&js_sys::Array::of1(&buf))
                     {
-                        Ok(blob) => send_file(&row, blob, buf),
+                        Ok(blob) => send_file(&row, blob),
                         Err(e) => fail_row(state, &row, format!("{name}: {}", js_text(&e))),
                     }
                 }

@@ -198,7 +198,7 @@ pub fn add_file_row(state: AppState, name: String, size: f64) -> FileRow {
 
 /// Hands a file's bytes to the worker (the buffer is transferred, not copied); `source` is
 /// kept to send the file again if the worker has to be restarted ([`bridge`]).
-pub fn send_file(row: &FileRow, source: web_sys::Blob, buffer: js_sys::ArrayBuffer) {
+pub fn send_file(row: &FileRow, source: web_sys::Blob) {
     if bridge::stopped() {
         row.status.set(Status::Failed(format!(
             "{}: the background worker has stopped; reload the page",
@@ -207,7 +207,7 @@ pub fn send_file(row: &FileRow, source: web_sys::Blob, buffer: js_sys::ArrayBuff
         return;
     }
     row.status.set(Status::Importing(0.0));
-    bridge::post_import(row, source, buffer);
+    bridge::post_import(row, source);
 }
 
 /// Marks a row failed on the page side (e.g. the browser could not read the file).

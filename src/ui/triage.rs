@@ -15,7 +15,6 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::{spawn_local, JsFuture};
 
 use super::{add_file_row, chart, post_to_worker, send_file, AppState};
 use crate::analysis::compile_triage::{fmt_s, Class, Params};
@@ -310,19 +309,7 @@ fn load_pins_file(state: AppState, file: web_sys::File) {
         format!("{name} as pins.json")
     };
     let row = add_file_row(state, name, file.size());
-    spawn_local(async move {
-        if let Ok(buf) = JsFuture::from(file.array_buffer()).await {
-            if let Ok(buf) = buf.dyn_into::<js_sys::ArrayBuffer>() {
-                send_file(&row, file.clone().into(), buf);
-                return;
-            }
-        }
-        super::fail_row(
-            state,
-            &row,
-            format!("{}: the browser could not read the file", row.name),
-        );
-    });
+    send_file(&row, file.into());
 }
 
 #[component]

@@ -1,5 +1,6 @@
-//! The Web Worker side: owns one [`Session`], decodes [`ToWorker`] messages (file bytes arrive
-//! as a transferred `ArrayBuffer` in the message's `buffer` field), and posts [`FromWorker`]
+//! The Web Worker side: owns one [`Session`], decodes [`ToWorker`] messages (a file arrives as
+//! its `File`/`Blob` handle in the message's `blob` field and is read here in 8 MiB slices, so
+//! neither the page nor the worker ever holds it whole), and posts [`FromWorker`]
 //! messages back through `serde-wasm-bindgen`. Import, decompression, parsing and analysis all
 //! run here, off the page's thread.
 //!
@@ -76,33 +77,31 @@ fn handle(data: JsValue) {
     };
     match msg {
         ToWorker::Import { id, name } => {
-            let buffer = js_sys::Reflect::get(&data, &JsValue::from_str("buffer"))
+            let blob = js_sys::Reflect::get(&data, &JsValue::from_str("blob"))
                 .ok()
-                .and_then(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok());
-            let Some(buffer) = buffer else {
+                .and_then(|b| b.dyn_into::<web_sys::Blob>().ok());
+            let Some(blob) = blob else {
                 post(&FromWorker::ImportFailed {
                     id,
-                    message: format!("{name}: the file's bytes did not reach the worker"),
+                    message: format!("{name}: the file did not reach the worker"),
                     name,
                 });
                 return;
             };
             IMPORTING.with(|c| c.set(Some(id)));
             test_hook(&name);
-            // One copy into wasm memory; the ArrayBuffer is released with the message.
-            let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
-            drop(buffer);
             let started = js_sys::Date::now();
             let mut last = -1.0;
             let mut progress = |f: f64| {
-                // At most ~20 progress messages per file.
-                if f - last >= 0.05 || f >= 1.0 {
+                // At most ~50 progress messages per file.
+                if f - last >= 0.02 || f >= 1.0 {
                     last = f;
                     post(&FromWorker::Progress { id, fraction: f });
                 }
             };
-            let mut out = SESSION.with(|s| s.borrow_mut().import(id, &name, &bytes, &mut progress));
-            drop(bytes);
+            let src = BlobSource { blob };
+            let mut out =
+                SESSION.with(|s| s.borrow_mut().import_source(id, &name, &src, &mut progress));
             if let FromWorker::Imported { import_ms, .. } = &mut out {
                 *import_ms = js_sys::Date::now() - started;
             }
@@ -151,6 +150,85 @@ fn test_hook(name: &str) {
     if panic {
         panic!("test hook: a crash was requested for this file");
     }
+}
+
+/// Bytes read from the dropped file per `FileReaderSync` call (the file is never in memory
+/// whole: the importer consumes it chunk by chunk).
+const BLOB_CHUNK: f64 = 8.0 * 1024.0 * 1024.0;
+
+/// A dropped `File` (or a `Blob` of fetched bytes) as a [`trialscope::formats::ByteSource`]:
+/// read in [`BLOB_CHUNK`] slices with `FileReaderSync`, which a worker may block on.
+struct BlobSource {
+    blob: web_sys::Blob,
+}
+
+impl crate::formats::ByteSource for BlobSource {
+    fn size(&self) -> u64 {
+        self.blob.size() as u64
+    }
+    fn open(&self) -> std::io::Result<Box<dyn std::io::Read + '_>> {
+        let reader =
+            web_sys::FileReaderSync::new().map_err(|e| std::io::Error::other(js_error_text(&e)))?;
+        Ok(Box::new(BlobReader {
+            blob: &self.blob,
+            reader,
+            pos: 0.0,
+            chunk: Vec::new(),
+            at: 0,
+        }))
+    }
+}
+
+/// One pass over a [`BlobSource`].
+struct BlobReader<'b> {
+    blob: &'b web_sys::Blob,
+    reader: web_sys::FileReaderSync,
+    /// Offset of the next slice to read, bytes.
+    pos: f64,
+    /// The slice read last, and how much of it was handed out.
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl std::io::Read for BlobReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.at == self.chunk.len() {
+            let size = self.blob.size();
+            if self.pos >= size {
+                return Ok(0);
+            }
+            let end = (self.pos + BLOB_CHUNK).min(size);
+            let slice = self
+                .blob
+                .slice_with_f64_and_f64(self.pos, end)
+                .map_err(|e| std::io::Error::other(js_error_text(&e)))?;
+            let ab = self
+                .reader
+                .read_as_array_buffer(&slice)
+                .map_err(|e| std::io::Error::other(js_error_text(&e)))?;
+            let arr = js_sys::Uint8Array::new(&ab);
+            self.chunk.resize(arr.length() as usize, 0);
+            arr.copy_to(&mut self.chunk);
+            self.at = 0;
+            self.pos = end;
+            if self.chunk.is_empty() {
+                return Ok(0);
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.at);
+        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// The message of a JS exception (a `DOMException`'s `message`), else its string form.
+fn js_error_text(e: &JsValue) -> String {
+    js_sys::Reflect::get(e, &JsValue::from_str("message"))
+        .ok()
+        .and_then(|m| m.as_string())
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "the browser could not read the file".into())
 }
 
 /// Posts [`FromWorker::Updated`] when files of a drop changed each other's facts (a host from
