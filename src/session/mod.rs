@@ -86,6 +86,24 @@ impl Session {
         out
     }
 
+    /// Adds a file an import worker prepared ([`crate::workspace::prepare`]) and says what it
+    /// was, as [`Session::import`] does.
+    pub fn add_prepared(
+        &mut self,
+        id: FileId,
+        name: &str,
+        prepared: Result<crate::workspace::Prepared, String>,
+    ) -> FromWorker {
+        match self.ws.add_prepared(id, name, prepared) {
+            Ok(e) => views::answer(e),
+            Err(f) => FromWorker::ImportFailed {
+                id,
+                name: f.name.clone(),
+                message: f.message.clone(),
+            },
+        }
+    }
+
     /// Forgets file `id` (imported or failed). Facts derived from its siblings are derived
     /// again (see [`Session::take_updates`]). Pins stay.
     pub fn remove(&mut self, id: FileId) {

@@ -94,6 +94,20 @@ pub enum ToWorker {
         id: FileId,
         name: String,
     },
+    /// To an *import worker* of the pool: load the file whose `Blob` handle accompanies this
+    /// message (field `blob`) and reduce it to what a workspace keeps
+    /// ([`crate::workspace::prepare`]); answered by [`FromWorker::Prepared`].
+    Prepare {
+        id: FileId,
+        name: String,
+    },
+    /// To the session worker: add a file an import worker prepared; the prepared result
+    /// (`Result<Prepared, String>` as serde-wasm-bindgen writes it) accompanies this message in
+    /// field `prepared`. Answered as [`ToWorker::Import`] is.
+    AddPrepared {
+        id: FileId,
+        name: String,
+    },
     Analyse(AnalyseRequest),
     /// Run the rank memory analysis (collective-memory.md) over the imported files.
     Memory(MemoryRequest),
@@ -124,6 +138,11 @@ pub enum ToWorker {
     TestHook {
         panic_on: Vec<String>,
         abort_on: Vec<String>,
+        /// The session worker panics when it adds a prepared file of one of these names
+        /// (`?testhook=session-panic-on:<name>`): the crash of the worker that holds the
+        /// session, as opposed to an import worker's.
+        #[serde(default)]
+        session_panic_on: Vec<String>,
     },
 }
 
@@ -152,6 +171,9 @@ pub enum FromWorker {
     /// the page replaces it (a trap without a panic, e.g. out of memory, shows only as the
     /// worker's `error` event).
     Crashed { id: Option<FileId>, message: String },
+    /// An import worker's answer to [`ToWorker::Prepare`]: the prepared result accompanies it in
+    /// field `prepared`, handed on to the session worker unread ([`ToWorker::AddPrepared`]).
+    Prepared { id: FileId, name: String },
     /// The answer to [`AnalyseRequest`] `seq`: effective input per file id, and the report.
     Analysed {
         seq: u64,

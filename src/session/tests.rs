@@ -743,13 +743,33 @@ fn test_hook_and_crashed_messages_round_trip() {
     let hook = ToWorker::TestHook {
         panic_on: vec!["crash_n2.json".into()],
         abort_on: vec!["oom_n3.json".into()],
+        session_panic_on: vec!["s.json".into()],
     };
     let j = serde_json::to_value(&hook).unwrap();
     assert_eq!(
         j,
-        serde_json::json!({"type": "test_hook", "panic_on": ["crash_n2.json"], "abort_on": ["oom_n3.json"]})
+        serde_json::json!({"type": "test_hook", "panic_on": ["crash_n2.json"],
+            "abort_on": ["oom_n3.json"], "session_panic_on": ["s.json"]})
     );
     assert_eq!(serde_json::from_value::<ToWorker>(j).unwrap(), hook);
+    // The pool's messages: the file's handle and the prepared result travel beside them.
+    let prepare = ToWorker::Prepare {
+        id: 3,
+        name: "a.json".into(),
+    };
+    let j = serde_json::to_value(&prepare).unwrap();
+    assert_eq!(j, serde_json::json!({"type": "prepare", "id": 3, "name": "a.json"}));
+    let prepared = FromWorker::Prepared {
+        id: 3,
+        name: "a.json".into(),
+    };
+    let mut j = serde_json::to_value(&prepared).unwrap();
+    j["prepared"] = serde_json::json!({"Err": "x"});
+    assert_eq!(
+        serde_json::from_value::<FromWorker>(j).unwrap(),
+        prepared,
+        "a field beside the message is ignored by its decoder"
+    );
     let crashed = FromWorker::Crashed {
         id: Some(7),
         message: "boom at src/x.rs:1".into(),

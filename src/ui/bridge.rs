@@ -1,17 +1,17 @@
 //! The page-side end of the worker connection, and the one place that restarts the worker.
 //!
-//! Every message that changes the worker's session (imports, removals, pin commands, the test
-//! hook) is kept in a *journal*, imports with the dropped file's `Blob` handle (not its bytes).
-//! When the worker dies — its panic hook posts [`FromWorker::Crashed`], or it traps without a
-//! panic (out of memory) and only its `error` event fires — the file it was importing is marked
-//! failed ("<file>: the importer crashed: <message>") and dropped from the journal, a new worker
-//! is started, and the journal is replayed into it (the other files are read again from their
-//! handles), so one file's crash costs that file only. Requests that change nothing (analyses)
-//! are asked again once the replay is queued.
+//! Files are imported by the pool of import workers ([`super::pool`]); the session worker
+//! receives each one prepared ([`ToWorker::AddPrepared`]). Every message that changes the
+//! session (prepared files, removals, pin commands, the test hook) is kept in a *journal*.
+//! When the session worker dies — its panic hook posts [`FromWorker::Crashed`], or it traps
+//! without a panic (out of memory) and only its `error` event fires — the file it was adding
+//! is marked failed ("<file>: the importer crashed: <message>") and dropped from the journal,
+//! a new worker is started, and the journal is replayed into it (the other files are added
+//! again as they were prepared), so one file's crash costs that file only. Requests that change
+//! nothing (analyses) are asked again once the replay is queued.
 //!
-//! The worker handles messages in order, so the file it was importing when it died is the one
-//! its panic hook names, else the oldest import sent to it and not yet answered. A pool of
-//! import workers would keep one journal per worker here.
+//! The worker handles messages in order, so the file it was adding when it died is the one its
+//! panic hook names, else the oldest one sent to it and not yet answered.
 
 use std::cell::RefCell;
 
@@ -31,8 +31,8 @@ const MAX_UNBLAMED_CRASHES: u32 = 3;
 /// A session-changing message, kept for replay into a new worker.
 struct Journaled {
     msg: ToWorker,
-    /// The dropped file of an import.
-    source: Option<Blob>,
+    /// The prepared file of an [`ToWorker::AddPrepared`] (as the import worker posted it).
+    payload: Option<JsValue>,
 }
 
 /// A message waiting to be posted (an import carries its file's `Blob` handle).
@@ -90,6 +90,11 @@ fn post_pending(p: Pending) {
 /// Posts a message without bytes (queued until the worker is ready). Session-changing
 /// messages are journaled for a restart.
 pub fn post(msg: &ToWorker) {
+    match msg {
+        ToWorker::Remove { id } => super::pool::cancel(*id),
+        ToWorker::Clear => super::pool::cancel_all(),
+        _ => {}
+    }
     let Some(js) = to_js(msg) else { return };
     BRIDGE.with(|b| {
         let mut b = b.borrow_mut();
@@ -99,7 +104,7 @@ pub fn post(msg: &ToWorker) {
                 let at = b
                     .journal
                     .iter()
-                    .position(|j| matches!(j.msg, ToWorker::Import { id: i, .. } if i == *id));
+                    .position(|j| matches!(j.msg, ToWorker::AddPrepared { id: i, .. } if i == *id));
                 let pinned_after = at.is_some_and(|at| b.journal[at..].iter().any(is_pin));
                 match at {
                     Some(at) if !pinned_after => {
@@ -107,7 +112,7 @@ pub fn post(msg: &ToWorker) {
                     }
                     _ => b.journal.push(Journaled {
                         msg: msg.clone(),
-                        source: None,
+                        payload: None,
                     }),
                 }
             }
@@ -121,7 +126,7 @@ pub fn post(msg: &ToWorker) {
             | ToWorker::ClearPins(_)
             | ToWorker::TestHook { .. } => b.journal.push(Journaled {
                 msg: msg.clone(),
-                source: None,
+                payload: None,
             }),
             _ => {}
         }
@@ -136,36 +141,40 @@ fn is_pin(j: &Journaled) -> bool {
     )
 }
 
-/// Builds an import message carrying the file's handle (a structured clone of a `Blob` shares
-/// the bytes; nothing is read on the page).
-fn import_message(id: FileId, name: &str, blob: &Blob) -> Option<JsValue> {
-    let js = to_js(&ToWorker::Import {
+/// Builds the message that adds a prepared file, carrying the import worker's result.
+fn add_message(id: FileId, name: &str, payload: &JsValue) -> Option<JsValue> {
+    let js = to_js(&ToWorker::AddPrepared {
         id,
         name: name.to_string(),
     })?;
-    js_sys::Reflect::set(&js, &JsValue::from_str("blob"), blob).ok()?;
+    js_sys::Reflect::set(&js, &JsValue::from_str("prepared"), payload).ok()?;
     Some(js)
 }
 
-/// Hands a file to the worker: `source` is the dropped `File` (or a `Blob` of fetched bytes),
-/// which the worker reads in chunks, and which is kept to send the file again to a restarted
-/// worker.
+/// Hands a file to the import pool ([`super::pool`]): `source` is the dropped `File` (or a
+/// `Blob` of fetched bytes), which an import worker reads in chunks.
 pub fn post_import(row: &FileRow, source: Blob) {
-    let Some(js) = import_message(row.id, &row.name, &source) else {
+    super::pool::submit(row.id, row.name.clone(), source);
+}
+
+/// Adds a file an import worker prepared to the session (journaled: a restarted session worker
+/// gets the same prepared file again, without importing it again).
+pub fn post_prepared(id: FileId, name: &str, payload: JsValue) {
+    let Some(js) = add_message(id, name, &payload) else {
         return;
     };
     BRIDGE.with(|b| {
         b.borrow_mut().journal.push(Journaled {
-            msg: ToWorker::Import {
-                id: row.id,
-                name: row.name.clone(),
+            msg: ToWorker::AddPrepared {
+                id,
+                name: name.to_string(),
             },
-            source: Some(source),
+            payload: Some(payload),
         })
     });
     post_pending(Pending {
         js,
-        import: Some(row.id),
+        import: Some(id),
     });
 }
 
@@ -230,9 +239,9 @@ fn crashed(state: AppState, id: Option<FileId>, message: &str) {
             if let Some(at) = b
                 .journal
                 .iter()
-                .position(|j| matches!(j.msg, ToWorker::Import { id: i, .. } if i == id))
+                .position(|j| matches!(j.msg, ToWorker::AddPrepared { id: i, .. } if i == id))
             {
-                if let ToWorker::Import { name: n, .. } = b.journal.remove(at).msg {
+                if let ToWorker::AddPrepared { name: n, .. } = b.journal.remove(at).msg {
                     name = Some(n);
                 }
             }
@@ -308,19 +317,19 @@ fn restart(state: AppState) {
         return;
     }
     let generation = BRIDGE.with(|b| b.borrow().generation);
-    let entries: Vec<(ToWorker, Option<Blob>)> = BRIDGE.with(|b| {
+    let entries: Vec<(ToWorker, Option<JsValue>)> = BRIDGE.with(|b| {
         b.borrow()
             .journal
             .iter()
-            .map(|j| (j.msg.clone(), j.source.clone()))
+            .map(|j| (j.msg.clone(), j.payload.clone()))
             .collect()
     });
     spawn_local(async move {
         let mut replay = Vec::with_capacity(entries.len());
         for (msg, source) in entries {
             match (&msg, source) {
-                (ToWorker::Import { id, name }, Some(blob)) => {
-                    match import_message(*id, name, &blob) {
+                (ToWorker::AddPrepared { id, name }, Some(payload)) => {
+                    match add_message(*id, name, &payload) {
                         Some(js) => replay.push(Pending {
                             js,
                             import: Some(*id),
@@ -425,7 +434,9 @@ pub fn start(state: AppState) {
         BRIDGE.with(|b| b.borrow_mut().stopped = true);
         return;
     }
-    if let Some(hook) = test_hook_from_url() {
+    let hook = test_hook_from_url();
+    super::pool::start(state, hook.clone());
+    if let Some(hook) = hook {
         post(&hook);
     }
 }
@@ -435,7 +446,7 @@ pub fn start(state: AppState) {
 /// can prove crash isolation. Without such a query nothing is sent.
 fn test_hook_from_url() -> Option<ToWorker> {
     let search = web_sys::window()?.location().search().ok()?;
-    let (mut panic_on, mut abort_on) = (Vec::new(), Vec::new());
+    let (mut panic_on, mut abort_on, mut session_panic_on) = (Vec::new(), Vec::new(), Vec::new());
     for kv in search.trim_start_matches('?').split('&') {
         let Some(v) = kv.strip_prefix("testhook=") else {
             continue;
@@ -447,8 +458,15 @@ fn test_hook_from_url() -> Option<ToWorker> {
             panic_on.push(name.to_string());
         } else if let Some(name) = v.strip_prefix("abort-on:") {
             abort_on.push(name.to_string());
+        } else if let Some(name) = v.strip_prefix("session-panic-on:") {
+            session_panic_on.push(name.to_string());
         }
     }
-    (!panic_on.is_empty() || !abort_on.is_empty())
-        .then_some(ToWorker::TestHook { panic_on, abort_on })
+    (!panic_on.is_empty() || !abort_on.is_empty() || !session_panic_on.is_empty()).then_some(
+        ToWorker::TestHook {
+            panic_on,
+            abort_on,
+            session_panic_on,
+        },
+    )
 }

@@ -13,6 +13,7 @@ pub mod bridge;
 pub mod chart;
 pub mod files;
 pub mod memory;
+pub mod pool;
 pub mod scaling;
 pub mod scatter;
 pub mod triage;
@@ -303,8 +304,8 @@ fn on_message(state: AppState, msg: FromWorker) {
             .with_untracked(|f| f.iter().find(|r| r.id == id).cloned())
     };
     match msg {
-        // The bridge handles these itself.
-        FromWorker::Ready | FromWorker::Crashed { .. } => {}
+        // The bridge and the import pool handle these themselves.
+        FromWorker::Ready | FromWorker::Crashed { .. } | FromWorker::Prepared { .. } => {}
         FromWorker::Progress { id, fraction } => {
             if let Some(r) = row_of(id) {
                 r.status.set(Status::Importing(fraction));

@@ -9,6 +9,7 @@
 
 use std::cell::{Cell, RefCell};
 
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
@@ -20,7 +21,8 @@ thread_local! {
     /// The file being imported, for the panic hook.
     static IMPORTING: Cell<Option<FileId>> = const { Cell::new(None) };
     /// File names of the test hook ([`ToWorker::TestHook`]): (panic on, abort on).
-    static TEST_HOOK: RefCell<(Vec<String>, Vec<String>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    static TEST_HOOK: RefCell<(Vec<String>, Vec<String>, Vec<String>)> =
+        const { RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
 }
 
 fn scope() -> DedicatedWorkerGlobalScope {
@@ -109,6 +111,65 @@ fn handle(data: JsValue) {
             post(&out);
             post_updates();
         }
+        ToWorker::Prepare { id, name } => {
+            let blob = js_sys::Reflect::get(&data, &JsValue::from_str("blob"))
+                .ok()
+                .and_then(|b| b.dyn_into::<web_sys::Blob>().ok());
+            let prepared = match blob {
+                None => Err(format!("{name}: the file did not reach the worker")),
+                Some(blob) => {
+                    IMPORTING.with(|c| c.set(Some(id)));
+                    test_hook(&name);
+                    let mut last = -1.0;
+                    let mut progress = |f: f64| {
+                        if f - last >= 0.02 || f >= 1.0 {
+                            last = f;
+                            post(&FromWorker::Progress { id, fraction: f });
+                        }
+                    };
+                    let src = BlobSource { blob };
+                    let opts = crate::formats::LoadOptions::default();
+                    crate::workspace::prepare(&name, &src, &opts, &mut progress)
+                }
+            };
+            IMPORTING.with(|c| c.set(None));
+            let payload = prepared
+                .serialize(
+                    &serde_wasm_bindgen::Serializer::new()
+                        .serialize_large_number_types_as_bigints(true),
+                )
+                .unwrap_or_else(|e| {
+                    let err: Result<(), String> =
+                        Err(format!("{name}: the import could not be handed over: {e}"));
+                    serde_wasm_bindgen::to_value(&err).unwrap_or(JsValue::NULL)
+                });
+            let Ok(msg) = serde_wasm_bindgen::to_value(&FromWorker::Prepared { id, name }) else {
+                return;
+            };
+            if js_sys::Reflect::set(&msg, &JsValue::from_str("prepared"), &payload).is_ok() {
+                if let Err(e) = scope().post_message(&msg) {
+                    web_sys::console::error_1(&e);
+                }
+            }
+        }
+        ToWorker::AddPrepared { id, name } => {
+            IMPORTING.with(|c| c.set(Some(id)));
+            if TEST_HOOK.with(|h| h.borrow().2.contains(&name)) {
+                panic!("test hook: a session crash was requested for this file");
+            }
+            IMPORTING.with(|c| c.set(None));
+            let payload = js_sys::Reflect::get(&data, &JsValue::from_str("prepared"))
+                .unwrap_or(JsValue::NULL);
+            let prepared: Result<crate::workspace::Prepared, String> =
+                serde_wasm_bindgen::from_value(payload).unwrap_or_else(|e| {
+                    Err(format!(
+                        "{name}: the prepared import could not be read: {e}"
+                    ))
+                });
+            let out = SESSION.with(|s| s.borrow_mut().add_prepared(id, &name, prepared));
+            post(&out);
+            post_updates();
+        }
         ToWorker::Analyse(req) => {
             let out = SESSION.with(|s| s.borrow().analyse(&req));
             post(&out);
@@ -130,8 +191,12 @@ fn handle(data: JsValue) {
             post(&SESSION.with(|s| s.borrow_mut().pin_keys(&keys, &request)))
         }
         ToWorker::ClearPins(req) => post(&SESSION.with(|s| s.borrow_mut().clear_pins(&req))),
-        ToWorker::TestHook { panic_on, abort_on } => {
-            TEST_HOOK.with(|h| *h.borrow_mut() = (panic_on, abort_on));
+        ToWorker::TestHook {
+            panic_on,
+            abort_on,
+            session_panic_on,
+        } => {
+            TEST_HOOK.with(|h| *h.borrow_mut() = (panic_on, abort_on, session_panic_on));
         }
     }
 }

@@ -1,0 +1,257 @@
+//! The import pool: up to [`MAX_IMPORT_WORKERS`] Web Workers (one per core the browser reports,
+//! less one for the session worker, at least one) that load dropped files in parallel. Each
+//! takes one file at a time ([`ToWorker::Prepare`] with the file's `Blob` handle), reads it in
+//! chunks, reduces it to what the workspace keeps ([`crate::workspace::prepare`]) and answers
+//! [`FromWorker::Prepared`]; the result goes on, unread, to the session worker
+//! ([`super::bridge::post_prepared`]), which derives the facts across files.
+//!
+//! One file's crash costs that file only: when an import worker panics (its hook posts
+//! [`FromWorker::Crashed`]) or traps (only its `error` event fires), the file it held is marked
+//! failed, naming it, and a new worker takes its place; the queue goes on.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Blob, MessageEvent, Worker};
+
+use super::{AppState, Status};
+use crate::session::{FileId, FromWorker, ToWorker};
+
+/// Most import workers, whatever the core count (each holds one file's model while it works).
+pub const MAX_IMPORT_WORKERS: usize = 4;
+
+/// One file waiting for, or held by, an import worker.
+struct Job {
+    id: FileId,
+    name: String,
+    blob: Blob,
+}
+
+struct Slot {
+    worker: Option<Worker>,
+    /// Incremented for every new worker in this slot; events of an older one are ignored.
+    generation: u32,
+    ready: bool,
+    busy: Option<Job>,
+}
+
+#[derive(Default)]
+struct Pool {
+    slots: Vec<Slot>,
+    queue: VecDeque<Job>,
+    state: Option<AppState>,
+    /// The test hook ([`ToWorker::TestHook`]), sent to every import worker when it starts.
+    hook: Option<ToWorker>,
+}
+
+thread_local! {
+    static POOL: RefCell<Pool> = RefCell::new(Pool::default());
+}
+
+/// Starts the pool's workers (the count from `navigator.hardwareConcurrency`).
+pub fn start(state: AppState, hook: Option<ToWorker>) {
+    let cores = web_sys::window()
+        .map(|w| w.navigator().hardware_concurrency())
+        .unwrap_or(2.0);
+    let n = ((cores as usize).saturating_sub(1)).clamp(1, MAX_IMPORT_WORKERS);
+    POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        p.state = Some(state);
+        p.hook = hook;
+        for _ in 0..n {
+            p.slots.push(Slot {
+                worker: None,
+                generation: 0,
+                ready: false,
+                busy: None,
+            });
+        }
+    });
+    for i in 0..n {
+        spawn(i);
+    }
+}
+
+/// Queues a file for import.
+pub fn submit(id: FileId, name: String, blob: Blob) {
+    POOL.with(|p| p.borrow_mut().queue.push_back(Job { id, name, blob }));
+    dispatch();
+}
+
+/// Forgets file `id`: taken from the queue, or — when a worker holds it — its result is
+/// dropped when it arrives.
+pub fn cancel(id: FileId) {
+    POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        p.queue.retain(|j| j.id != id);
+        for s in &mut p.slots {
+            if s.busy.as_ref().is_some_and(|j| j.id == id) {
+                // The worker finishes; `on_message` finds no job for the answer and drops it.
+                s.busy = None;
+            }
+        }
+    });
+}
+
+/// Forgets every queued and running import.
+pub fn cancel_all() {
+    POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        p.queue.clear();
+        for s in &mut p.slots {
+            s.busy = None;
+        }
+    });
+}
+
+/// Hands queued files to idle, ready workers.
+fn dispatch() {
+    POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        let p = &mut *p;
+        for s in &mut p.slots {
+            if !s.ready || s.busy.is_some() {
+                continue;
+            }
+            let Some(job) = p.queue.pop_front() else {
+                return;
+            };
+            let Some(w) = s.worker.as_ref() else {
+                p.queue.push_front(job);
+                continue;
+            };
+            let msg = serde_wasm_bindgen::to_value(&ToWorker::Prepare {
+                id: job.id,
+                name: job.name.clone(),
+            })
+            .ok()
+            .filter(|m| js_sys::Reflect::set(m, &JsValue::from_str("blob"), &job.blob).is_ok());
+            match msg.map(|m| w.post_message(&m)) {
+                Some(Ok(())) => s.busy = Some(job),
+                _ => p.queue.push_front(job),
+            }
+        }
+    });
+}
+
+/// Creates the worker of slot `i` (a new generation).
+fn spawn(i: usize) {
+    let Some(state) = POOL.with(|p| p.borrow().state) else {
+        return;
+    };
+    let worker = match Worker::new("./worker_loader.js") {
+        Ok(w) => w,
+        Err(e) => {
+            web_sys::console::error_1(&e);
+            return;
+        }
+    };
+    let generation = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        let s = &mut p.slots[i];
+        s.generation += 1;
+        s.ready = false;
+        s.generation
+    });
+    let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
+        let data = ev.data();
+        let Ok(msg) = serde_wasm_bindgen::from_value::<FromWorker>(data.clone()) else {
+            return;
+        };
+        on_message(state, i, generation, msg, &data);
+    });
+    worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    handler.forget();
+    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
+        ev.prevent_default();
+        let message = js_sys::Reflect::get(&ev, &JsValue::from_str("message"))
+            .ok()
+            .and_then(|m| m.as_string())
+            .filter(|m| !m.is_empty())
+            .unwrap_or_else(|| "the worker stopped".to_string());
+        crashed(state, i, generation, &message);
+    });
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    on_error.forget();
+    POOL.with(|p| p.borrow_mut().slots[i].worker = Some(worker));
+}
+
+fn current(i: usize, generation: u32) -> bool {
+    POOL.with(|p| p.borrow().slots.get(i).map(|s| s.generation) == Some(generation))
+}
+
+fn on_message(state: AppState, i: usize, generation: u32, msg: FromWorker, data: &JsValue) {
+    if !current(i, generation) {
+        return;
+    }
+    match msg {
+        FromWorker::Ready => {
+            let hook = POOL.with(|p| {
+                let mut p = p.borrow_mut();
+                p.slots[i].ready = true;
+                p.hook.clone()
+            });
+            if let Some(h) = hook.and_then(|h| serde_wasm_bindgen::to_value(&h).ok()) {
+                POOL.with(|p| {
+                    if let Some(w) = &p.borrow().slots[i].worker {
+                        let _ = w.post_message(&h);
+                    }
+                });
+            }
+            dispatch();
+        }
+        FromWorker::Progress { .. } => super::on_message(state, msg),
+        FromWorker::Prepared { id, name } => {
+            let held = POOL.with(|p| {
+                let mut p = p.borrow_mut();
+                let s = &mut p.slots[i];
+                match s.busy.take() {
+                    Some(j) if j.id == id => true,
+                    other => {
+                        s.busy = other;
+                        false
+                    }
+                }
+            });
+            if held {
+                let payload = js_sys::Reflect::get(data, &JsValue::from_str("prepared"))
+                    .unwrap_or(JsValue::NULL);
+                super::bridge::post_prepared(id, &name, payload);
+            }
+            dispatch();
+        }
+        FromWorker::Crashed { message, .. } => crashed(state, i, generation, &message),
+        _ => {}
+    }
+}
+
+/// The worker of slot `i` died: its file fails, naming it; a new worker takes the slot.
+fn crashed(state: AppState, i: usize, generation: u32, message: &str) {
+    if !current(i, generation) {
+        return;
+    }
+    let job = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        let s = &mut p.slots[i];
+        if let Some(w) = s.worker.take() {
+            w.terminate();
+        }
+        s.ready = false;
+        s.busy.take()
+    });
+    if let Some(job) = job {
+        let row = state
+            .files
+            .with_untracked(|f| f.iter().find(|r| r.id == job.id).cloned());
+        if let Some(r) = row {
+            r.status.set(Status::Failed(format!(
+                "{}: the importer crashed: {message}",
+                job.name
+            )));
+        }
+    }
+    spawn(i);
+}
