@@ -182,6 +182,8 @@ pub(crate) struct Window<'r> {
     size: u64,
     hash: Option<Rc<HashState>>,
     source: Option<&'r dyn ByteSource>,
+    /// The decompressed bytes of a window made by [`Window::from_bytes`] (for [`Window::reopen`]).
+    mem: Option<&'r [u8]>,
 }
 
 // The streaming importers (issue #9) use the whole interface; until then some of it is idle.
@@ -208,7 +210,19 @@ impl<'r> Window<'r> {
             size: data.len() as u64,
             hash: None,
             source: None,
+            mem: Some(data),
         }
+    }
+
+    /// A second, independent pass over the same decompressed stream from its first byte (an
+    /// importer that must read a file twice rather than hold it): same source, same limit, no
+    /// hashing. `None` when the window has nothing to reopen. Errors: as [`open`].
+    pub(crate) fn reopen(&self) -> Option<Result<Window<'r>, ImportError>> {
+        if let Some(data) = self.mem {
+            return Some(Ok(Window::from_bytes(data)));
+        }
+        let src = self.source?;
+        Some(open(src, self.limit, false).map(|(_, w)| w))
     }
 
     /// The buffered, unconsumed bytes.
@@ -458,6 +472,7 @@ pub(crate) fn open<'s>(
         size: src.size(),
         hash: state,
         source: Some(src),
+        mem: None,
     };
     w.fill(1);
     if w.data().is_empty() {

@@ -194,6 +194,11 @@ impl SliceBuilder {
         );
     }
 
+    /// Heap bytes held by the pending events (`len` events of a few dozen bytes each).
+    pub fn heap_bytes(&self) -> usize {
+        self.events.capacity() * std::mem::size_of::<Pending>()
+    }
+
     /// Number of events pushed so far.
     pub fn len(&self) -> usize {
         self.events.len()
