@@ -166,7 +166,9 @@ const CHUNK: usize = 1 << 20;
 /// consumed them. Offsets are positions in the decompressed stream.
 #[allow(dead_code)]
 pub(crate) struct Window<'r> {
+    /// Buffer; `buf[..end]` holds bytes read, the rest is zeroed space for the next read.
     buf: Vec<u8>,
+    end: usize,
     /// Consumed bytes at the front of `buf`.
     pos: usize,
     /// Stream offset of `buf[0]`.
@@ -195,6 +197,7 @@ impl<'r> Window<'r> {
         let decoded = Rc::new(Cell::new(0));
         Window {
             buf: Vec::new(),
+            end: 0,
             pos: 0,
             base: 0,
             src: Box::new(Counting {
@@ -227,7 +230,7 @@ impl<'r> Window<'r> {
 
     /// The buffered, unconsumed bytes.
     pub(crate) fn data(&self) -> &[u8] {
-        &self.buf[self.pos..]
+        &self.buf[self.pos..self.end]
     }
 
     /// Stream offset of `data()[0]`.
@@ -242,16 +245,16 @@ impl<'r> Window<'r> {
 
     /// Marks `n` buffered bytes consumed (`n ≤ data().len()`).
     pub(crate) fn consume(&mut self, n: usize) {
-        self.pos = (self.pos + n).min(self.buf.len());
+        self.pos = (self.pos + n).min(self.end);
     }
 
     /// Makes at least `n` unconsumed bytes available, reading more when needed; fewer only at
     /// the end of the stream. Returns how many are available.
     pub(crate) fn fill(&mut self, n: usize) -> usize {
-        while self.buf.len() - self.pos < n && !self.eof {
+        while self.end - self.pos < n && !self.eof {
             self.read_more(n);
         }
-        self.buf.len() - self.pos
+        self.end - self.pos
     }
 
     /// Reads one more chunk (at least one byte unless at the end); returns false at the end.
@@ -259,32 +262,37 @@ impl<'r> Window<'r> {
         if self.eof {
             return false;
         }
-        let have = self.buf.len() - self.pos;
+        let have = self.end - self.pos;
         self.read_more(have + 1);
-        self.buf.len() - self.pos > have
+        self.end - self.pos > have
     }
 
     fn read_more(&mut self, want: usize) {
         // Drop the consumed front before growing.
-        if self.pos > 0 && (self.pos >= self.buf.len() / 2 || self.pos >= CHUNK) {
-            self.buf.drain(..self.pos);
+        if self.pos > 0 && (self.pos >= self.end / 2 || self.pos >= CHUNK) {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
             self.base += self.pos as u64;
             self.pos = 0;
         }
-        let need = want.saturating_sub(self.buf.len() - self.pos).max(CHUNK);
-        let start = self.buf.len();
-        self.buf.resize(start + need, 0);
+        let have = self.end - self.pos;
+        let need = want.saturating_sub(have).max(CHUNK);
+        let start = self.end;
+        // Zeroed space is grown only, never re-zeroed: short reads stay cheap.
+        if self.buf.len() < start + need {
+            self.buf.resize(start + need, 0);
+        }
         let mut got = 0;
         // Fill the chunk as far as the reader gives in one go (a reader may return short reads).
         while got < need {
-            match self.src.read(&mut self.buf[start + got..]) {
+            match self.src.read(&mut self.buf[start + got..start + need]) {
                 Ok(0) => {
                     self.eof = true;
                     break;
                 }
                 Ok(k) => {
                     got += k;
-                    if got >= want.saturating_sub(start - self.pos) {
+                    if got >= want.saturating_sub(have) {
                         break;
                     }
                 }
@@ -296,7 +304,7 @@ impl<'r> Window<'r> {
                 }
             }
         }
-        self.buf.truncate(start + got);
+        self.end = start + got;
     }
 
     fn error_of(&self, e: io::Error) -> ImportError {
@@ -317,7 +325,7 @@ impl<'r> Window<'r> {
     /// corrupt compressed stream.
     pub(crate) fn read_all(&mut self, cap: u64) -> Result<Vec<u8>, ImportError> {
         while !self.eof {
-            if self.buf.len() as u64 > cap {
+            if self.end as u64 > cap {
                 return Err(ImportError::TooLarge { limit_bytes: cap });
             }
             self.read_more(CHUNK);
@@ -325,10 +333,12 @@ impl<'r> Window<'r> {
         if let Some(e) = self.failure.take() {
             return Err(e);
         }
-        if (self.buf.len() - self.pos) as u64 > cap {
+        if (self.end - self.pos) as u64 > cap {
             return Err(ImportError::TooLarge { limit_bytes: cap });
         }
         let mut out = std::mem::take(&mut self.buf);
+        out.truncate(self.end);
+        self.end = 0;
         out.drain(..self.pos);
         self.base += self.pos as u64;
         self.pos = 0;
@@ -345,7 +355,7 @@ impl<'r> Window<'r> {
 
     /// Decompressed bytes produced so far.
     pub(crate) fn decoded_bytes(&self) -> u64 {
-        self.decoded.get().max(self.base + self.buf.len() as u64)
+        self.decoded.get().max(self.base + self.end as u64)
     }
 
     /// Takes the error that ended the stream early, if any.
@@ -360,6 +370,7 @@ impl<'r> Window<'r> {
     pub(crate) fn finish_hash(&mut self) -> Option<String> {
         let state = self.hash.clone()?;
         self.buf = Vec::new();
+        self.end = 0;
         self.pos = 0;
         let mut sink = vec![0u8; CHUNK];
         while !self.eof {
@@ -429,9 +440,24 @@ pub(crate) fn open<'s>(
     let mut compression = Compression::None;
     let mut what = "data";
     for _ in 0..3 {
-        let head = cur
-            .fill_buf()
-            .map_err(|e| ImportError::Malformed(format!("cannot read: {e}")))?;
+        // A source may hand out one byte per read: gather the few bytes the sniff needs.
+        let mut head = Vec::with_capacity(4);
+        while head.len() < 4 {
+            let got = cur
+                .fill_buf()
+                .map_err(|e| ImportError::Malformed(format!("cannot read: {e}")))?;
+            if got.is_empty() {
+                break;
+            }
+            let n = got.len().min(4 - head.len());
+            head.extend_from_slice(&got[..n]);
+            cur.consume(n);
+        }
+        cur = Box::new(BufReader::with_capacity(
+            1 << 16,
+            io::Cursor::new(head.clone()).chain(cur),
+        ));
+        let head = &head[..];
         if head.starts_with(&[0x1f, 0x8b]) {
             compression = Compression::Gzip;
             what = "gzip";
@@ -460,6 +486,7 @@ pub(crate) fn open<'s>(
     };
     let mut w = Window {
         buf: Vec::new(),
+        end: 0,
         pos: 0,
         base: 0,
         src: Box::new(limited),

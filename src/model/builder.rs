@@ -194,6 +194,19 @@ impl SliceBuilder {
         );
     }
 
+    /// Moves every pending event of track `t` to `map(t)`, dropping it when `map` gives `None`
+    /// (an importer that learns a track's identity only after its events: Perfetto track
+    /// uuids described late). Event order is kept.
+    pub fn retarget(&mut self, mut map: impl FnMut(TrackId) -> Option<TrackId>) {
+        self.events.retain_mut(|e| match map(e.track) {
+            Some(t) => {
+                e.track = t;
+                true
+            }
+            None => false,
+        });
+    }
+
     /// Heap bytes held by the pending events (`len` events of a few dozen bytes each).
     pub fn heap_bytes(&self) -> usize {
         self.events.capacity() * std::mem::size_of::<Pending>()

@@ -34,6 +34,9 @@
 //! * `memory_telemetry` — memory telemetry JSON Lines, and `trialscope memory --json`
 //! * `one_engine` — the worker's session and the CLI give identical reports (scaling, triage,
 //!   memory, ranks and hosts); every file is decompressed exactly once per load
+//! * `perfetto_chunks` — a chunk boundary anywhere never changes a Perfetto import; one pass
+//!   equals the two-pass reference
+//! * `hostile_perfetto` — hostile Perfetto input stays within the per-file budget
 //! * `perfetto_corpus` — the Perfetto importer on real Chromium and public traces
 //! * `perfetto_props` — the Perfetto importer never panics on any bytes
 //! * `scaling_corpus` — the scaling analysis on the real Chromium corpus (library and CLI)
@@ -70,6 +73,7 @@ mod memory_props;
 mod memory_session;
 mod memory_telemetry;
 mod one_engine;
+mod perfetto_chunks;
 mod perfetto_corpus;
 mod perfetto_props;
 mod scaling_corpus;

@@ -76,6 +76,17 @@ pub(crate) fn import_stream(
     model: &mut Model,
     progress: &mut dyn FnMut(f64),
 ) {
+    import_passes(win, model, progress, false)
+}
+
+/// [`import_stream`]; with `two_pass`, the first pass only collects snapshots and descriptors
+/// (the reference the one pass must equal: a test hook).
+pub(crate) fn import_passes(
+    win: &mut super::stream::Window<'_>,
+    model: &mut Model,
+    progress: &mut dyn FnMut(f64),
+    two_pass: bool,
+) {
     // Progress never goes back, across both passes.
     let last = std::cell::Cell::new(0.0f64);
     let mut report = |f: f64| {
@@ -87,6 +98,7 @@ pub(crate) fn import_stream(
     let (clocks, descriptors) = {
         let mut imp = Importer::new(model);
         imp.collect = true;
+        imp.late = two_pass;
         imp.run_window(win, &mut |f| report(0.95 * f));
         if !imp.late {
             imp.finish();
@@ -629,6 +641,19 @@ struct CounterInfo {
     incremental: bool,
 }
 
+/// First placeholder track id (far above [`limits::MAX_TRACKS`]).
+const PLACEHOLDER_BASE: u32 = 1 << 31;
+
+/// A track uuid used before its descriptor came (one-pass mode).
+struct Placeholder {
+    uuid: u64,
+    /// The first non-empty name of a slice on it (an unnamed track takes it).
+    first_name: StrId,
+    /// Where its first event was (for the diagnostic when it stays undescribed).
+    offset: u64,
+    index: u64,
+}
+
 struct Importer<'m> {
     model: &'m mut Model,
     builder: SliceBuilder,
@@ -653,6 +678,10 @@ struct Importer<'m> {
     late: bool,
     /// Track uuids looked up before any descriptor defined them (one-pass mode).
     missed: FastMap<u64, ()>,
+    /// Tracks of uuids not described yet when their first event came (one-pass mode), settled
+    /// at the end; their events carry `TrackId(PLACEHOLDER_BASE + index)` until then.
+    placeholders: Vec<Placeholder>,
+    placeholder_of: FastMap<u64, u32>,
     /// Inflation budget of bundles read only for their snapshots and descriptors.
     prescan_budget: u64,
     /// The import stopped at a budget (memory): the rest of the stream is not read.
@@ -680,6 +709,8 @@ impl<'m> Importer<'m> {
             collect: false,
             late: false,
             missed: FastMap::default(),
+            placeholders: Vec::new(),
+            placeholder_of: FastMap::default(),
             prescan_budget: MAX_TOTAL_BUNDLE_BYTES,
             stopped: false,
             cur_offset: 0,
@@ -907,6 +938,9 @@ impl<'m> Importer<'m> {
             if let Ok(s) = ClockSnapshot::decode(b) {
                 let (readings, primary) = snapshot_readings(&s);
                 if self.clocks.add_snapshot_late(&readings, primary) {
+                    if std::env::var_os("TS_DEBUG_LATE").is_some() {
+                        eprintln!("late clock {} {:?} {:?}", self.packets, readings, primary);
+                    }
                     self.late = true;
                 }
             }
@@ -917,6 +951,13 @@ impl<'m> Importer<'m> {
                 if add_descriptor(&mut self.descriptors, d)
                     && (self.uuid_tracks.contains_key(&uuid) || self.missed.contains_key(&uuid))
                 {
+                    if std::env::var_os("TS_DEBUG_LATE").is_some() {
+                        eprintln!(
+                            "late desc {} {uuid} {}",
+                            self.packets,
+                            self.missed.contains_key(&uuid)
+                        );
+                    }
                     self.late = true;
                 }
             }
@@ -1273,7 +1314,7 @@ impl<'m> Importer<'m> {
 
     /// The model track of a described uuid (created on first use), or `None` when the uuid was
     /// never described.
-    fn uuid_track(&mut self, uuid: u64, depth: u32) -> Option<TrackId> {
+    fn uuid_track(&mut self, uuid: u64, depth: u32, note_miss: bool) -> Option<TrackId> {
         if let Some(&t) = self.uuid_tracks.get(&uuid) {
             return Some(t);
         }
@@ -1281,7 +1322,7 @@ impl<'m> Importer<'m> {
             return None;
         }
         let Some(d) = self.descriptors.get(&uuid) else {
-            if self.collect {
+            if self.collect && note_miss {
                 self.missed.insert(uuid, ());
             }
             return None;
@@ -1307,7 +1348,7 @@ impl<'m> Importer<'m> {
             }
             t
         } else {
-            let parent = parent_uuid.and_then(|p| self.uuid_track(p, depth + 1));
+            let parent = parent_uuid.and_then(|p| self.uuid_track(p, depth + 1, true));
             let (pid, tid) = match parent {
                 Some(pt) => {
                     let t = self.model.track(pt);
@@ -1367,7 +1408,7 @@ impl<'m> Importer<'m> {
     }
 
     fn counter_sample(&mut self, seq: &mut SeqState, uuid: u64, ts: i64, raw: f64) {
-        if self.uuid_track(uuid, 0).is_none() {
+        if self.uuid_track(uuid, 0, true).is_none() {
             self.diag(Diag::TrackUuidUnknown, || Some(format!("uuid {uuid}")));
             return;
         }
@@ -1599,7 +1640,12 @@ impl<'m> Importer<'m> {
             }
         }
         // An unnamed custom track is named after its first slice (as trace_processor does).
-        if let Some(t) = self.model.tracks.get_mut(track.0 as usize) {
+        if track.0 >= PLACEHOLDER_BASE {
+            let p = &mut self.placeholders[(track.0 - PLACEHOLDER_BASE) as usize];
+            if p.first_name.0 == 0 {
+                p.first_name = name;
+            }
+        } else if let Some(t) = self.model.tracks.get_mut(track.0 as usize) {
             if t.kind == TrackKind::Async && t.name.0 == 0 && t.overflow_of.is_none() {
                 t.name = name;
             }
@@ -1678,28 +1724,55 @@ impl<'m> Importer<'m> {
         }
         let uuid = ev.track_uuid.or(seq.default_track).unwrap_or(0);
         if uuid != 0 {
-            if let Some(t) = self.uuid_track(uuid, 0) {
+            if let Some(&i) = self.placeholder_of.get(&uuid) {
+                return Some(TrackId(PLACEHOLDER_BASE + i));
+            }
+            if let Some(t) = self.uuid_track(uuid, 0, !self.collect) {
                 return Some(t);
             }
-            let tracks = self.model.tracks.len();
-            if tracks >= limits::MAX_TRACKS {
-                self.diag(Diag::TracksOverLimit, || {
-                    Some(format!(
-                        "uuid {uuid}: the file already has {tracks} tracks (limit {})",
-                        limits::MAX_TRACKS
-                    ))
+            if self.collect {
+                // Its descriptor may still come: the track is settled at the end.
+                let i = self.placeholders.len() as u32;
+                self.placeholders.push(Placeholder {
+                    uuid,
+                    first_name: StrId(0),
+                    offset: self.cur_offset,
+                    index: self.cur_index,
                 });
-                return None;
+                self.placeholder_of.insert(uuid, i);
+                return Some(TrackId(PLACEHOLDER_BASE + i));
             }
-            // TP keeps such events on a track of their own (difftest
-            // track_event_monotonic_trace_clock_slices).
-            self.diag(Diag::TrackUuidUndescribed, || Some(format!("uuid {uuid}")));
-            let t = self.tracker.custom(self.model, StrId(0), None, None);
-            self.uuid_tracks.insert(uuid, t);
-            return Some(t);
+            self.undescribed_track(uuid)
+        } else {
+            self.default_event_track(seq, ty, ev.track_uuid.is_none())
         }
+    }
+
+    /// The track of events on a uuid no descriptor defines: an unnamed track of its own (or
+    /// none past the tracks limit).
+    fn undescribed_track(&mut self, uuid: u64) -> Option<TrackId> {
+        let tracks = self.model.tracks.len();
+        if tracks >= limits::MAX_TRACKS {
+            self.diag(Diag::TracksOverLimit, || {
+                Some(format!(
+                    "uuid {uuid}: the file already has {tracks} tracks (limit {})",
+                    limits::MAX_TRACKS
+                ))
+            });
+            return None;
+        }
+        // TP keeps such events on a track of their own (difftest
+        // track_event_monotonic_trace_clock_slices).
+        self.diag(Diag::TrackUuidUndescribed, || Some(format!("uuid {uuid}")));
+        let t = self.tracker.custom(self.model, StrId(0), None, None);
+        self.uuid_tracks.insert(uuid, t);
+        Some(t)
+    }
+
+    /// The track of an event with no track uuid (nor a default one).
+    fn default_event_track(&mut self, seq: &SeqState, ty: i32, no_uuid: bool) -> Option<TrackId> {
         if let Some((pid, tid)) = seq.thread {
-            if ev.track_uuid.is_none() || ty == track_event_type::UNSPECIFIED {
+            if no_uuid || ty == track_event_type::UNSPECIFIED {
                 return Some(self.thread_track(pid, tid));
             }
         }
@@ -2045,7 +2118,39 @@ impl<'m> Importer<'m> {
         }
     }
 
-    fn finish(self) {
+    /// Settles the tracks of uuids that had no descriptor when their first event came: the
+    /// described track when the descriptor came later, else an unnamed track of their own.
+    fn settle_placeholders(&mut self) {
+        let placeholders = std::mem::take(&mut self.placeholders);
+        if placeholders.is_empty() {
+            return;
+        }
+        let mut real: Vec<Option<TrackId>> = Vec::with_capacity(placeholders.len());
+        for p in &placeholders {
+            self.cur_offset = p.offset;
+            self.cur_index = p.index;
+            let t = match self.uuid_track(p.uuid, 0, false) {
+                Some(t) => Some(t),
+                None => self.undescribed_track(p.uuid),
+            };
+            if let Some(t) = t.and_then(|t| self.model.tracks.get_mut(t.0 as usize)) {
+                if t.kind == TrackKind::Async && t.name.0 == 0 && t.overflow_of.is_none() {
+                    t.name = p.first_name;
+                }
+            }
+            real.push(t);
+        }
+        self.builder.retarget(|t| {
+            if t.0 >= PLACEHOLDER_BASE {
+                real[(t.0 - PLACEHOLDER_BASE) as usize]
+            } else {
+                Some(t)
+            }
+        });
+    }
+
+    fn finish(mut self) {
+        self.settle_placeholders();
         let Importer {
             model,
             builder,
