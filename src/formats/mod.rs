@@ -502,6 +502,17 @@ pub mod testing {
             model,
             &mut |_| {},
             true,
+        );
+    }
+
+    /// How many passes the streaming Perfetto import of `data` makes: 1, or 2 when a clock
+    /// snapshot or track descriptor came too late for one pass.
+    pub fn perfetto_passes(data: &[u8]) -> u32 {
+        perfetto::import_passes(
+            &mut super::stream::Window::from_bytes(data),
+            &mut Model::default(),
+            &mut |_| {},
+            false,
         )
     }
 

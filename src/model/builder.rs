@@ -239,7 +239,10 @@ impl SliceBuilder {
             per_track.insert(track, intervals);
             i = j;
         }
+        // The events are paired: free them before the slices are built.
+        drop(events);
         let mut out = Slices::default();
+        out.reserve(per_track.values().map(Vec::len).sum());
         for (track, mut intervals) in per_track {
             intervals.sort_by(|a, b| {
                 a.ts_ns
@@ -249,6 +252,7 @@ impl SliceBuilder {
             });
             nest(track, intervals, model, &mut out);
         }
+        out.shrink_to_fit();
         model.slices = out;
     }
 }

@@ -206,6 +206,34 @@ pub struct Slices {
 }
 
 impl Slices {
+    /// Reserves room for `n` more slices in every column.
+    pub fn reserve(&mut self, n: usize) {
+        self.ts_ns.reserve_exact(n);
+        self.dur_ns.reserve_exact(n);
+        self.track.reserve_exact(n);
+        self.name.reserve_exact(n);
+        self.category.reserve_exact(n);
+        self.frame.reserve_exact(n);
+        self.depth.reserve_exact(n);
+        self.parent.reserve_exact(n);
+        self.args.reserve_exact(n);
+        self.flags.reserve_exact(n);
+    }
+
+    /// Gives back the columns' spare capacity (a model sized for its data).
+    pub fn shrink_to_fit(&mut self) {
+        self.ts_ns.shrink_to_fit();
+        self.dur_ns.shrink_to_fit();
+        self.track.shrink_to_fit();
+        self.name.shrink_to_fit();
+        self.category.shrink_to_fit();
+        self.frame.shrink_to_fit();
+        self.depth.shrink_to_fit();
+        self.parent.shrink_to_fit();
+        self.args.shrink_to_fit();
+        self.flags.shrink_to_fit();
+    }
+
     /// Heap bytes of the columns (their capacities), O(1).
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;

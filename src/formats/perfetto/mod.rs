@@ -76,17 +76,17 @@ pub(crate) fn import_stream(
     model: &mut Model,
     progress: &mut dyn FnMut(f64),
 ) {
-    import_passes(win, model, progress, false)
+    import_passes(win, model, progress, false);
 }
 
 /// [`import_stream`]; with `two_pass`, the first pass only collects snapshots and descriptors
-/// (the reference the one pass must equal: a test hook).
+/// (the reference the one pass must equal: a test hook). Returns the passes made (1 or 2).
 pub(crate) fn import_passes(
     win: &mut super::stream::Window<'_>,
     model: &mut Model,
     progress: &mut dyn FnMut(f64),
     two_pass: bool,
-) {
+) -> u32 {
     // Progress never goes back, across both passes.
     let last = std::cell::Cell::new(0.0f64);
     let mut report = |f: f64| {
@@ -103,7 +103,7 @@ pub(crate) fn import_passes(
         if !imp.late {
             imp.finish();
             report(1.0);
-            return;
+            return 1;
         }
         (
             std::mem::take(&mut imp.clocks),
@@ -122,6 +122,7 @@ pub(crate) fn import_passes(
     }
     imp.finish();
     report(1.0);
+    2
 }
 
 /// True when `data` starts like a Perfetto trace: the first records are `Trace.packet` fields
@@ -647,6 +648,8 @@ const PLACEHOLDER_BASE: u32 = 1 << 31;
 /// A track uuid used before its descriptor came (one-pass mode).
 struct Placeholder {
     uuid: u64,
+    /// Tracks that existed at its first event (its track is numbered after them).
+    tracks_before: usize,
     /// The first non-empty name of a slice on it (an unnamed track takes it).
     first_name: StrId,
     /// Where its first event was (for the diagnostic when it stays undescribed).
@@ -938,9 +941,7 @@ impl<'m> Importer<'m> {
             if let Ok(s) = ClockSnapshot::decode(b) {
                 let (readings, primary) = snapshot_readings(&s);
                 if self.clocks.add_snapshot_late(&readings, primary) {
-                    if std::env::var_os("TS_DEBUG_LATE").is_some() {
-                        eprintln!("late clock {} {:?} {:?}", self.packets, readings, primary);
-                    }
+                    self.note_late(|| format!("clock snapshot {readings:?}"));
                     self.late = true;
                 }
             }
@@ -951,16 +952,18 @@ impl<'m> Importer<'m> {
                 if add_descriptor(&mut self.descriptors, d)
                     && (self.uuid_tracks.contains_key(&uuid) || self.missed.contains_key(&uuid))
                 {
-                    if std::env::var_os("TS_DEBUG_LATE").is_some() {
-                        eprintln!(
-                            "late desc {} {uuid} {}",
-                            self.packets,
-                            self.missed.contains_key(&uuid)
-                        );
-                    }
+                    let missed = self.missed.contains_key(&uuid);
+                    self.note_late(|| format!("descriptor {uuid} (missed before: {missed})"));
                     self.late = true;
                 }
             }
+        }
+    }
+
+    /// Says why the one pass is not enough (debug builds, `TRIALSCOPE_DEBUG_PASSES` set).
+    fn note_late(&self, why: impl FnOnce() -> String) {
+        if cfg!(debug_assertions) && std::env::var_os("TRIALSCOPE_DEBUG_PASSES").is_some() {
+            eprintln!("perfetto: packet {}: late {}", self.packets, why());
         }
     }
 
@@ -1727,14 +1730,18 @@ impl<'m> Importer<'m> {
             if let Some(&i) = self.placeholder_of.get(&uuid) {
                 return Some(TrackId(PLACEHOLDER_BASE + i));
             }
-            if let Some(t) = self.uuid_track(uuid, 0, !self.collect) {
-                return Some(t);
+            let wait = self.collect && self.waits_for_parent(uuid);
+            if !wait {
+                if let Some(t) = self.uuid_track(uuid, 0, !self.collect) {
+                    return Some(t);
+                }
             }
             if self.collect {
                 // Its descriptor may still come: the track is settled at the end.
                 let i = self.placeholders.len() as u32;
                 self.placeholders.push(Placeholder {
                     uuid,
+                    tracks_before: self.model.tracks.len(),
                     first_name: StrId(0),
                     offset: self.cur_offset,
                     index: self.cur_index,
@@ -1746,6 +1753,26 @@ impl<'m> Importer<'m> {
         } else {
             self.default_event_track(seq, ty, ev.track_uuid.is_none())
         }
+    }
+
+    /// One-pass mode: true when the track of `uuid` would hang under an ancestor no descriptor
+    /// defines yet (its track is then settled at the end, when the ancestor may be known).
+    fn waits_for_parent(&self, uuid: u64) -> bool {
+        let mut cur = uuid;
+        for _ in 0..=32 {
+            if self.uuid_tracks.contains_key(&cur) {
+                return false;
+            }
+            let Some(d) = self.descriptors.get(&cur) else {
+                return cur != uuid;
+            };
+            let own = d.thread.is_some() || (d.process.is_some() && d.counter.is_none());
+            match d.parent_uuid.filter(|&p| p != 0 && p != cur) {
+                Some(p) if !own => cur = p,
+                _ => return false,
+            }
+        }
+        false
     }
 
     /// The track of events on a uuid no descriptor defines: an unnamed track of its own (or
@@ -2126,9 +2153,12 @@ impl<'m> Importer<'m> {
             return;
         }
         let mut real: Vec<Option<TrackId>> = Vec::with_capacity(placeholders.len());
+        // (tracks that existed at the first event, tracks created for it now)
+        let mut groups: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
         for p in &placeholders {
             self.cur_offset = p.offset;
             self.cur_index = p.index;
+            let before = self.model.tracks.len();
             let t = match self.uuid_track(p.uuid, 0, false) {
                 Some(t) => Some(t),
                 None => self.undescribed_track(p.uuid),
@@ -2138,14 +2168,79 @@ impl<'m> Importer<'m> {
                     t.name = p.first_name;
                 }
             }
+            groups.push((p.tracks_before, before..self.model.tracks.len()));
             real.push(t);
         }
-        self.builder.retarget(|t| {
-            if t.0 >= PLACEHOLDER_BASE {
-                real[(t.0 - PLACEHOLDER_BASE) as usize]
-            } else {
-                Some(t)
+        // Number the tracks as two passes would have: a settled track and its ancestors made
+        // after its first event go where that event was (ancestors first).
+        let total = self.model.tracks.len();
+        let mut assigned = vec![false; total];
+        let mut placed: Vec<(usize, Vec<usize>)> = Vec::with_capacity(groups.len());
+        for ((at, created), t) in groups.iter().zip(&real) {
+            let mut chain = Vec::new();
+            let mut cur = *t;
+            while let Some(c) = cur {
+                if chain.len() > 64 {
+                    break;
+                }
+                chain.push(c.0 as usize);
+                cur = self.model.tracks[c.0 as usize].parent;
             }
+            chain.reverse();
+            let mut group = Vec::new();
+            for i in chain.into_iter().chain(created.clone()) {
+                if i >= *at && !assigned[i] {
+                    assigned[i] = true;
+                    group.push(i);
+                }
+            }
+            placed.push((*at, group));
+        }
+        let mut order: Vec<usize> = Vec::with_capacity(total);
+        let mut g = placed.iter().peekable();
+        for old in 0..total {
+            while let Some((_, r)) = g.next_if(|(at, _)| *at <= old) {
+                order.extend(r.iter().copied());
+            }
+            if !assigned[old] {
+                order.push(old);
+            }
+        }
+        for (_, r) in g {
+            order.extend(r.iter().copied());
+        }
+        let identity = order.iter().enumerate().all(|(i, &o)| i == o);
+        let mut new_of = vec![0u32; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_of[old] = new as u32;
+        }
+        let remap = |t: TrackId| TrackId(new_of[t.0 as usize]);
+        if !identity {
+            let mut old_tracks: Vec<Option<crate::model::Track>> =
+                std::mem::take(&mut self.model.tracks)
+                    .into_iter()
+                    .map(Some)
+                    .collect();
+            self.model.tracks = order
+                .iter()
+                .filter_map(|&o| old_tracks[o].take())
+                .map(|mut t| {
+                    t.parent = t.parent.map(remap);
+                    t.overflow_of = t.overflow_of.map(remap);
+                    t
+                })
+                .collect();
+            for c in &mut self.model.counters {
+                c.track = remap(c.track);
+            }
+        }
+        self.builder.retarget(|t| {
+            let t = if t.0 >= PLACEHOLDER_BASE {
+                real[(t.0 - PLACEHOLDER_BASE) as usize]?
+            } else {
+                t
+            };
+            Some(if identity { t } else { remap(t) })
         });
     }
 
