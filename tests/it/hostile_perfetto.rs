@@ -6,7 +6,7 @@
 use std::io::Write;
 
 use flate2::write::GzEncoder;
-use trialscope::formats::{self, limits, Loaded};
+use trialscope::formats::{limits, Loaded};
 use trialscope::model::Model;
 
 use crate::support::perfetto as pb;

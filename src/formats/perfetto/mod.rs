@@ -2198,11 +2198,11 @@ impl<'m> Importer<'m> {
         }
         let mut order: Vec<usize> = Vec::with_capacity(total);
         let mut g = placed.iter().peekable();
-        for old in 0..total {
+        for (old, &moved) in assigned.iter().enumerate() {
             while let Some((_, r)) = g.next_if(|(at, _)| *at <= old) {
                 order.extend(r.iter().copied());
             }
-            if !assigned[old] {
+            if !moved {
                 order.push(old);
             }
         }
