@@ -498,6 +498,28 @@ pub mod testing {
         perfetto::import(data, model, progress)
     }
 
+    /// The Perfetto importer on decompressed `data` with a first pass that only collects clock
+    /// snapshots and track descriptors (the reference its one-pass import must equal).
+    pub fn perfetto_import_two_pass(data: &[u8], model: &mut Model) {
+        perfetto::import_passes(
+            &mut super::stream::Window::from_bytes(data),
+            model,
+            &mut |_| {},
+            true,
+        );
+    }
+
+    /// How many passes the streaming Perfetto import of `data` makes: 1, or 2 when a clock
+    /// snapshot or track descriptor came too late for one pass.
+    pub fn perfetto_passes(data: &[u8]) -> u32 {
+        perfetto::import_passes(
+            &mut super::stream::Window::from_bytes(data),
+            &mut Model::default(),
+            &mut |_| {},
+            false,
+        )
+    }
+
     /// The Perfetto sniffer.
     pub fn looks_like_trace(data: &[u8]) -> bool {
         perfetto::looks_like_trace(data)

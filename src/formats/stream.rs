@@ -166,7 +166,9 @@ const CHUNK: usize = 1 << 20;
 /// consumed them. Offsets are positions in the decompressed stream.
 #[allow(dead_code)]
 pub(crate) struct Window<'r> {
+    /// Buffer; `buf[..end]` holds bytes read, the rest is zeroed space for the next read.
     buf: Vec<u8>,
+    end: usize,
     /// Consumed bytes at the front of `buf`.
     pos: usize,
     /// Stream offset of `buf[0]`.
@@ -182,6 +184,8 @@ pub(crate) struct Window<'r> {
     size: u64,
     hash: Option<Rc<HashState>>,
     source: Option<&'r dyn ByteSource>,
+    /// The decompressed bytes of a window made by [`Window::from_bytes`] (for [`Window::reopen`]).
+    mem: Option<&'r [u8]>,
 }
 
 // The streaming importers (issue #9) use the whole interface; until then some of it is idle.
@@ -193,6 +197,7 @@ impl<'r> Window<'r> {
         let decoded = Rc::new(Cell::new(0));
         Window {
             buf: Vec::new(),
+            end: 0,
             pos: 0,
             base: 0,
             src: Box::new(Counting {
@@ -208,12 +213,24 @@ impl<'r> Window<'r> {
             size: data.len() as u64,
             hash: None,
             source: None,
+            mem: Some(data),
         }
+    }
+
+    /// A second, independent pass over the same decompressed stream from its first byte (an
+    /// importer that must read a file twice rather than hold it): same source, same limit, no
+    /// hashing. `None` when the window has nothing to reopen. Errors: as [`open`].
+    pub(crate) fn reopen(&self) -> Option<Result<Window<'r>, ImportError>> {
+        if let Some(data) = self.mem {
+            return Some(Ok(Window::from_bytes(data)));
+        }
+        let src = self.source?;
+        Some(open(src, self.limit, false).map(|(_, w)| w))
     }
 
     /// The buffered, unconsumed bytes.
     pub(crate) fn data(&self) -> &[u8] {
-        &self.buf[self.pos..]
+        &self.buf[self.pos..self.end]
     }
 
     /// Stream offset of `data()[0]`.
@@ -228,16 +245,16 @@ impl<'r> Window<'r> {
 
     /// Marks `n` buffered bytes consumed (`n ≤ data().len()`).
     pub(crate) fn consume(&mut self, n: usize) {
-        self.pos = (self.pos + n).min(self.buf.len());
+        self.pos = (self.pos + n).min(self.end);
     }
 
     /// Makes at least `n` unconsumed bytes available, reading more when needed; fewer only at
     /// the end of the stream. Returns how many are available.
     pub(crate) fn fill(&mut self, n: usize) -> usize {
-        while self.buf.len() - self.pos < n && !self.eof {
+        while self.end - self.pos < n && !self.eof {
             self.read_more(n);
         }
-        self.buf.len() - self.pos
+        self.end - self.pos
     }
 
     /// Reads one more chunk (at least one byte unless at the end); returns false at the end.
@@ -245,31 +262,39 @@ impl<'r> Window<'r> {
         if self.eof {
             return false;
         }
-        let have = self.buf.len() - self.pos;
+        let have = self.end - self.pos;
         self.read_more(have + 1);
-        self.buf.len() - self.pos > have
+        self.end - self.pos > have
     }
 
     fn read_more(&mut self, want: usize) {
         // Drop the consumed front before growing.
-        if self.pos > 0 && (self.pos >= self.buf.len() / 2 || self.pos >= CHUNK) {
-            self.buf.drain(..self.pos);
+        if self.pos > 0 && (self.pos >= self.end / 2 || self.pos >= CHUNK) {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
             self.base += self.pos as u64;
             self.pos = 0;
         }
-        let need = want.saturating_sub(self.buf.len() - self.pos).max(CHUNK);
-        let start = self.buf.len();
-        self.buf.resize(start + need, 0);
+        let have = self.end - self.pos;
+        let need = want.saturating_sub(have).max(CHUNK);
+        let start = self.end;
+        // Zeroed space is grown only, never re-zeroed: short reads stay cheap.
+        if self.buf.len() < start + need {
+            self.buf.resize(start + need, 0);
+        }
         let mut got = 0;
         while got < need {
-            match self.src.read(&mut self.buf[start + got..]) {
+            match self.src.read(&mut self.buf[start + got..start + need]) {
                 Ok(0) => {
                     self.eof = true;
                     break;
                 }
-                // Fill the whole chunk: a source of tiny reads must not cost a chunk-sized
-                // allocation per read.
-                Ok(k) => got += k,
+                Ok(k) => {
+                    got += k;
+                    if got >= want.saturating_sub(have) {
+                        break;
+                    }
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     self.eof = true;
@@ -278,7 +303,7 @@ impl<'r> Window<'r> {
                 }
             }
         }
-        self.buf.truncate(start + got);
+        self.end = start + got;
     }
 
     fn error_of(&self, e: io::Error) -> ImportError {
@@ -299,7 +324,7 @@ impl<'r> Window<'r> {
     /// corrupt compressed stream.
     pub(crate) fn read_all(&mut self, cap: u64) -> Result<Vec<u8>, ImportError> {
         while !self.eof {
-            if self.buf.len() as u64 > cap {
+            if self.end as u64 > cap {
                 return Err(ImportError::TooLarge { limit_bytes: cap });
             }
             self.read_more(CHUNK);
@@ -307,10 +332,12 @@ impl<'r> Window<'r> {
         if let Some(e) = self.failure.take() {
             return Err(e);
         }
-        if (self.buf.len() - self.pos) as u64 > cap {
+        if (self.end - self.pos) as u64 > cap {
             return Err(ImportError::TooLarge { limit_bytes: cap });
         }
         let mut out = std::mem::take(&mut self.buf);
+        out.truncate(self.end);
+        self.end = 0;
         out.drain(..self.pos);
         self.base += self.pos as u64;
         self.pos = 0;
@@ -341,7 +368,7 @@ impl<'r> Window<'r> {
 
     /// Decompressed bytes produced so far.
     pub(crate) fn decoded_bytes(&self) -> u64 {
-        self.decoded.get().max(self.base + self.buf.len() as u64)
+        self.decoded.get().max(self.base + self.end as u64)
     }
 
     /// Takes the error that ended the stream early, if any.
@@ -356,6 +383,7 @@ impl<'r> Window<'r> {
     pub(crate) fn finish_hash(&mut self) -> Option<String> {
         let state = self.hash.clone()?;
         self.buf = Vec::new();
+        self.end = 0;
         self.pos = 0;
         let mut sink = vec![0u8; CHUNK];
         while !self.eof {
@@ -472,6 +500,7 @@ pub(crate) fn open<'s>(
     };
     let mut w = Window {
         buf: Vec::new(),
+        end: 0,
         pos: 0,
         base: 0,
         src: Box::new(limited),
@@ -484,6 +513,7 @@ pub(crate) fn open<'s>(
         size: src.size(),
         hash: state,
         source: Some(src),
+        mem: None,
     };
     w.fill(1);
     if w.data().is_empty() {

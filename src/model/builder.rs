@@ -194,6 +194,24 @@ impl SliceBuilder {
         );
     }
 
+    /// Moves every pending event of track `t` to `map(t)`, dropping it when `map` gives `None`
+    /// (an importer that learns a track's identity only after its events: Perfetto track
+    /// uuids described late). Event order is kept.
+    pub fn retarget(&mut self, mut map: impl FnMut(TrackId) -> Option<TrackId>) {
+        self.events.retain_mut(|e| match map(e.track) {
+            Some(t) => {
+                e.track = t;
+                true
+            }
+            None => false,
+        });
+    }
+
+    /// Heap bytes held by the pending events (`len` events of a few dozen bytes each).
+    pub fn heap_bytes(&self) -> usize {
+        self.events.capacity() * std::mem::size_of::<Pending>()
+    }
+
     /// Number of events pushed so far.
     pub fn len(&self) -> usize {
         self.events.len()
@@ -221,7 +239,10 @@ impl SliceBuilder {
             per_track.insert(track, intervals);
             i = j;
         }
+        // The events are paired: free them before the slices are built.
+        drop(events);
         let mut out = Slices::default();
+        out.reserve(per_track.values().map(Vec::len).sum());
         for (track, mut intervals) in per_track {
             intervals.sort_by(|a, b| {
                 a.ts_ns
@@ -231,6 +252,7 @@ impl SliceBuilder {
             });
             nest(track, intervals, model, &mut out);
         }
+        out.shrink_to_fit();
         model.slices = out;
     }
 }

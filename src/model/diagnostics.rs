@@ -255,6 +255,16 @@ diagnostic_kinds! {
     TrackEventTypeUnknown => ("track_event_type_unknown", Warning,
         "a TrackEvent type that is not understood was dropped"),
 
+    // ----- Perfetto protobuf: the per-file budget (issue #10, formats::limits) --------------
+    PacketTooLarge => ("packet_too_large", DataLoss,
+        "a packet longer than the per-packet limit (limits::MAX_EVENT_BYTES = 64 MiB) was skipped"),
+    AnnotationsOverLimit => ("annotations_over_limit", DataLoss,
+        "debug annotations beyond the per-event limit (limits::MAX_ARGS_PER_EVENT = 4096) were dropped"),
+    TracksOverLimit => ("tracks_over_limit", DataLoss,
+        "events on tracks beyond the per-file limit (limits::MAX_TRACKS = 1048576) were dropped"),
+    MemoryBudgetReached => ("memory_budget_reached", DataLoss,
+        "the model reached the per-file memory budget (limits::model_budget: 512 MiB + 3 × the decompressed bytes read); the rest of the file was not imported"),
+
     // ----- Memory telemetry ----------------------------------------------------------------
     TelemetryBadLine => ("telemetry_bad_line", DataLoss,
         "a malformed telemetry line was skipped"),

@@ -166,6 +166,12 @@ impl FrameTable {
         id
     }
 
+    /// Estimated heap bytes of the table (frames and index; strings are the model's), O(1).
+    pub fn heap_bytes(&self) -> usize {
+        self.frames.capacity() * std::mem::size_of::<Frame>()
+            + self.index.capacity() * (std::mem::size_of::<(FrameKey, FrameId)>() + 1)
+    }
+
     /// The frame with `id`. Panics only on an id not made by this table (a programming error).
     pub fn get(&self, id: FrameId) -> &Frame {
         &self.frames[id.0 as usize]

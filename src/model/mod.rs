@@ -101,12 +101,15 @@ pub enum ArgValue {
 #[derive(Clone, Debug)]
 pub struct ArgSets {
     sets: Vec<Vec<(StrId, ArgValue)>>,
+    /// Heap bytes of the sets' contents (pairs and `Text` strings), kept as sets are added.
+    content_bytes: usize,
 }
 
 impl Default for ArgSets {
     fn default() -> Self {
         ArgSets {
             sets: vec![Vec::new()],
+            content_bytes: 0,
         }
     }
 }
@@ -117,6 +120,14 @@ impl ArgSets {
         if args.is_empty() {
             return ArgsId(0);
         }
+        self.content_bytes += args.capacity() * std::mem::size_of::<(StrId, ArgValue)>()
+            + args
+                .iter()
+                .map(|(_, v)| match v {
+                    ArgValue::Text(t) => t.capacity(),
+                    _ => 0,
+                })
+                .sum::<usize>();
         self.sets.push(args);
         ArgsId(self.sets.len() as u32 - 1)
     }
@@ -149,6 +160,11 @@ impl ArgSets {
 
     /// Key lookups [`ArgSets::merge`] has made on this thread. A test hook for the complexity
     /// tests: merging sets of n and m entries costs n + m.
+    /// Estimated heap bytes of all sets, O(1).
+    pub fn heap_bytes(&self) -> usize {
+        self.content_bytes + self.sets.capacity() * std::mem::size_of::<Vec<(StrId, ArgValue)>>()
+    }
+
     #[doc(hidden)]
     pub fn merge_probes_on_this_thread() -> u64 {
         MERGE_PROBES.with(Cell::get)
@@ -190,6 +206,49 @@ pub struct Slices {
 }
 
 impl Slices {
+    /// Reserves room for `n` more slices in every column.
+    pub fn reserve(&mut self, n: usize) {
+        self.ts_ns.reserve_exact(n);
+        self.dur_ns.reserve_exact(n);
+        self.track.reserve_exact(n);
+        self.name.reserve_exact(n);
+        self.category.reserve_exact(n);
+        self.frame.reserve_exact(n);
+        self.depth.reserve_exact(n);
+        self.parent.reserve_exact(n);
+        self.args.reserve_exact(n);
+        self.flags.reserve_exact(n);
+    }
+
+    /// Gives back the columns' spare capacity (a model sized for its data).
+    pub fn shrink_to_fit(&mut self) {
+        self.ts_ns.shrink_to_fit();
+        self.dur_ns.shrink_to_fit();
+        self.track.shrink_to_fit();
+        self.name.shrink_to_fit();
+        self.category.shrink_to_fit();
+        self.frame.shrink_to_fit();
+        self.depth.shrink_to_fit();
+        self.parent.shrink_to_fit();
+        self.args.shrink_to_fit();
+        self.flags.shrink_to_fit();
+    }
+
+    /// Heap bytes of the columns (their capacities), O(1).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.ts_ns.capacity() * size_of::<i64>()
+            + self.dur_ns.capacity() * size_of::<i64>()
+            + self.track.capacity() * size_of::<TrackId>()
+            + self.name.capacity() * size_of::<StrId>()
+            + self.category.capacity() * size_of::<StrId>()
+            + self.frame.capacity() * size_of::<FrameId>()
+            + self.depth.capacity() * size_of::<u32>()
+            + self.parent.capacity() * size_of::<Option<SliceId>>()
+            + self.args.capacity() * size_of::<ArgsId>()
+            + self.flags.capacity()
+    }
+
     /// Number of slices.
     pub fn len(&self) -> usize {
         self.ts_ns.len()
@@ -254,6 +313,35 @@ pub struct Model {
 }
 
 impl Model {
+    /// An estimate of the model's heap bytes: strings, tracks, slice columns, arg sets, frames,
+    /// counter samples, process and thread info (diagnostics and metadata are small and not
+    /// counted). O(tracks + counter series + processes): cheap enough to call every ~64 k
+    /// events; the per-file memory budget (`formats::limits::model_budget`) is checked
+    /// against it.
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let counters: usize = self
+            .counters
+            .iter()
+            .map(|c| c.ts_ns.capacity() * 8 + c.value.capacity() * 8)
+            .sum::<usize>()
+            + self.counters.capacity() * size_of::<CounterSeries>();
+        let info = (self.processes.len() + self.threads.len())
+            * (size_of::<ProcessInfo>() + 8 + 16)
+            + self
+                .processes
+                .values()
+                .map(|p| (p.labels.capacity() + p.cmdline.capacity()) * size_of::<StrId>())
+                .sum::<usize>();
+        self.strings.heap_bytes()
+            + self.tracks.capacity() * size_of::<Track>()
+            + self.slices.heap_bytes()
+            + self.args.heap_bytes()
+            + self.frames.heap_bytes()
+            + counters
+            + info
+    }
+
     /// Adds a track and returns its id.
     pub fn add_track(&mut self, track: Track) -> TrackId {
         self.tracks.push(track);

@@ -11,6 +11,8 @@ pub struct StrId(pub u32);
 pub struct StringTable {
     strings: Vec<Box<str>>,
     index: HashMap<Box<str>, StrId>,
+    /// Bytes of string text held (each string is held twice: in the list and as its key).
+    text_bytes: usize,
 }
 
 impl Default for StringTable {
@@ -18,6 +20,7 @@ impl Default for StringTable {
         let mut t = StringTable {
             strings: Vec::new(),
             index: HashMap::new(),
+            text_bytes: 0,
         };
         t.intern("");
         t
@@ -33,6 +36,7 @@ impl StringTable {
         let id = StrId(self.strings.len() as u32);
         self.strings.push(s.into());
         self.index.insert(s.into(), id);
+        self.text_bytes += 2 * s.len();
         id
     }
 
@@ -58,6 +62,14 @@ impl StringTable {
     /// Number of distinct strings (including the empty string).
     pub fn len(&self) -> usize {
         self.strings.len()
+    }
+
+    /// Estimated heap bytes of the table (string text, list and index), O(1).
+    pub fn heap_bytes(&self) -> usize {
+        let entry = std::mem::size_of::<Box<str>>();
+        self.text_bytes
+            + self.strings.capacity() * entry
+            + self.index.capacity() * (entry + std::mem::size_of::<StrId>() + 1)
     }
 
     /// Always false: the empty string is present from the start.

@@ -42,6 +42,9 @@
 //! * `one_engine` — the worker's session and the CLI give identical reports (scaling, triage,
 //!   memory, ranks and hosts); every file is decompressed exactly once per load
 //! * `pages` — the GitHub Pages workflow uses only the project's own install and build steps
+//! * `perfetto_chunks` — a chunk boundary anywhere never changes a Perfetto import; one pass
+//!   equals the two-pass reference
+//! * `hostile_perfetto` — hostile Perfetto input stays within the per-file budget
 //! * `perfetto_corpus` — the Perfetto importer on real Chromium and public traces
 //! * `perfetto_props` — the Perfetto importer never panics on any bytes
 //! * `scaling_corpus` — the scaling analysis on the real Chromium corpus (library and CLI)
@@ -70,6 +73,7 @@ mod complexity;
 mod fuzz_regressions;
 mod hostile_json;
 mod hostile_records;
+mod hostile_perfetto;
 mod json_corpus;
 mod json_difftests;
 mod json_kineto_jax;
@@ -85,6 +89,7 @@ mod memory_session;
 mod memory_telemetry;
 mod one_engine;
 mod pages;
+mod perfetto_chunks;
 mod perfetto_corpus;
 mod perfetto_props;
 mod scaling_corpus;

@@ -33,6 +33,14 @@ pub struct ClockGraph {
     paths: HashMap<u32, Option<Vec<u32>>>,
     /// Upper bound on stored readings, so hostile input cannot grow memory without bound.
     readings: usize,
+    /// Readings were added since the edges were last sorted.
+    dirty: bool,
+    /// A conversion went through the graph (one-pass import).
+    used: bool,
+    /// A clock's multiplier was read (one-pass import).
+    mult_used: bool,
+    /// The trace clock as first read (one-pass import).
+    first_trace_clock: Option<Option<u32>>,
 }
 
 const MAX_READINGS: usize = 4_000_000;
@@ -63,6 +71,7 @@ impl ClockGraph {
                     continue;
                 }
                 self.readings += 2;
+                self.dirty = true;
                 for (x, vx, y, vy) in [(a, va, b, vb), (b, vb, a, va)] {
                     let e = self.edges.entry((x, y)).or_default();
                     if e.is_empty() {
@@ -75,7 +84,34 @@ impl ClockGraph {
     }
 
     /// Sorts the readings; call once after all snapshots were added.
+    /// [`ClockGraph::add_snapshot`] during a one-pass import: true when the snapshot comes too
+    /// late, i.e. it may change a conversion already made (it changes the trace clock after it
+    /// was read, or it adds readings after a conversion went through the graph).
+    pub fn add_snapshot_late(
+        &mut self,
+        readings: &[(u32, i64, i64)],
+        primary: Option<u32>,
+    ) -> bool {
+        let before = self.readings;
+        let mults: Vec<Option<i64>> = readings
+            .iter()
+            .map(|(id, _, _)| self.multipliers.get(id).copied())
+            .collect();
+        self.add_snapshot(readings, primary);
+        let mult_changed = readings
+            .iter()
+            .zip(&mults)
+            .any(|((id, _, _), old)| self.multipliers.get(id).copied() != *old);
+        let clock_changed = self
+            .first_trace_clock
+            .is_some_and(|first| first != self.trace_clock());
+        clock_changed
+            || (self.used && self.readings != before)
+            || ((self.used || self.mult_used) && mult_changed)
+    }
+
     pub fn finish(&mut self) {
+        self.dirty = false;
         for v in self.edges.values_mut() {
             v.sort_unstable();
         }
@@ -95,7 +131,18 @@ impl ClockGraph {
     }
 
     /// Unit multiplier (ns per tick) of a machine-wide clock, 1 when the snapshots don't say.
-    pub fn multiplier(&self, clock: u32) -> i64 {
+    /// [`ClockGraph::trace_clock`], remembering the first answer (a one-pass import checks
+    /// that later snapshots do not change it).
+    pub fn note_trace_clock(&mut self) -> Option<u32> {
+        let t = self.trace_clock();
+        if self.first_trace_clock.is_none() {
+            self.first_trace_clock = Some(t);
+        }
+        t
+    }
+
+    pub fn multiplier(&mut self, clock: u32) -> i64 {
+        self.mult_used = true;
         self.multipliers.get(&clock).copied().unwrap_or(1).max(1)
     }
 
@@ -103,11 +150,15 @@ impl ClockGraph {
     /// reading whose source value is ≤ `ns` is used (the first one when all are later).
     /// `None` when no path of snapshots connects the two clocks.
     pub fn to_trace(&mut self, clock: u32, ns: i64) -> Option<i64> {
-        let Some(target) = self.trace_clock() else {
+        let Some(target) = self.note_trace_clock() else {
             return Some(ns);
         };
         if clock == target {
             return Some(ns);
+        }
+        self.used = true;
+        if self.dirty {
+            self.finish();
         }
         if !self.paths.contains_key(&clock) {
             let p = self.bfs(clock, target);

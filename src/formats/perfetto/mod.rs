@@ -17,6 +17,7 @@
 
 pub mod clock;
 pub mod proto;
+mod view;
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -24,6 +25,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use prost::Message;
 
 use super::chrome_json::MAX_ABS_TS_NS;
+use super::limits;
 use super::tracks::{Layout, TrackTracker};
 use crate::model::diagnostics::Kind as Diag;
 use crate::model::{
@@ -44,44 +46,83 @@ const MAX_DESCRIPTORS: usize = 1 << 20;
 /// Ceiling on distinct packet sequences (each holds its own interning tables).
 const MAX_SEQUENCES: usize = 1 << 16;
 
-/// Imports a decompressed Perfetto trace into `model`, packet by packet. Never fails: broken
-/// records are counted in `model.diagnostics`; `model.stats.events` receives the number of
-/// packets (nested ones included). `progress` gets fractions in [0, 1] about every 1 MB.
+/// Imports a decompressed Perfetto trace held in memory into `model` (see [`import_stream`]).
 pub(crate) fn import(data: &[u8], model: &mut Model, progress: &mut dyn FnMut(f64)) {
-    let mut imp = Importer::new(model);
-    // Pass 1: clock snapshots and track descriptors.
-    let mut pre = PrePass::default();
-    pre.scan(data, 0, &mut imp.bundle_budget);
-    imp.clocks = std::mem::take(&mut pre.clocks);
-    imp.clocks.finish();
-    imp.descriptors = std::mem::take(&mut pre.descriptors);
-    imp.bundle_budget = MAX_TOTAL_BUNDLE_BYTES;
-    progress(0.15);
-    // Pass 2: everything, in file order (= per-sequence order).
-    let total = data.len().max(1) as f64;
-    {
-        let mut next_report = 1usize << 20;
-        let mut on_offset = |off: usize| {
-            if off >= next_report {
-                next_report = off + (1 << 20);
-                progress(0.15 + 0.75 * off as f64 / total);
-            }
-        };
-        imp.run_stream(data, 0, None, &mut on_offset);
-    }
-    imp.finish();
-    progress(1.0);
+    import_stream(
+        &mut super::stream::Window::from_bytes(data),
+        model,
+        progress,
+    )
 }
 
-/// Imports a Perfetto trace from a decompressed stream (see [`import`]).
-// TODO(#9): frame packets across chunks instead of reading the stream whole.
+/// Packets between two checks of the model size against [`limits::model_budget`].
+const BUDGET_CHECK_EVERY: u64 = 1 << 16;
+
+/// Imports a Perfetto trace from a decompressed stream into `model`, packet by packet, never
+/// holding more of the stream than one packet (at most [`limits::MAX_EVENT_BYTES`]; a longer
+/// one is skipped and counted as `packet_too_large`). Never fails: broken records are counted
+/// in `model.diagnostics`; `model.stats.events` receives the number of packets (nested ones
+/// included). `progress` gets fractions in [0, 1] about every 1 MB.
+///
+/// One pass in the common case: clock snapshots and track descriptors are applied as they come.
+/// When one comes *late* — a descriptor for a track uuid already used, or a clock snapshot that
+/// would change a conversion already made — the pass goes on collecting only snapshots and
+/// descriptors, and the trace is imported again from a fresh read of the source
+/// ([`Window::reopen`](super::stream::Window::reopen): inflating again is cheaper than holding
+/// the trace), with every snapshot and descriptor known up front. Either way the model is the
+/// one a two-pass import (all snapshots and descriptors first) gives.
 pub(crate) fn import_stream(
     win: &mut super::stream::Window<'_>,
     model: &mut Model,
     progress: &mut dyn FnMut(f64),
 ) {
-    let data = win.read_available();
-    import(&data, model, progress)
+    import_passes(win, model, progress, false);
+}
+
+/// [`import_stream`]; with `two_pass`, the first pass only collects snapshots and descriptors
+/// (the reference the one pass must equal: a test hook). Returns the passes made (1 or 2).
+pub(crate) fn import_passes(
+    win: &mut super::stream::Window<'_>,
+    model: &mut Model,
+    progress: &mut dyn FnMut(f64),
+    two_pass: bool,
+) -> u32 {
+    // Progress never goes back, across both passes.
+    let last = std::cell::Cell::new(0.0f64);
+    let mut report = |f: f64| {
+        if f > last.get() {
+            last.set(f);
+            progress(f);
+        }
+    };
+    let (clocks, descriptors) = {
+        let mut imp = Importer::new(model);
+        imp.collect = true;
+        imp.late = two_pass;
+        imp.run_window(win, &mut |f| report(0.95 * f));
+        if !imp.late {
+            imp.finish();
+            report(1.0);
+            return 1;
+        }
+        (
+            std::mem::take(&mut imp.clocks),
+            std::mem::take(&mut imp.descriptors),
+        )
+    };
+    // A late snapshot or descriptor: import again with all of them known.
+    *model = Model::default();
+    let mut imp = Importer::new(model);
+    imp.clocks = clocks;
+    imp.clocks.finish();
+    imp.descriptors = descriptors;
+    if let Some(Ok(mut again)) = win.reopen() {
+        let from = last.get();
+        imp.run_window(&mut again, &mut |f| report(from + (0.95 - from) * f));
+    }
+    imp.finish();
+    report(1.0);
+    2
 }
 
 /// True when `data` starts like a Perfetto trace: the first records are `Trace.packet` fields
@@ -317,7 +358,7 @@ fn inflate(payload: &[u8], limit: u64) -> Result<Vec<u8>, crate::formats::Import
 
 /// A `Trace` stream record: either a packet body or the reason the stream stopped.
 enum Record<'a> {
-    Packet { body: &'a [u8], offset: usize },
+    Packet { body: &'a [u8] },
     Truncated { offset: usize },
     Garbage { offset: usize },
 }
@@ -375,7 +416,6 @@ impl<'a> Iterator for Records<'a> {
                 };
                 return Some(Record::Packet {
                     body: &self.data[body_start..end],
-                    offset,
                 });
             }
         }
@@ -383,91 +423,60 @@ impl<'a> Iterator for Records<'a> {
     }
 }
 
-// ------------------------------------------------------------------------------------------
-// Pass 1
-// ------------------------------------------------------------------------------------------
-
-#[derive(Default)]
-struct PrePass {
-    clocks: ClockGraph,
-    descriptors: FastMap<u64, TrackDescriptor>,
+/// Adds a track descriptor to `descriptors`, merging into an earlier one of the same uuid as
+/// trace_processor does. Returns whether anything changed.
+fn add_descriptor(descriptors: &mut FastMap<u64, TrackDescriptor>, d: TrackDescriptor) -> bool {
+    let Some(uuid) = d.uuid else { return false };
+    match descriptors.get_mut(&uuid) {
+        None => {
+            if descriptors.len() < MAX_DESCRIPTORS {
+                descriptors.insert(uuid, d);
+                true
+            } else {
+                false
+            }
+        }
+        Some(old) => {
+            let before = old.clone();
+            // TP: the first non-null name wins (the last one with merge behaviour NONE);
+            // fill in what the first copy lacked.
+            let merge_none =
+                d.sibling_merge_behavior == Some(2) || old.sibling_merge_behavior == Some(2);
+            if desc_name(old).is_none() || (merge_none && desc_name(&d).is_some()) {
+                old.name = d.name;
+                old.static_name = d.static_name;
+                old.atrace_name = d.atrace_name;
+            }
+            if old.parent_uuid.is_none() {
+                old.parent_uuid = d.parent_uuid;
+            }
+            if old.process.is_none() {
+                old.process = d.process;
+            }
+            if old.thread.is_none() {
+                old.thread = d.thread;
+            }
+            if old.counter.is_none() {
+                old.counter = d.counter;
+            }
+            *old != before
+        }
+    }
 }
 
-impl PrePass {
-    fn scan(&mut self, data: &[u8], depth: u32, budget: &mut u64) {
-        for rec in Records::new(data) {
-            let Record::Packet { body, .. } = rec else {
-                break;
-            };
-            for f in FieldIter::new(body) {
-                match f {
-                    Some((6, Field::Len(b))) => {
-                        if let Ok(s) = ClockSnapshot::decode(b) {
-                            let readings: Vec<(u32, i64, i64)> = s
-                                .clocks
-                                .iter()
-                                .filter_map(|c| {
-                                    let id = c.clock_id?;
-                                    let mult = mult_of(c.unit_multiplier_ns);
-                                    Some((id, scale(c.timestamp.unwrap_or(0), mult), mult))
-                                })
-                                .collect();
-                            let primary = s.primary_trace_clock.and_then(|p| u32::try_from(p).ok());
-                            self.clocks.add_snapshot(&readings, primary);
-                        }
-                    }
-                    Some((60, Field::Len(b))) => {
-                        if let Ok(d) = TrackDescriptor::decode(b) {
-                            self.add_descriptor(d);
-                        }
-                    }
-                    Some((50, Field::Len(b))) if depth < MAX_BUNDLE_DEPTH => {
-                        let limit = (*budget).min(MAX_BUNDLE_BYTES);
-                        if let Ok(inner) = inflate(b, limit) {
-                            *budget = budget.saturating_sub(inner.len() as u64);
-                            self.scan(&inner, depth + 1, budget);
-                        }
-                    }
-                    None => break,
-                    _ => {}
-                }
-            }
-        }
-    }
-
-    fn add_descriptor(&mut self, d: TrackDescriptor) {
-        let Some(uuid) = d.uuid else { return };
-        match self.descriptors.get_mut(&uuid) {
-            None => {
-                if self.descriptors.len() < MAX_DESCRIPTORS {
-                    self.descriptors.insert(uuid, d);
-                }
-            }
-            Some(old) => {
-                // TP: the first non-null name wins (the last one with merge behaviour NONE);
-                // fill in what the first copy lacked.
-                let merge_none =
-                    d.sibling_merge_behavior == Some(2) || old.sibling_merge_behavior == Some(2);
-                if desc_name(old).is_none() || (merge_none && desc_name(&d).is_some()) {
-                    old.name = d.name;
-                    old.static_name = d.static_name;
-                    old.atrace_name = d.atrace_name;
-                }
-                if old.parent_uuid.is_none() {
-                    old.parent_uuid = d.parent_uuid;
-                }
-                if old.process.is_none() {
-                    old.process = d.process;
-                }
-                if old.thread.is_none() {
-                    old.thread = d.thread;
-                }
-                if old.counter.is_none() {
-                    old.counter = d.counter;
-                }
-            }
-        }
-    }
+/// The machine-wide readings of a clock snapshot, as [`ClockGraph::add_snapshot`] takes them.
+fn snapshot_readings(s: &ClockSnapshot) -> (Vec<(u32, i64, i64)>, Option<u32>) {
+    let readings: Vec<(u32, i64, i64)> = s
+        .clocks
+        .iter()
+        .filter_map(|c| {
+            let id = c.clock_id?;
+            let mult = mult_of(c.unit_multiplier_ns);
+            Some((id, scale(c.timestamp.unwrap_or(0), mult), mult))
+        })
+        .collect();
+    let primary = s.primary_trace_clock.and_then(|p| u32::try_from(p).ok());
+    (readings, primary)
 }
 
 fn desc_name(d: &TrackDescriptor) -> Option<&[u8]> {
@@ -520,6 +529,65 @@ struct SeqClock {
     reference: Option<(u32, i64)>,
 }
 
+/// An interning table of one sequence: iids are small dense integers in practice, so they
+/// index a vector; a sparse (large) iid goes to a map.
+struct IidTable<T> {
+    dense: Vec<Option<T>>,
+    sparse: FastMap<u64, T>,
+}
+
+impl<T> Default for IidTable<T> {
+    fn default() -> Self {
+        IidTable {
+            dense: Vec::new(),
+            sparse: FastMap::default(),
+        }
+    }
+}
+
+/// Largest iid held in the dense vector.
+const MAX_DENSE_IID: u64 = 1 << 20;
+
+impl<T: Copy> IidTable<T> {
+    #[inline]
+    fn get(&self, iid: &u64) -> Option<&T> {
+        if *iid < MAX_DENSE_IID {
+            if let Some(Some(v)) = self.dense.get(*iid as usize) {
+                return Some(v);
+            }
+        }
+        if self.sparse.is_empty() {
+            None
+        } else {
+            self.sparse.get(iid)
+        }
+    }
+
+    fn insert(&mut self, iid: u64, v: T) {
+        // Dense while the vector would stay within twice the entries seen (plus slack).
+        if iid < MAX_DENSE_IID && (iid as usize) < 2 * self.dense.len() + 4096 {
+            let i = iid as usize;
+            if i >= self.dense.len() {
+                self.dense.resize(i + 1, None);
+            }
+            self.dense[i] = Some(v);
+            self.sparse.remove(&iid);
+        } else {
+            self.sparse.insert(iid, v);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.dense.clear();
+        self.sparse.clear();
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.dense.capacity() * std::mem::size_of::<Option<T>>()
+            + self.sparse.capacity() * (std::mem::size_of::<(u64, T)>() + 1)
+    }
+}
+
 /// Per-`trusted_packet_sequence_id` incremental state (trace-formats.md §5.1).
 #[derive(Default)]
 struct SeqState {
@@ -529,12 +597,12 @@ struct SeqState {
     default_track: Option<u64>,
     default_extra_counters: Vec<u64>,
     default_extra_double_counters: Vec<u64>,
-    names: FastMap<u64, StrId>,
-    categories: FastMap<u64, StrId>,
-    annotation_names: FastMap<u64, StrId>,
-    annotation_strings: FastMap<u64, StrId>,
-    source_locations: FastMap<u64, SrcLoc>,
-    log_bodies: FastMap<u64, StrId>,
+    names: IidTable<StrId>,
+    categories: IidTable<StrId>,
+    annotation_names: IidTable<StrId>,
+    annotation_strings: IidTable<StrId>,
+    source_locations: IidTable<SrcLoc>,
+    log_bodies: IidTable<StrId>,
     clocks: FastMap<u32, SeqClock>,
     counter_values: FastMap<u64, f64>,
     /// Legacy thread association (pid, tid).
@@ -574,6 +642,21 @@ struct CounterInfo {
     incremental: bool,
 }
 
+/// First placeholder track id (far above [`limits::MAX_TRACKS`]).
+const PLACEHOLDER_BASE: u32 = 1 << 31;
+
+/// A track uuid used before its descriptor came (one-pass mode).
+struct Placeholder {
+    uuid: u64,
+    /// Tracks that existed at its first event (its track is numbered after them).
+    tracks_before: usize,
+    /// The first non-empty name of a slice on it (an unnamed track takes it).
+    first_name: StrId,
+    /// Where its first event was (for the diagnostic when it stays undescribed).
+    offset: u64,
+    index: u64,
+}
+
 struct Importer<'m> {
     model: &'m mut Model,
     builder: SliceBuilder,
@@ -589,10 +672,23 @@ struct Importer<'m> {
     legacy_counters: FastMap<(i64, &'static str), usize>,
     /// Frames already interned, by projection (saves hashing into the model's table).
     frame_cache: FastMap<FrameKey, FrameId>,
-    /// A decoded-packet buffer reused across packets (avoids moving a large struct per packet).
-    scratch: Option<Box<TracePacket>>,
     packets: u64,
     bundle_budget: u64,
+    /// One-pass mode: snapshots and descriptors are collected as packets come.
+    collect: bool,
+    /// A snapshot or descriptor came too late for the one pass: from then on only snapshots and
+    /// descriptors are collected, and [`import_stream`] imports again.
+    late: bool,
+    /// Track uuids looked up before any descriptor defined them (one-pass mode).
+    missed: FastMap<u64, ()>,
+    /// Tracks of uuids not described yet when their first event came (one-pass mode), settled
+    /// at the end; their events carry `TrackId(PLACEHOLDER_BASE + index)` until then.
+    placeholders: Vec<Placeholder>,
+    placeholder_of: FastMap<u64, u32>,
+    /// Inflation budget of bundles read only for their snapshots and descriptors.
+    prescan_budget: u64,
+    /// The import stopped at a budget (memory): the rest of the stream is not read.
+    stopped: bool,
     /// Offset (top-level stream) and index of the packet being imported, for diagnostics.
     cur_offset: u64,
     cur_index: u64,
@@ -611,9 +707,15 @@ impl<'m> Importer<'m> {
             tracker: TrackTracker::new(LAYOUT),
             legacy_counters: FastMap::default(),
             frame_cache: FastMap::default(),
-            scratch: None,
             packets: 0,
             bundle_budget: MAX_TOTAL_BUNDLE_BYTES,
+            collect: false,
+            late: false,
+            missed: FastMap::default(),
+            placeholders: Vec::new(),
+            placeholder_of: FastMap::default(),
+            prescan_budget: MAX_TOTAL_BUNDLE_BYTES,
+            stopped: false,
             cur_offset: 0,
             cur_index: 0,
         }
@@ -633,40 +735,139 @@ impl<'m> Importer<'m> {
         id
     }
 
-    fn run_stream(
-        &mut self,
-        data: &[u8],
-        depth: u32,
-        outer_offset: Option<usize>,
-        on_offset: &mut dyn FnMut(usize),
-    ) {
+    /// Reads the `Trace` records of a stream window: packets (framed across chunk boundaries,
+    /// one buffered at a time), other top-level fields skipped by wire type.
+    fn run_window(&mut self, win: &mut super::stream::Window<'_>, progress: &mut dyn FnMut(f64)) {
+        let mut next_report = 1u64 << 20;
+        let mut next_check = BUDGET_CHECK_EVERY;
+        loop {
+            if win.data().len() < 20 && !win.at_eof() {
+                win.fill(20);
+            }
+            let offset = win.offset();
+            if offset >= next_report {
+                next_report = offset + (1 << 20);
+                progress(win.fraction());
+            }
+            if self.packets >= next_check {
+                next_check = self.packets + BUDGET_CHECK_EVERY;
+                let budget = limits::model_budget(win.decoded_bytes());
+                let used = self.heap_bytes();
+                if used > budget {
+                    self.cur_offset = offset;
+                    self.diag(Diag::MemoryBudgetReached, || {
+                        Some(format!(
+                            "the model reached {used} bytes after {} decompressed bytes (limit {budget} = {} + {} × input)",
+                            win.decoded_bytes(),
+                            limits::BASE_MEMORY_BYTES,
+                            limits::MEMORY_PER_INPUT_BYTE
+                        ))
+                    });
+                    self.stopped = true;
+                    return;
+                }
+            }
+            let d = win.data();
+            if d.is_empty() {
+                return;
+            }
+            let Some((tag, p)) = read_varint(d, 0) else {
+                self.truncated(offset);
+                return;
+            };
+            let wt = tag & 7;
+            let num = tag >> 3;
+            if num == 0 || wt == 3 || wt == 4 || wt > 5 {
+                self.cur_offset = offset;
+                self.diag(Diag::TraceFramingError, || {
+                    Some(format!("at byte {offset}"))
+                });
+                return;
+            }
+            // (header length, value length)
+            let (hdr, len) = match wt {
+                0 => match read_varint(d, p) {
+                    Some((_, q)) => (q, 0u64),
+                    None => {
+                        self.truncated(offset);
+                        return;
+                    }
+                },
+                1 => (p, 8),
+                5 => (p, 4),
+                _ => match read_varint(d, p) {
+                    Some((len, q)) => (q, len),
+                    None => {
+                        self.truncated(offset);
+                        return;
+                    }
+                },
+            };
+            let is_packet = num == 1 && wt == 2;
+            let fits = usize::try_from(len)
+                .ok()
+                .filter(|&l| l <= limits::MAX_EVENT_BYTES)
+                .and_then(|l| l.checked_add(hdr));
+            let Some(total) = fits else {
+                // Longer than any packet we buffer: skip it as it streams past.
+                if is_packet {
+                    self.cur_offset = offset;
+                    self.diag(Diag::PacketTooLarge, || {
+                        Some(format!(
+                            "{len} bytes at byte {offset} (limit {} bytes)",
+                            limits::MAX_EVENT_BYTES
+                        ))
+                    });
+                }
+                let mut left = u64::try_from(hdr).unwrap_or(u64::MAX).saturating_add(len);
+                loop {
+                    let n = (win.data().len() as u64).min(left);
+                    win.consume(n as usize);
+                    left -= n;
+                    if left == 0 {
+                        break;
+                    }
+                    if !win.more() {
+                        self.truncated(offset);
+                        return;
+                    }
+                }
+                continue;
+            };
+            if win.fill(total) < total {
+                self.truncated(offset);
+                let n = win.data().len();
+                win.consume(n);
+                return;
+            }
+            if is_packet && total > hdr {
+                let body = &win.data()[hdr..total];
+                self.packet_bytes(body, 0, offset);
+            }
+            win.consume(total);
+        }
+    }
+
+    fn truncated(&mut self, offset: u64) {
+        self.cur_offset = offset;
+        self.diag(Diag::TruncatedPacket, || Some(format!("at byte {offset}")));
+    }
+
+    /// Reads the `Trace` records of an inflated `compressed_packets` bundle.
+    fn run_slice(&mut self, data: &[u8], depth: u32, top_offset: u64) {
         for rec in Records::new(data) {
             match rec {
-                Record::Packet { body, offset } => {
-                    let top = outer_offset.unwrap_or(offset);
-                    if outer_offset.is_none() {
-                        on_offset(offset);
+                Record::Packet { body, .. } => {
+                    if !body.is_empty() {
+                        self.packet_bytes(body, depth, top_offset);
                     }
-                    if body.is_empty() {
-                        continue;
-                    }
-                    self.packets += 1;
-                    self.cur_offset = top as u64;
-                    self.cur_index = self.packets - 1;
-                    let mut p = self.scratch.take().unwrap_or_default();
-                    p.clear();
-                    match p.merge(body) {
-                        Ok(()) => self.packet(&p, depth, top, on_offset),
-                        Err(e) => self.diag(Diag::PacketDecodeError, || Some(e.to_string())),
-                    }
-                    self.scratch = Some(p);
                 }
                 Record::Truncated { offset } => {
-                    self.cur_offset = outer_offset.unwrap_or(offset) as u64;
+                    self.cur_offset = top_offset;
                     self.diag(Diag::TruncatedPacket, || Some(format!("at byte {offset}")));
                 }
                 Record::Garbage { offset } => {
-                    self.cur_offset = outer_offset.unwrap_or(offset) as u64;
+                    self.cur_offset = top_offset;
                     self.diag(Diag::TraceFramingError, || {
                         Some(format!("at byte {offset}"))
                     });
@@ -675,14 +876,125 @@ impl<'m> Importer<'m> {
         }
     }
 
-    fn packet(
-        &mut self,
-        p: &TracePacket,
-        depth: u32,
-        top_offset: usize,
-        on_offset: &mut dyn FnMut(usize),
-    ) {
-        if let Some(bundle) = &p.compressed_packets {
+    /// One packet's bytes (`top_offset`: where its top-level record starts).
+    fn packet_bytes(&mut self, body: &[u8], depth: u32, top_offset: u64) {
+        self.packets += 1;
+        self.cur_offset = top_offset;
+        self.cur_index = self.packets - 1;
+        if self.late {
+            self.prescan_packet(body, depth);
+            return;
+        }
+        match view::PacketView::parse(body) {
+            Ok(p) => self.packet(&p, depth, top_offset),
+            Err(e) => {
+                if self.collect {
+                    self.prescan_packet(body, depth);
+                }
+                self.diag(Diag::PacketDecodeError, || Some(e.to_string()));
+            }
+        }
+    }
+
+    /// Collects the clock snapshots and track descriptors of one packet (nested bundles
+    /// included), as a first pass would: each occurrence on its own, malformed ones skipped.
+    fn prescan_packet(&mut self, body: &[u8], depth: u32) {
+        for f in FieldIter::new(body) {
+            match f {
+                Some((6, Field::Len(b))) => {
+                    if let Ok(s) = ClockSnapshot::decode(b) {
+                        let (readings, primary) = snapshot_readings(&s);
+                        self.clocks.add_snapshot(&readings, primary);
+                    }
+                }
+                Some((60, Field::Len(b))) => {
+                    if let Ok(d) = TrackDescriptor::decode(b) {
+                        add_descriptor(&mut self.descriptors, d);
+                    }
+                }
+                Some((50, Field::Len(b))) if depth < MAX_BUNDLE_DEPTH => {
+                    self.prescan_bundle(b, depth);
+                }
+                None => break,
+                _ => {}
+            }
+        }
+    }
+
+    fn prescan_bundle(&mut self, bundle: &[u8], depth: u32) {
+        let limit = self.prescan_budget.min(MAX_BUNDLE_BYTES);
+        if let Ok(inner) = inflate(bundle, limit) {
+            self.prescan_budget = self.prescan_budget.saturating_sub(inner.len() as u64);
+            for rec in Records::new(&inner) {
+                let Record::Packet { body, .. } = rec else {
+                    break;
+                };
+                self.prescan_packet(body, depth + 1);
+            }
+        }
+    }
+
+    /// One-pass mode: applies a packet's snapshots and descriptors before the packet itself,
+    /// and notes when one comes too late for the one pass.
+    fn collect_packet(&mut self, p: &view::PacketView<'_>) {
+        for b in p.snapshot_parts.iter() {
+            if let Ok(s) = ClockSnapshot::decode(b) {
+                let (readings, primary) = snapshot_readings(&s);
+                if self.clocks.add_snapshot_late(&readings, primary) {
+                    self.note_late(|| format!("clock snapshot {readings:?}"));
+                    self.late = true;
+                }
+            }
+        }
+        for b in p.descriptor_parts.iter() {
+            if let Ok(d) = TrackDescriptor::decode(b) {
+                let uuid = d.uuid.unwrap_or(0);
+                if add_descriptor(&mut self.descriptors, d)
+                    && (self.uuid_tracks.contains_key(&uuid) || self.missed.contains_key(&uuid))
+                {
+                    let missed = self.missed.contains_key(&uuid);
+                    self.note_late(|| format!("descriptor {uuid} (missed before: {missed})"));
+                    self.late = true;
+                }
+            }
+        }
+    }
+
+    /// Says why the one pass is not enough (debug builds, `TRIALSCOPE_DEBUG_PASSES` set).
+    fn note_late(&self, why: impl FnOnce() -> String) {
+        if cfg!(debug_assertions) && std::env::var_os("TRIALSCOPE_DEBUG_PASSES").is_some() {
+            eprintln!("perfetto: packet {}: late {}", self.packets, why());
+        }
+    }
+
+    /// Heap bytes of the model so far and of what the import holds for it.
+    fn heap_bytes(&self) -> u64 {
+        let seqs: usize = self
+            .seqs
+            .values()
+            .map(|s| {
+                s.names.heap_bytes()
+                    + s.categories.heap_bytes()
+                    + s.annotation_names.heap_bytes()
+                    + s.annotation_strings.heap_bytes()
+                    + s.source_locations.heap_bytes()
+                    + s.log_bodies.heap_bytes()
+            })
+            .sum();
+        (self.model.heap_bytes() + self.builder.heap_bytes() + seqs) as u64
+    }
+
+    fn packet(&mut self, p: &view::PacketView<'_>, depth: u32, top_offset: u64) {
+        if self.collect {
+            self.collect_packet(p);
+            if self.late {
+                if let Some(bundle) = p.compressed_packets.filter(|_| depth < MAX_BUNDLE_DEPTH) {
+                    self.prescan_bundle(bundle, depth);
+                }
+                return;
+            }
+        }
+        if let Some(bundle) = p.compressed_packets {
             if depth >= MAX_BUNDLE_DEPTH {
                 self.diag(Diag::CompressedPacketsTooDeep, || None);
                 return;
@@ -691,13 +1003,13 @@ impl<'m> Importer<'m> {
             match inflate(bundle, limit) {
                 Ok(inner) => {
                     self.bundle_budget = self.bundle_budget.saturating_sub(inner.len() as u64);
-                    self.run_stream(&inner, depth + 1, Some(top_offset), on_offset);
+                    self.run_slice(&inner, depth + 1, top_offset);
                 }
                 Err(e) => self.diag(Diag::CompressedPacketsCorrupt, || Some(e.to_string())),
             }
             return;
         }
-        if p.zstd_compressed_packets.is_some() {
+        if p.zstd_compressed_packets {
             self.diag(Diag::ZstdCompressedPacketsUnsupported, || None);
             return;
         }
@@ -746,8 +1058,8 @@ impl<'m> Importer<'m> {
             }
         }
         // Step 4: interned data.
-        if let Some(interned) = &p.interned_data {
-            if valid {
+        if valid {
+            for interned in p.interned_data.iter() {
                 self.intern(&mut seq, interned);
             }
         }
@@ -828,32 +1140,29 @@ impl<'m> Importer<'m> {
         self.seqs.insert(seq_id, seq);
     }
 
-    fn intern(&mut self, seq: &mut SeqState, d: &InternedData) {
-        for (list, which) in [
-            (&d.event_names, 0),
-            (&d.event_categories, 1),
-            (&d.debug_annotation_names, 2),
-            (&d.debug_annotation_string_values, 3),
-            (&d.log_message_body, 4),
-        ] {
-            for e in list {
-                let Some(iid) = e.iid else { continue };
-                let s = self.text(e.name.as_deref().unwrap_or(b""));
-                let map = match which {
-                    0 => &mut seq.names,
-                    1 => &mut seq.categories,
-                    2 => &mut seq.annotation_names,
-                    3 => &mut seq.annotation_strings,
-                    _ => &mut seq.log_bodies,
+    fn intern(&mut self, seq: &mut SeqState, d: &[u8]) {
+        view::InternedView::each(d, |e| match e {
+            view::Interned::Name { table, iid, name } => {
+                let Some(iid) = iid else { return };
+                let s = self.text(name.unwrap_or(b""));
+                let map = match table {
+                    view::Table::EventNames => &mut seq.names,
+                    view::Table::EventCategories => &mut seq.categories,
+                    view::Table::AnnotationNames => &mut seq.annotation_names,
+                    view::Table::AnnotationStrings => &mut seq.annotation_strings,
+                    view::Table::LogBodies => &mut seq.log_bodies,
                 };
                 map.insert(iid, s);
             }
-        }
-        for loc in &d.source_locations {
-            let Some(iid) = loc.iid else { continue };
-            let l = self.src_loc(loc);
-            seq.source_locations.insert(iid, l);
-        }
+            view::Interned::Location(b) => {
+                let Ok(loc) = SourceLocation::decode(b) else {
+                    return;
+                };
+                let Some(iid) = loc.iid else { return };
+                let l = self.src_loc(&loc);
+                seq.source_locations.insert(iid, l);
+            }
+        });
     }
 
     fn src_loc(&mut self, loc: &SourceLocation) -> SrcLoc {
@@ -879,7 +1188,7 @@ impl<'m> Importer<'m> {
     }
 
     fn sequence_clocks(&mut self, seq: &mut SeqState, snap: &ClockSnapshot) {
-        let trace_clock = self.clocks.trace_clock();
+        let trace_clock = self.clocks.note_trace_clock();
         let mut reference: Option<(u32, i64)> = None;
         for c in &snap.clocks {
             let Some(id) = c.clock_id else { continue };
@@ -1008,14 +1317,19 @@ impl<'m> Importer<'m> {
 
     /// The model track of a described uuid (created on first use), or `None` when the uuid was
     /// never described.
-    fn uuid_track(&mut self, uuid: u64, depth: u32) -> Option<TrackId> {
+    fn uuid_track(&mut self, uuid: u64, depth: u32, note_miss: bool) -> Option<TrackId> {
         if let Some(&t) = self.uuid_tracks.get(&uuid) {
             return Some(t);
         }
-        if depth > 32 {
+        if depth > 32 || self.model.tracks.len() >= limits::MAX_TRACKS {
             return None;
         }
-        let d = self.descriptors.get(&uuid)?;
+        let Some(d) = self.descriptors.get(&uuid) else {
+            if self.collect && note_miss {
+                self.missed.insert(uuid, ());
+            }
+            return None;
+        };
         let name_bytes = desc_name(d).map(|n| n.to_vec());
         let process = d.process.as_ref().and_then(|p| p.pid);
         let thread = d
@@ -1037,7 +1351,7 @@ impl<'m> Importer<'m> {
             }
             t
         } else {
-            let parent = parent_uuid.and_then(|p| self.uuid_track(p, depth + 1));
+            let parent = parent_uuid.and_then(|p| self.uuid_track(p, depth + 1, true));
             let (pid, tid) = match parent {
                 Some(pt) => {
                     let t = self.model.track(pt);
@@ -1097,7 +1411,7 @@ impl<'m> Importer<'m> {
     }
 
     fn counter_sample(&mut self, seq: &mut SeqState, uuid: u64, ts: i64, raw: f64) {
-        if self.uuid_track(uuid, 0).is_none() {
+        if self.uuid_track(uuid, 0, true).is_none() {
             self.diag(Diag::TrackUuidUnknown, || Some(format!("uuid {uuid}")));
             return;
         }
@@ -1134,7 +1448,12 @@ impl<'m> Importer<'m> {
         });
     }
 
-    fn track_event(&mut self, seq: &mut SeqState, ev: &TrackEvent, packet_ts: Option<i64>) {
+    fn track_event(
+        &mut self,
+        seq: &mut SeqState,
+        ev: &view::EventView<'_>,
+        packet_ts: Option<i64>,
+    ) {
         // Timestamp: legacy µs fields first, else the packet timestamp.
         let invalid_ts = |imp: &mut Self| {
             imp.diag(Diag::TrackEventInvalidTimestamp, || None);
@@ -1186,7 +1505,7 @@ impl<'m> Importer<'m> {
         let phase = legacy.and_then(|l| l.phase).unwrap_or(0);
 
         // Extra counter values ride on any event type.
-        if !ev.extra_counter_values.is_empty() || !ev.extra_double_counter_values.is_empty() {
+        if ev.n_extra_counter_values > 0 || ev.n_extra_double_counter_values > 0 {
             self.extra_counters(seq, ev, ts);
         }
 
@@ -1266,7 +1585,7 @@ impl<'m> Importer<'m> {
         };
 
         if let Op::End = op {
-            let args = self.args(seq, &ev.debug_annotations);
+            let args = self.args(seq, ev);
             self.builder.end(track, ts, None, args);
             return;
         }
@@ -1274,7 +1593,7 @@ impl<'m> Importer<'m> {
         // Name.
         let name = if let Some(iid) = ev.name_iid {
             self.resolve_name(seq, iid)
-        } else if let Some(n) = &ev.name {
+        } else if let Some(n) = ev.name {
             self.text(n)
         } else if let Some(iid) = legacy.and_then(|l| l.name_iid) {
             self.resolve_name(seq, iid)
@@ -1282,7 +1601,7 @@ impl<'m> Importer<'m> {
             StrId(0)
         };
         let category = self.categories(seq, ev);
-        let args = self.args(seq, &ev.debug_annotations);
+        let args = self.args(seq, ev);
 
         let mut key = FrameKey::named(Provider::PerfettoTrackEvent, name, category);
         let loc = if let Some(l) = &ev.source_location {
@@ -1324,7 +1643,12 @@ impl<'m> Importer<'m> {
             }
         }
         // An unnamed custom track is named after its first slice (as trace_processor does).
-        if let Some(t) = self.model.tracks.get_mut(track.0 as usize) {
+        if track.0 >= PLACEHOLDER_BASE {
+            let p = &mut self.placeholders[(track.0 - PLACEHOLDER_BASE) as usize];
+            if p.first_name.0 == 0 {
+                p.first_name = name;
+            }
+        } else if let Some(t) = self.model.tracks.get_mut(track.0 as usize) {
             if t.kind == TrackKind::Async && t.name.0 == 0 && t.overflow_of.is_none() {
                 t.name = name;
             }
@@ -1354,7 +1678,7 @@ impl<'m> Importer<'m> {
     fn event_track(
         &mut self,
         seq: &SeqState,
-        ev: &TrackEvent,
+        ev: &view::EventView<'_>,
         ty: i32,
         phase: i32,
     ) -> Option<TrackId> {
@@ -1403,18 +1727,79 @@ impl<'m> Importer<'m> {
         }
         let uuid = ev.track_uuid.or(seq.default_track).unwrap_or(0);
         if uuid != 0 {
-            if let Some(t) = self.uuid_track(uuid, 0) {
-                return Some(t);
+            if let Some(&i) = self.placeholder_of.get(&uuid) {
+                return Some(TrackId(PLACEHOLDER_BASE + i));
             }
-            // TP keeps such events on a track of their own (difftest
-            // track_event_monotonic_trace_clock_slices).
-            self.diag(Diag::TrackUuidUndescribed, || Some(format!("uuid {uuid}")));
-            let t = self.tracker.custom(self.model, StrId(0), None, None);
-            self.uuid_tracks.insert(uuid, t);
-            return Some(t);
+            let wait = self.collect && self.waits_for_parent(uuid);
+            if !wait {
+                if let Some(t) = self.uuid_track(uuid, 0, !self.collect) {
+                    return Some(t);
+                }
+            }
+            if self.collect {
+                // Its descriptor may still come: the track is settled at the end.
+                let i = self.placeholders.len() as u32;
+                self.placeholders.push(Placeholder {
+                    uuid,
+                    tracks_before: self.model.tracks.len(),
+                    first_name: StrId(0),
+                    offset: self.cur_offset,
+                    index: self.cur_index,
+                });
+                self.placeholder_of.insert(uuid, i);
+                return Some(TrackId(PLACEHOLDER_BASE + i));
+            }
+            self.undescribed_track(uuid)
+        } else {
+            self.default_event_track(seq, ty, ev.track_uuid.is_none())
         }
+    }
+
+    /// One-pass mode: true when the track of `uuid` would hang under an ancestor no descriptor
+    /// defines yet (its track is then settled at the end, when the ancestor may be known).
+    fn waits_for_parent(&self, uuid: u64) -> bool {
+        let mut cur = uuid;
+        for _ in 0..=32 {
+            if self.uuid_tracks.contains_key(&cur) {
+                return false;
+            }
+            let Some(d) = self.descriptors.get(&cur) else {
+                return cur != uuid;
+            };
+            let own = d.thread.is_some() || (d.process.is_some() && d.counter.is_none());
+            match d.parent_uuid.filter(|&p| p != 0 && p != cur) {
+                Some(p) if !own => cur = p,
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// The track of events on a uuid no descriptor defines: an unnamed track of its own (or
+    /// none past the tracks limit).
+    fn undescribed_track(&mut self, uuid: u64) -> Option<TrackId> {
+        let tracks = self.model.tracks.len();
+        if tracks >= limits::MAX_TRACKS {
+            self.diag(Diag::TracksOverLimit, || {
+                Some(format!(
+                    "uuid {uuid}: the file already has {tracks} tracks (limit {})",
+                    limits::MAX_TRACKS
+                ))
+            });
+            return None;
+        }
+        // TP keeps such events on a track of their own (difftest
+        // track_event_monotonic_trace_clock_slices).
+        self.diag(Diag::TrackUuidUndescribed, || Some(format!("uuid {uuid}")));
+        let t = self.tracker.custom(self.model, StrId(0), None, None);
+        self.uuid_tracks.insert(uuid, t);
+        Some(t)
+    }
+
+    /// The track of an event with no track uuid (nor a default one).
+    fn default_event_track(&mut self, seq: &SeqState, ty: i32, no_uuid: bool) -> Option<TrackId> {
         if let Some((pid, tid)) = seq.thread {
-            if ev.track_uuid.is_none() || ty == track_event_type::UNSPECIFIED {
+            if no_uuid || ty == track_event_type::UNSPECIFIED {
                 return Some(self.thread_track(pid, tid));
             }
         }
@@ -1423,7 +1808,7 @@ impl<'m> Importer<'m> {
 
     /// Legacy per-thread counters (`thread_time_*_us`, `thread_instruction_count_*`), as TP's
     /// `thread_time` (ns) and `thread_instruction_count` series of the sequence's thread.
-    fn legacy_thread_counters(&mut self, seq: &mut SeqState, ev: &TrackEvent, ts: i64) {
+    fn legacy_thread_counters(&mut self, seq: &mut SeqState, ev: &view::EventView<'_>, ts: i64) {
         let Some((pid, tid)) = seq.thread else {
             return;
         };
@@ -1475,13 +1860,28 @@ impl<'m> Importer<'m> {
         }
     }
 
-    fn categories(&mut self, seq: &SeqState, ev: &TrackEvent) -> StrId {
-        let n = ev.category_iids.len() + ev.categories.len();
+    fn categories(&mut self, seq: &SeqState, ev: &view::EventView<'_>) -> StrId {
+        let n = ev.n_category_iids + ev.n_categories;
         if n == 0 {
             return StrId(0);
         }
         if n == 1 {
-            if let Some(&iid) = ev.category_iids.first() {
+            let mut one = None;
+            let mut text = None;
+            if ev.n_category_iids == 1 {
+                ev.each(3, |r| {
+                    if let view::Rep::U64(iid) = r {
+                        one = Some(iid);
+                    }
+                });
+            } else {
+                ev.each(22, |r| {
+                    if let view::Rep::Bytes(b) = r {
+                        text = Some(b);
+                    }
+                });
+            }
+            if let Some(iid) = one {
                 return match seq.categories.get(&iid) {
                     Some(&s) => s,
                     None => {
@@ -1490,16 +1890,22 @@ impl<'m> Importer<'m> {
                     }
                 };
             }
-            return self.text(&ev.categories[0]);
+            return self.text(text.unwrap_or(b""));
         }
         let mut parts: Vec<String> = Vec::with_capacity(n);
-        for &iid in &ev.category_iids {
+        for iid in ev.u64s(3) {
             match seq.categories.get(&iid) {
                 Some(&s) => parts.push(self.model.str(s).to_string()),
                 None => self.unknown_iid("event_categories", iid),
             }
         }
-        for c in &ev.categories {
+        let mut texts: Vec<&[u8]> = Vec::new();
+        ev.each(22, |r| {
+            if let view::Rep::Bytes(b) = r {
+                texts.push(b);
+            }
+        });
+        for c in texts {
             let s = self.text(c);
             parts.push(self.model.str(s).to_string());
         }
@@ -1515,34 +1921,35 @@ impl<'m> Importer<'m> {
         self.model.strings.intern(&joined)
     }
 
-    fn extra_counters(&mut self, seq: &mut SeqState, ev: &TrackEvent, ts: i64) {
-        let ints: Vec<(Option<u64>, f64)> = ev
-            .extra_counter_values
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| {
-                let uuid = if ev.extra_counter_track_uuids.is_empty() {
+    fn extra_counters(&mut self, seq: &mut SeqState, ev: &view::EventView<'_>, ts: i64) {
+        let int_uuids = ev.u64s(31);
+        let double_uuids = ev.u64s(45);
+        let mut values: Vec<(Option<u64>, f64)> = Vec::new();
+        let mut i = 0usize;
+        ev.each(12, |r| {
+            if let view::Rep::U64(v) = r {
+                let uuid = if int_uuids.is_empty() {
                     seq.default_extra_counters.get(i).copied()
                 } else {
-                    ev.extra_counter_track_uuids.get(i).copied()
+                    int_uuids.get(i).copied()
                 };
-                (uuid, v as f64)
-            })
-            .collect();
-        let doubles: Vec<(Option<u64>, f64)> = ev
-            .extra_double_counter_values
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| {
-                let uuid = if ev.extra_double_counter_track_uuids.is_empty() {
-                    seq.default_extra_double_counters.get(i).copied()
+                values.push((uuid, v as i64 as f64));
+                i += 1;
+            }
+        });
+        let mut j = 0usize;
+        ev.each(46, |r| {
+            if let view::Rep::F64(v) = r {
+                let uuid = if double_uuids.is_empty() {
+                    seq.default_extra_double_counters.get(j).copied()
                 } else {
-                    ev.extra_double_counter_track_uuids.get(i).copied()
+                    double_uuids.get(j).copied()
                 };
-                (uuid, v)
-            })
-            .collect();
-        for (uuid, v) in ints.into_iter().chain(doubles) {
+                values.push((uuid, v));
+                j += 1;
+            }
+        });
+        for (uuid, v) in values {
             match uuid {
                 Some(u) => self.counter_sample(seq, u, ts, v),
                 None => self.diag(Diag::CounterWithoutTrack, || {
@@ -1552,17 +1959,94 @@ impl<'m> Importer<'m> {
         }
     }
 
-    fn args(&mut self, seq: &SeqState, anns: &[DebugAnnotation]) -> ArgsId {
-        if anns.is_empty() {
+    /// The event's debug annotations as an arg set: the first [`limits::MAX_ARGS_PER_EVENT`]
+    /// are kept, the rest counted (`annotations_over_limit`). Flat annotations are read from
+    /// the wire without allocation; nested ones are decoded with prost.
+    fn args(&mut self, seq: &SeqState, ev: &view::EventView<'_>) -> ArgsId {
+        let n = ev.n_debug_annotations;
+        if n == 0 {
             return ArgsId(0);
         }
-        let mut out = Vec::with_capacity(anns.len());
-        for a in anns {
-            let key = self.annotation_name(seq, a);
-            let value = self.annotation_value(seq, a, 0);
-            out.push((key, value));
+        let keep = n.min(limits::MAX_ARGS_PER_EVENT);
+        let mut out = Vec::with_capacity(keep);
+        let mut i = 0usize;
+        ev.each(4, |r| {
+            let view::Rep::Bytes(b) = r else { return };
+            if i < keep {
+                let a = view::AnnView::parse(b);
+                if a.complex {
+                    let full = DebugAnnotation::decode(b).unwrap_or_default();
+                    let key = self.annotation_name(seq, &full);
+                    let value = self.annotation_value(seq, &full, 0);
+                    out.push((key, value));
+                } else {
+                    let key = self.flat_annotation_name(seq, &a);
+                    let value = self.flat_annotation_value(seq, &a);
+                    out.push((key, value));
+                }
+            }
+            i += 1;
+        });
+        if n > keep {
+            self.diag(Diag::AnnotationsOverLimit, || {
+                Some(format!(
+                    "{n} debug annotations on one event, {keep} kept (limit {})",
+                    limits::MAX_ARGS_PER_EVENT
+                ))
+            });
         }
         self.model.args.add(out)
+    }
+
+    fn flat_annotation_name(&mut self, seq: &SeqState, a: &view::AnnView<'_>) -> StrId {
+        if let Some(iid) = a.name_iid {
+            match seq.annotation_names.get(&iid) {
+                Some(&s) => s,
+                None => {
+                    self.unknown_iid("debug_annotation_names", iid);
+                    StrId(0)
+                }
+            }
+        } else if let Some(n) = a.name {
+            self.text(n)
+        } else {
+            StrId(0)
+        }
+    }
+
+    /// As [`Importer::annotation_value`] for an annotation without nested values.
+    fn flat_annotation_value(&mut self, seq: &SeqState, a: &view::AnnView<'_>) -> ArgValue {
+        if let Some(v) = a.bool_value {
+            return ArgValue::Bool(v);
+        }
+        if let Some(v) = a.uint_value {
+            return ArgValue::UInt(v);
+        }
+        if let Some(v) = a.int_value {
+            return ArgValue::Int(v);
+        }
+        if let Some(v) = a.double_value {
+            return ArgValue::Double(v);
+        }
+        if let Some(v) = a.string_value {
+            return ArgValue::Str(self.text(v));
+        }
+        if let Some(iid) = a.string_value_iid {
+            return match seq.annotation_strings.get(&iid) {
+                Some(&s) => ArgValue::Str(s),
+                None => {
+                    self.unknown_iid("debug_annotation_string_values", iid);
+                    ArgValue::Str(StrId(0))
+                }
+            };
+        }
+        if let Some(v) = a.pointer_value {
+            return ArgValue::Text(format!("0x{v:x}"));
+        }
+        if let Some(v) = a.legacy_json_value {
+            return ArgValue::Text(String::from_utf8_lossy(v).into_owned());
+        }
+        ArgValue::Text(String::new())
     }
 
     fn annotation_name(&mut self, seq: &SeqState, a: &DebugAnnotation) -> StrId {
@@ -1661,7 +2145,107 @@ impl<'m> Importer<'m> {
         }
     }
 
-    fn finish(self) {
+    /// Settles the tracks of uuids that had no descriptor when their first event came: the
+    /// described track when the descriptor came later, else an unnamed track of their own.
+    fn settle_placeholders(&mut self) {
+        let placeholders = std::mem::take(&mut self.placeholders);
+        if placeholders.is_empty() {
+            return;
+        }
+        let mut real: Vec<Option<TrackId>> = Vec::with_capacity(placeholders.len());
+        // (tracks that existed at the first event, tracks created for it now)
+        let mut groups: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+        for p in &placeholders {
+            self.cur_offset = p.offset;
+            self.cur_index = p.index;
+            let before = self.model.tracks.len();
+            let t = match self.uuid_track(p.uuid, 0, false) {
+                Some(t) => Some(t),
+                None => self.undescribed_track(p.uuid),
+            };
+            if let Some(t) = t.and_then(|t| self.model.tracks.get_mut(t.0 as usize)) {
+                if t.kind == TrackKind::Async && t.name.0 == 0 && t.overflow_of.is_none() {
+                    t.name = p.first_name;
+                }
+            }
+            groups.push((p.tracks_before, before..self.model.tracks.len()));
+            real.push(t);
+        }
+        // Number the tracks as two passes would have: a settled track and its ancestors made
+        // after its first event go where that event was (ancestors first).
+        let total = self.model.tracks.len();
+        let mut assigned = vec![false; total];
+        let mut placed: Vec<(usize, Vec<usize>)> = Vec::with_capacity(groups.len());
+        for ((at, created), t) in groups.iter().zip(&real) {
+            let mut chain = Vec::new();
+            let mut cur = *t;
+            while let Some(c) = cur {
+                if chain.len() > 64 {
+                    break;
+                }
+                chain.push(c.0 as usize);
+                cur = self.model.tracks[c.0 as usize].parent;
+            }
+            chain.reverse();
+            let mut group = Vec::new();
+            for i in chain.into_iter().chain(created.clone()) {
+                if i >= *at && !assigned[i] {
+                    assigned[i] = true;
+                    group.push(i);
+                }
+            }
+            placed.push((*at, group));
+        }
+        let mut order: Vec<usize> = Vec::with_capacity(total);
+        let mut g = placed.iter().peekable();
+        for (old, &moved) in assigned.iter().enumerate() {
+            while let Some((_, r)) = g.next_if(|(at, _)| *at <= old) {
+                order.extend(r.iter().copied());
+            }
+            if !moved {
+                order.push(old);
+            }
+        }
+        for (_, r) in g {
+            order.extend(r.iter().copied());
+        }
+        let identity = order.iter().enumerate().all(|(i, &o)| i == o);
+        let mut new_of = vec![0u32; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_of[old] = new as u32;
+        }
+        let remap = |t: TrackId| TrackId(new_of[t.0 as usize]);
+        if !identity {
+            let mut old_tracks: Vec<Option<crate::model::Track>> =
+                std::mem::take(&mut self.model.tracks)
+                    .into_iter()
+                    .map(Some)
+                    .collect();
+            self.model.tracks = order
+                .iter()
+                .filter_map(|&o| old_tracks[o].take())
+                .map(|mut t| {
+                    t.parent = t.parent.map(remap);
+                    t.overflow_of = t.overflow_of.map(remap);
+                    t
+                })
+                .collect();
+            for c in &mut self.model.counters {
+                c.track = remap(c.track);
+            }
+        }
+        self.builder.retarget(|t| {
+            let t = if t.0 >= PLACEHOLDER_BASE {
+                real[(t.0 - PLACEHOLDER_BASE) as usize]?
+            } else {
+                t
+            };
+            Some(if identity { t } else { remap(t) })
+        });
+    }
+
+    fn finish(mut self) {
+        self.settle_placeholders();
         let Importer {
             model,
             builder,

@@ -3,8 +3,17 @@
 //! Each file is measured in a fresh child process of this executable (`bench --child FILE`), so
 //! the peak resident set (`VmHWM` from `/proc/self/status`, Linux) belongs to that file alone.
 //! Throughput is decompressed (trace) megabytes (10^6 bytes) per second of the whole import
-//! (`formats::import_with`: decompression + parsing + slice building), best of `--runs`.
+//! (`formats::load_from` streaming the file: decompression + parsing + slice building), best
+//! of `--runs`.
 //! This is a harness, not a timed test.
+//!
+//! `--peers` measures, in the same run and on the same decompressed bytes, what a user could
+//! pick instead (issue #9): for a Perfetto file Python protobuf's upb backend decoding the real
+//! schema (`Trace.FromString` with the `perfetto` PyPI package's `perfetto_trace_pb2`), for a
+//! JSON file Python `json.loads` (`tools/bench/peers.py`, run with `--python`, by default
+//! `target/peervenv/bin/python` when it exists). `--generate-perfetto FILE --size-mb N` writes
+//! a Chromium-like Perfetto trace of about N MB to benchmark with (under `target/`, never
+//! committed).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -27,6 +36,35 @@ pub struct Args {
     /// Measure in this process (used for the per-file child processes).
     #[arg(long, hide = true)]
     pub child: bool,
+    /// Also measure the peer decoder of each file in the same run (Python upb / json.loads).
+    #[arg(long)]
+    pub peers: bool,
+    /// The Python interpreter for `--peers` (needs `protobuf` with the upb backend and the
+    /// `perfetto` package for Perfetto files).
+    #[arg(long)]
+    pub python: Option<PathBuf>,
+    /// Write a generated Chromium-like Perfetto trace to this file instead of measuring.
+    #[arg(long)]
+    pub generate_perfetto: Option<PathBuf>,
+    /// Size of the generated trace, MB (10^6 bytes).
+    #[arg(long, default_value_t = 1000)]
+    pub size_mb: u64,
+}
+
+/// A peer's measurement of the same file (`tools/bench/peers.py`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PeerResult {
+    /// Best decode time, seconds.
+    pub seconds: f64,
+    pub median_seconds: f64,
+    /// Bytes decoded (after decompression).
+    pub decompressed_bytes: u64,
+    /// Packets or top-level events decoded.
+    pub items: u64,
+    /// Peak resident set of the peer process, bytes (`ru_maxrss`).
+    pub peak_rss_bytes: u64,
+    /// `protobuf-upb` or `json.loads`.
+    pub backend: String,
 }
 
 /// One file's measurement.
@@ -50,10 +88,31 @@ pub struct BenchResult {
     pub slices: u64,
     pub counter_samples: u64,
     pub runs: u32,
+    /// `perfetto_proto` or `chrome_json`.
+    #[serde(default)]
+    pub format: String,
+    /// Model heap bytes per slice (`Model::heap_bytes` / slices).
+    #[serde(default)]
+    pub model_bytes_per_slice: f64,
+    /// The peer's figures, with `--peers`.
+    #[serde(default)]
+    pub peer: Option<PeerResult>,
 }
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> ExitCode {
+    if let Some(out) = &args.generate_perfetto {
+        return match generate::perfetto(out, args.size_mb * 1_000_000) {
+            Ok(n) => {
+                outln!("{}: {n} bytes", out.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                errln!("trialscope bench: {}: {e}", out.display());
+                ExitCode::from(1)
+            }
+        };
+    }
     if args.files.is_empty() {
         errln!("trialscope bench: no files given");
         return ExitCode::from(2);
@@ -66,6 +125,16 @@ pub fn run(args: Args) -> ExitCode {
             measure(f, runs)
         } else {
             measure_in_child(f, runs).or_else(|_| measure(f, runs))
+        };
+        let r = match r {
+            Ok(mut r) if args.peers && !args.child => {
+                match measure_peer(&args, f, &r.format, runs) {
+                    Ok(p) => r.peer = Some(p),
+                    Err(e) => errln!("{}: peer: {e}", f.display()),
+                }
+                Ok(r)
+            }
+            r => r,
         };
         match r {
             Ok(r) => results.push(r),
@@ -85,27 +154,48 @@ pub fn run(args: Args) -> ExitCode {
         }
     } else {
         outln!(
-            "{:<40} {:>10} {:>10} {:>9} {:>9} {:>10} {:>10}",
+            "{:<32} {:>9} {:>8} {:>9} {:>8} {:>8} {:>9} | {:<13} {:>8} {:>8} | {:>6}",
             "file",
-            "file MB",
             "trace MB",
             "best s",
             "MB/s",
             "peak MB",
-            "slices"
+            "B/slice",
+            "slices",
+            "peer",
+            "MB/s",
+            "peak MB",
+            "ratio"
         );
         for r in &results {
+            let mb = r.decompressed_bytes as f64 / 1e6;
+            let (peer, peer_rate, peer_peak, ratio) = match &r.peer {
+                Some(p) if p.seconds > 0.0 => {
+                    let rate = p.decompressed_bytes as f64 / 1e6 / p.seconds;
+                    (
+                        p.backend.clone(),
+                        format!("{rate:.1}"),
+                        format!("{:.1}", p.peak_rss_bytes as f64 / 1e6),
+                        format!("{:.2}×", r.mb_per_s / rate),
+                    )
+                }
+                _ => ("-".into(), "-".into(), "-".into(), "-".into()),
+            };
             outln!(
-                "{:<40} {:>10.2} {:>10.2} {:>9.3} {:>9.1} {:>10} {:>10}",
+                "{:<32} {:>9.2} {:>8.3} {:>9.1} {:>8} {:>8.1} {:>9} | {:<13} {:>8} {:>8} | {:>6}",
                 r.file,
-                r.file_bytes as f64 / 1e6,
-                r.decompressed_bytes as f64 / 1e6,
+                mb,
                 r.best_import_s,
                 r.mb_per_s,
                 r.peak_rss_bytes
                     .map(|b| format!("{:.1}", b as f64 / 1e6))
                     .unwrap_or_else(|| "-".into()),
-                r.slices
+                r.model_bytes_per_slice,
+                r.slices,
+                peer,
+                peer_rate,
+                peer_peak,
+                ratio
             );
         }
     }
@@ -140,30 +230,39 @@ fn measure_in_child(file: &Path, runs: u32) -> Result<BenchResult, String> {
 
 fn measure(file: &Path, runs: u32) -> Result<BenchResult, String> {
     let shown = file.display().to_string();
-    let bytes = std::fs::read(file).map_err(|e| format!("{shown}: cannot read the file: {e}"))?;
+    // Streamed from disk, as `inspect` reads it: the file is never held whole.
+    let src = formats::FileSource::new(file)
+        .map_err(|e| format!("{shown}: cannot read the file: {e}"))?;
+    let file_bytes = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
     let mut times = Vec::new();
     let mut last = None;
     for _ in 0..runs {
         let t0 = Instant::now();
-        let a = formats::import_with(&shown, &bytes, &LoadOptions::default(), &mut |_| {})
+        let loaded = formats::load_from(&shown, &src, &LoadOptions::default(), &mut |_| {})
             .map_err(|e| e.to_string())?;
         times.push(t0.elapsed().as_secs_f64());
+        let formats::Loaded::Trace(a) = loaded else {
+            return Err(format!("{shown}: not a trace"));
+        };
         // Drop the previous model before the next run so peaks don't stack.
+        let slices = a.model.slices.len() as u64;
         last = Some((
             a.model.stats.decompressed_bytes,
             a.model.stats.events,
-            a.model.slices.len() as u64,
+            slices,
             a.model.counters.iter().map(|c| c.ts_ns.len() as u64).sum(),
+            a.format.as_str().to_string(),
+            a.model.heap_bytes() as f64 / slices.max(1) as f64,
         ));
         drop(a);
     }
-    let (decompressed, events, slices, samples) = last.unwrap_or_default();
+    let (decompressed, events, slices, samples, format, per_slice) = last.unwrap_or_default();
     times.sort_by(f64::total_cmp);
     let best = times[0];
     let median = times[times.len() / 2];
     Ok(BenchResult {
         file: super::load::file_name(file),
-        file_bytes: bytes.len() as u64,
+        file_bytes,
         decompressed_bytes: decompressed,
         best_import_s: best,
         median_import_s: median,
@@ -177,7 +276,39 @@ fn measure(file: &Path, runs: u32) -> Result<BenchResult, String> {
         slices,
         counter_samples: samples,
         runs,
+        format,
+        model_bytes_per_slice: per_slice,
+        peer: None,
     })
+}
+
+/// Runs the peer decoder of `format` on `file` (`tools/bench/peers.py`, embedded).
+fn measure_peer(args: &Args, file: &Path, format: &str, runs: u32) -> Result<PeerResult, String> {
+    let kind = match format {
+        "perfetto_proto" => "perfetto",
+        "chrome_json" => "json",
+        other => return Err(format!("no peer for {other}")),
+    };
+    let python = args.python.clone().unwrap_or_else(|| {
+        let venv = PathBuf::from("target/peervenv/bin/python");
+        if venv.exists() {
+            venv
+        } else {
+            PathBuf::from("python3")
+        }
+    });
+    let out = Command::new(&python)
+        .arg("-c")
+        .arg(include_str!("../../../../tools/bench/peers.py"))
+        .arg(kind)
+        .arg(file)
+        .arg(runs.to_string())
+        .output()
+        .map_err(|e| format!("{}: {e}", python.display()))?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())
 }
 
 /// `VmHWM` of this process in bytes (Linux), else `None`.
@@ -192,4 +323,246 @@ fn peak_rss() -> Option<u64> {
         .parse()
         .ok()?;
     Some(kb * 1024)
+}
+
+/// The benchmark trace generator (`--generate-perfetto`).
+mod generate {
+    use std::io::{self, BufWriter, Write};
+    use std::path::Path;
+
+    use prost::Message;
+    use trialscope::formats::perfetto::proto::*;
+
+    /// Threads (packet sequences) of the generated process.
+    const THREADS: u64 = 8;
+    /// Event names interned up front per sequence; more are interned as the trace goes on.
+    const NAMES: u64 = 96;
+
+    /// A small deterministic generator (SplitMix64).
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n.max(1)
+        }
+    }
+
+    fn named(iid: u64, name: String) -> InternedName {
+        InternedName {
+            iid: Some(iid),
+            name: Some(name.into_bytes()),
+        }
+    }
+
+    /// One thread's state: its open slices (end timestamps) and clock.
+    struct Thread {
+        seq: u32,
+        ts: u64,
+        open: Vec<u64>,
+        names: u64,
+    }
+
+    fn write(out: &mut impl Write, p: &TracePacket, written: &mut u64) -> io::Result<()> {
+        let body = p.encode_to_vec();
+        let mut head = vec![0x0a];
+        prost::encoding::encode_varint(body.len() as u64, &mut head);
+        out.write_all(&head)?;
+        out.write_all(&body)?;
+        *written += (head.len() + body.len()) as u64;
+        Ok(())
+    }
+
+    /// Writes a Chromium-like trace of about `target` bytes to `path`: one process, 8 threads
+    /// on their own sequences (incremental state, interned names, categories and annotation
+    /// names, track_event_defaults), nested BEGIN/END slices up to depth 6 with 0–3 debug
+    /// annotations, an occasional counter and instant, packets of the threads interleaved in
+    /// time order. Returns the bytes written.
+    pub fn perfetto(path: &Path, target: u64) -> io::Result<u64> {
+        let mut out = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
+        let mut rng = Rng(0x7121_5c09);
+        let mut written = 0u64;
+        let t0 = 1_700_000_000_000_000_000u64;
+        write(
+            &mut out,
+            &TracePacket {
+                trusted_packet_sequence_id: Some(1),
+                track_descriptor: Some(TrackDescriptor {
+                    uuid: Some(1),
+                    process: Some(ProcessDescriptor {
+                        pid: Some(4242),
+                        process_name: Some(b"Renderer".to_vec()),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            &mut written,
+        )?;
+        write(
+            &mut out,
+            &TracePacket {
+                trusted_packet_sequence_id: Some(1),
+                track_descriptor: Some(TrackDescriptor {
+                    uuid: Some(2),
+                    parent_uuid: Some(1),
+                    name: Some(b"Memory".to_vec()),
+                    counter: Some(CounterDescriptor {
+                        unit: Some(3),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            &mut written,
+        )?;
+        let mut threads: Vec<Thread> = (0..THREADS)
+            .map(|i| Thread {
+                seq: 10 + i as u32,
+                ts: t0 + i * 1000,
+                open: Vec::new(),
+                names: NAMES,
+            })
+            .collect();
+        for (i, t) in threads.iter().enumerate() {
+            let uuid = 100 + i as u64;
+            write(
+                &mut out,
+                &TracePacket {
+                    trusted_packet_sequence_id: Some(t.seq),
+                    sequence_flags: Some(SEQ_INCREMENTAL_STATE_CLEARED),
+                    track_descriptor: Some(TrackDescriptor {
+                        uuid: Some(uuid),
+                        parent_uuid: Some(1),
+                        thread: Some(ThreadDescriptor {
+                            pid: Some(4242),
+                            tid: Some(4300 + i as i64),
+                            thread_name: Some(format!("ThreadPoolWorker{i}").into_bytes()),
+                            ..Default::default()
+                        }),
+                        ..Default::default()
+                    }),
+                    trace_packet_defaults: Some(TracePacketDefaults {
+                        timestamp_clock_id: None,
+                        track_event_defaults: Some(TrackEventDefaults {
+                            track_uuid: Some(uuid),
+                            ..Default::default()
+                        }),
+                    }),
+                    interned_data: Some(InternedData {
+                        event_names: (1..=NAMES)
+                            .map(|n| named(n, format!("ThreadControllerImpl::RunTask/{n}")))
+                            .collect(),
+                        event_categories: ["toplevel", "blink", "v8", "devtools.timeline"]
+                            .iter()
+                            .enumerate()
+                            .map(|(k, c)| named(k as u64 + 1, c.to_string()))
+                            .collect(),
+                        debug_annotation_names: ["src_file", "src_func", "data", "size"]
+                            .iter()
+                            .enumerate()
+                            .map(|(k, c)| named(k as u64 + 1, c.to_string()))
+                            .collect(),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                },
+                &mut written,
+            )?;
+        }
+        let mut k = 0u64;
+        while written < target {
+            k += 1;
+            let ti = rng.below(THREADS) as usize;
+            let t = &mut threads[ti];
+            t.ts += 200 + rng.below(5000);
+            let mut p = TracePacket {
+                timestamp: Some(t.ts),
+                trusted_packet_sequence_id: Some(t.seq),
+                sequence_flags: Some(SEQ_NEEDS_INCREMENTAL_STATE),
+                ..Default::default()
+            };
+            let close = !t.open.is_empty() && (t.open.len() >= 6 || rng.below(100) < 45);
+            let ev = if close {
+                t.open.pop();
+                TrackEvent {
+                    r#type: Some(track_event_type::SLICE_END),
+                    ..Default::default()
+                }
+            } else if rng.below(1000) < 5 {
+                TrackEvent {
+                    r#type: Some(track_event_type::COUNTER),
+                    track_uuid: Some(2),
+                    counter_value: Some(1_000_000 + rng.below(1 << 24) as i64),
+                    ..Default::default()
+                }
+            } else {
+                // Now and then a new name is interned, as a long Chromium trace does.
+                let name_iid = if rng.below(100) < 2 {
+                    t.names += 1;
+                    p.interned_data = Some(InternedData {
+                        event_names: vec![named(t.names, format!("v8.compile/{}", k))],
+                        ..Default::default()
+                    });
+                    t.names
+                } else {
+                    1 + rng.below(NAMES)
+                };
+                let instant = rng.below(100) < 5;
+                if !instant {
+                    t.open.push(t.ts);
+                }
+                let anns = (0..rng.below(4))
+                    .map(|a| DebugAnnotation {
+                        name_iid: Some(1 + a),
+                        int_value: (a % 2 == 1).then(|| rng.below(1 << 20) as i64),
+                        string_value: (a % 2 == 0)
+                            .then(|| format!("third_party/blink/renderer/core/{}.cc", k % 997))
+                            .map(String::into_bytes),
+                        ..Default::default()
+                    })
+                    .collect();
+                TrackEvent {
+                    r#type: Some(if instant {
+                        track_event_type::INSTANT
+                    } else {
+                        track_event_type::SLICE_BEGIN
+                    }),
+                    name_iid: Some(name_iid),
+                    category_iids: vec![1 + rng.below(4)],
+                    debug_annotations: anns,
+                    ..Default::default()
+                }
+            };
+            p.track_event = Some(ev);
+            write(&mut out, &p, &mut written)?;
+        }
+        // Close what is open.
+        for t in &mut threads {
+            while t.open.pop().is_some() {
+                t.ts += 100;
+                let p = TracePacket {
+                    timestamp: Some(t.ts),
+                    trusted_packet_sequence_id: Some(t.seq),
+                    sequence_flags: Some(SEQ_NEEDS_INCREMENTAL_STATE),
+                    track_event: Some(TrackEvent {
+                        r#type: Some(track_event_type::SLICE_END),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                };
+                write(&mut out, &p, &mut written)?;
+            }
+        }
+        out.flush()?;
+        Ok(written)
+    }
 }

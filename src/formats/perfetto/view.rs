@@ -1,0 +1,665 @@
+//! Borrowed, zero-copy views of the hot Perfetto messages (`TracePacket`, `TrackEvent`,
+//! `DebugAnnotation`, `InternedData`): a field walk over the packet bytes that keeps scalars and
+//! byte slices into the input, so the per-packet work allocates nothing. Cold sub-messages
+//! (descriptors, clock snapshots, defaults, process trees, legacy events, source locations) are
+//! still decoded with the prost messages of [`super::proto`].
+//!
+//! Decoding is as strict as prost's for the fields declared in [`super::proto`]: a known field
+//! with the wrong wire type, a truncated field, a malformed nested message of a declared type,
+//! or nesting deeper than prost's recursion limit (100) is an error for the whole packet
+//! (`packet_decode_error`); unknown fields are skipped by wire type (groups included).
+
+use prost::Message;
+
+use super::proto::*;
+
+/// A wire-level decode error (the packet is dropped and counted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct DecodeError(pub &'static str);
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+type R<T> = Result<T, DecodeError>;
+
+/// prost's default recursion limit.
+const RECURSION_LIMIT: u32 = 100;
+
+/// Wire type of a field value.
+pub(super) const VARINT: u8 = 0;
+pub(super) const FIXED64: u8 = 1;
+pub(super) const LEN: u8 = 2;
+pub(super) const FIXED32: u8 = 5;
+
+/// A cursor over one message's bytes.
+#[derive(Clone)]
+pub(super) struct Rd<'a> {
+    d: &'a [u8],
+    p: usize,
+}
+
+impl<'a> Rd<'a> {
+    pub(super) fn new(d: &'a [u8]) -> Self {
+        Rd { d, p: 0 }
+    }
+
+    #[inline]
+    fn varint(&mut self) -> R<u64> {
+        // Fast path: one byte.
+        if let Some(&b) = self.d.get(self.p) {
+            if b < 0x80 {
+                self.p += 1;
+                return Ok(u64::from(b));
+            }
+        }
+        let mut v: u64 = 0;
+        for shift in 0..10 {
+            let Some(&b) = self.d.get(self.p) else {
+                return Err(DecodeError("truncated varint"));
+            };
+            self.p += 1;
+            v |= u64::from(b & 0x7f) << (7 * shift);
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(DecodeError("varint longer than 10 bytes"))
+    }
+
+    /// The next field's number and wire type, `None` at the end of the message.
+    #[inline]
+    pub(super) fn field(&mut self) -> R<Option<(u32, u8)>> {
+        if self.p >= self.d.len() {
+            return Ok(None);
+        }
+        let key = self.varint()?;
+        if key > u64::from(u32::MAX) {
+            return Err(DecodeError("invalid key"));
+        }
+        let wt = (key & 7) as u8;
+        let num = (key >> 3) as u32;
+        if num == 0 || wt > 5 {
+            return Err(DecodeError("invalid key"));
+        }
+        Ok(Some((num, wt)))
+    }
+
+    #[inline]
+    fn bytes(&mut self) -> R<&'a [u8]> {
+        let len = self.varint()?;
+        let len = usize::try_from(len).map_err(|_| DecodeError("length overflow"))?;
+        let end = self
+            .p
+            .checked_add(len)
+            .filter(|&e| e <= self.d.len())
+            .ok_or(DecodeError("buffer underflow"))?;
+        let b = &self.d[self.p..end];
+        self.p = end;
+        Ok(b)
+    }
+
+    fn fixed(&mut self, n: usize) -> R<&'a [u8]> {
+        let end = self
+            .p
+            .checked_add(n)
+            .filter(|&e| e <= self.d.len())
+            .ok_or(DecodeError("buffer underflow"))?;
+        let b = &self.d[self.p..end];
+        self.p = end;
+        Ok(b)
+    }
+
+    /// Skips a field's value of wire type `wt` (`num` for a group's end tag).
+    pub(super) fn skip(&mut self, num: u32, wt: u8) -> R<()> {
+        match wt {
+            VARINT => self.varint().map(|_| ()),
+            FIXED64 => self.fixed(8).map(|_| ()),
+            LEN => self.bytes().map(|_| ()),
+            FIXED32 => self.fixed(4).map(|_| ()),
+            3 => loop {
+                match self.field()? {
+                    None => return Err(DecodeError("unterminated group")),
+                    Some((n, 4)) if n == num => return Ok(()),
+                    Some((_, 4)) => return Err(DecodeError("unexpected end group")),
+                    Some((n, w)) => self.skip(n, w)?,
+                }
+            },
+            _ => Err(DecodeError("unexpected end group")),
+        }
+    }
+
+    #[inline]
+    fn expect(wt: u8, want: u8) -> R<()> {
+        if wt == want {
+            Ok(())
+        } else {
+            Err(DecodeError("invalid wire type"))
+        }
+    }
+
+    #[inline]
+    pub(super) fn u64(&mut self, wt: u8) -> R<u64> {
+        Self::expect(wt, VARINT)?;
+        self.varint()
+    }
+
+    #[inline]
+    pub(super) fn i64(&mut self, wt: u8) -> R<i64> {
+        self.u64(wt).map(|v| v as i64)
+    }
+
+    #[inline]
+    pub(super) fn u32(&mut self, wt: u8) -> R<u32> {
+        self.u64(wt).map(|v| v as u32)
+    }
+
+    #[inline]
+    pub(super) fn i32(&mut self, wt: u8) -> R<i32> {
+        self.u64(wt).map(|v| v as i32)
+    }
+
+    #[inline]
+    pub(super) fn bool(&mut self, wt: u8) -> R<bool> {
+        self.u64(wt).map(|v| v != 0)
+    }
+
+    #[inline]
+    pub(super) fn f64(&mut self, wt: u8) -> R<f64> {
+        Self::expect(wt, FIXED64)?;
+        let b = self.fixed(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(f64::from_bits(u64::from_le_bytes(a)))
+    }
+
+    #[inline]
+    pub(super) fn len(&mut self, wt: u8) -> R<&'a [u8]> {
+        Self::expect(wt, LEN)?;
+        self.bytes()
+    }
+}
+
+/// Calls `f` for each value of a repeated varint field that may be packed or not.
+fn each_varint(rd: &mut Rd<'_>, wt: u8, mut f: impl FnMut(u64)) -> R<()> {
+    if wt == LEN {
+        let b = rd.bytes()?;
+        let mut inner = Rd::new(b);
+        while inner.p < b.len() {
+            f(inner.varint()?);
+        }
+        Ok(())
+    } else {
+        f(rd.u64(wt)?);
+        Ok(())
+    }
+}
+
+/// Calls `f` for each value of a repeated double field that may be packed or not.
+fn each_f64(rd: &mut Rd<'_>, wt: u8, mut f: impl FnMut(f64)) -> R<()> {
+    if wt == LEN {
+        let b = rd.bytes()?;
+        if b.len() % 8 != 0 {
+            return Err(DecodeError("packed double length"));
+        }
+        for c in b.chunks_exact(8) {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(c);
+            f(f64::from_bits(u64::from_le_bytes(a)));
+        }
+        Ok(())
+    } else {
+        f(rd.f64(wt)?);
+        Ok(())
+    }
+}
+
+/// The occurrences of a singular message field (prost merges repeated occurrences of one; the
+/// rare second occurrence is the only allocation).
+#[derive(Default)]
+pub(super) struct Parts<'a> {
+    first: Option<&'a [u8]>,
+    more: Vec<&'a [u8]>,
+}
+
+impl<'a> Parts<'a> {
+    fn push(&mut self, b: &'a [u8]) {
+        if self.first.is_none() {
+            self.first = Some(b);
+        } else {
+            self.more.push(b);
+        }
+    }
+
+    pub(super) fn is_some(&self) -> bool {
+        self.first.is_some()
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
+        self.first.into_iter().chain(self.more.iter().copied())
+    }
+}
+
+/// Decodes a cold prost message into `slot`, merging into an earlier occurrence (prost
+/// semantics for a repeated occurrence of a singular message field).
+fn merge_msg<M: Message + Default>(slot: &mut Option<M>, b: &[u8]) -> R<()> {
+    match slot {
+        Some(m) => m
+            .merge(b)
+            .map_err(|_| DecodeError("invalid nested message")),
+        None => {
+            *slot = Some(M::decode(b).map_err(|_| DecodeError("invalid nested message"))?);
+            Ok(())
+        }
+    }
+}
+
+/// The fields of one `TracePacket` the importer reads (tags as in [`TracePacket`]).
+#[derive(Default)]
+pub(super) struct PacketView<'a> {
+    pub timestamp: Option<u64>,
+    pub timestamp_clock_id: Option<u32>,
+    pub trusted_packet_sequence_id: Option<u32>,
+    pub sequence_flags: Option<u32>,
+    pub incremental_state_cleared: Option<bool>,
+    pub previous_packet_dropped: Option<u32>,
+    /// `interned_data` = 12, walked by [`InternedView`].
+    pub interned_data: Parts<'a>,
+    pub trace_packet_defaults: Option<TracePacketDefaults>,
+    /// `track_event` = 11, validated; read by [`EventView`].
+    pub track_event: Option<EventView<'a>>,
+    pub track_descriptor: Option<TrackDescriptor>,
+    /// Each `track_descriptor` occurrence (the first pass decodes each on its own).
+    pub descriptor_parts: Parts<'a>,
+    pub clock_snapshot: Option<ClockSnapshot>,
+    /// Each `clock_snapshot` occurrence (the first pass adds each as its own snapshot).
+    pub snapshot_parts: Parts<'a>,
+    pub compressed_packets: Option<&'a [u8]>,
+    pub zstd_compressed_packets: bool,
+    pub process_descriptor: Option<ProcessDescriptor>,
+    pub thread_descriptor: Option<ThreadDescriptor>,
+    pub process_tree: Option<ProcessTree>,
+}
+
+impl<'a> PacketView<'a> {
+    /// Walks a `TracePacket` body. Errors: as prost would reject it.
+    pub(super) fn parse(body: &'a [u8]) -> R<PacketView<'a>> {
+        let mut v = PacketView::default();
+        let mut rd = Rd::new(body);
+        let mut ev_parts: Parts<'a> = Parts::default();
+        while let Some((num, wt)) = rd.field()? {
+            match num {
+                8 => v.timestamp = Some(rd.u64(wt)?),
+                58 => v.timestamp_clock_id = Some(rd.u32(wt)?),
+                10 => v.trusted_packet_sequence_id = Some(rd.u32(wt)?),
+                13 => v.sequence_flags = Some(rd.u32(wt)?),
+                41 => v.incremental_state_cleared = Some(rd.bool(wt)?),
+                42 => v.previous_packet_dropped = Some(rd.u32(wt)?),
+                87 => {
+                    rd.bool(wt)?;
+                }
+                12 => {
+                    let b = rd.len(wt)?;
+                    InternedView::validate(b)?;
+                    v.interned_data.push(b);
+                }
+                59 => merge_msg(&mut v.trace_packet_defaults, rd.len(wt)?)?,
+                11 => ev_parts.push(rd.len(wt)?),
+                60 => {
+                    let b = rd.len(wt)?;
+                    merge_msg(&mut v.track_descriptor, b)?;
+                    v.descriptor_parts.push(b);
+                }
+                6 => {
+                    let b = rd.len(wt)?;
+                    merge_msg(&mut v.clock_snapshot, b)?;
+                    v.snapshot_parts.push(b);
+                }
+                50 => v.compressed_packets = Some(rd.len(wt)?),
+                133 => {
+                    rd.len(wt)?;
+                    v.zstd_compressed_packets = true;
+                }
+                43 => merge_msg(&mut v.process_descriptor, rd.len(wt)?)?,
+                44 => merge_msg(&mut v.thread_descriptor, rd.len(wt)?)?,
+                2 => merge_msg(&mut v.process_tree, rd.len(wt)?)?,
+                _ => rd.skip(num, wt)?,
+            }
+        }
+        if ev_parts.is_some() {
+            v.track_event = Some(EventView::parse(ev_parts)?);
+        }
+        Ok(v)
+    }
+}
+
+/// The fields of one `TrackEvent` (tags as in [`TrackEvent`]); repeated fields are read from
+/// the event bytes on demand ([`EventView::each`]).
+#[derive(Default)]
+pub(super) struct EventView<'a> {
+    parts: Parts<'a>,
+    pub r#type: Option<i32>,
+    pub track_uuid: Option<u64>,
+    pub name_iid: Option<u64>,
+    pub name: Option<&'a [u8]>,
+    pub n_category_iids: usize,
+    pub n_categories: usize,
+    pub counter_value: Option<i64>,
+    pub double_counter_value: Option<f64>,
+    pub n_extra_counter_track_uuids: usize,
+    pub n_extra_counter_values: usize,
+    pub n_extra_double_counter_track_uuids: usize,
+    pub n_extra_double_counter_values: usize,
+    pub n_debug_annotations: usize,
+    pub task_execution: Option<TaskExecution>,
+    pub log_message: Option<LogMessage>,
+    pub source_location: Option<SourceLocation>,
+    pub source_location_iid: Option<u64>,
+    pub legacy_event: Option<LegacyEvent>,
+    pub timestamp_delta_us: Option<i64>,
+    pub timestamp_absolute_us: Option<i64>,
+    pub thread_time_delta_us: Option<i64>,
+    pub thread_time_absolute_us: Option<i64>,
+    pub thread_instruction_count_delta: Option<i64>,
+    pub thread_instruction_count_absolute: Option<i64>,
+}
+
+/// One value of a repeated `TrackEvent` field, from [`EventView::each`].
+pub(super) enum Rep<'a> {
+    U64(u64),
+    F64(f64),
+    Bytes(&'a [u8]),
+}
+
+impl<'a> EventView<'a> {
+    fn parse(parts: Parts<'a>) -> R<EventView<'a>> {
+        let mut v = EventView::default();
+        for b in parts.iter() {
+            let mut rd = Rd::new(b);
+            while let Some((num, wt)) = rd.field()? {
+                match num {
+                    9 => v.r#type = Some(rd.i32(wt)?),
+                    11 => v.track_uuid = Some(rd.u64(wt)?),
+                    10 => v.name_iid = Some(rd.u64(wt)?),
+                    23 => v.name = Some(rd.len(wt)?),
+                    3 => each_varint(&mut rd, wt, |_| v.n_category_iids += 1)?,
+                    22 => {
+                        rd.len(wt)?;
+                        v.n_categories += 1;
+                    }
+                    30 => v.counter_value = Some(rd.i64(wt)?),
+                    44 => v.double_counter_value = Some(rd.f64(wt)?),
+                    31 => each_varint(&mut rd, wt, |_| v.n_extra_counter_track_uuids += 1)?,
+                    12 => each_varint(&mut rd, wt, |_| v.n_extra_counter_values += 1)?,
+                    45 => each_varint(&mut rd, wt, |_| v.n_extra_double_counter_track_uuids += 1)?,
+                    46 => each_f64(&mut rd, wt, |_| v.n_extra_double_counter_values += 1)?,
+                    4 => {
+                        validate_annotation(rd.len(wt)?, 3)?;
+                        v.n_debug_annotations += 1;
+                    }
+                    5 => merge_msg(&mut v.task_execution, rd.len(wt)?)?,
+                    21 => merge_msg(&mut v.log_message, rd.len(wt)?)?,
+                    33 => merge_msg(&mut v.source_location, rd.len(wt)?)?,
+                    34 => v.source_location_iid = Some(rd.u64(wt)?),
+                    6 => merge_msg(&mut v.legacy_event, rd.len(wt)?)?,
+                    1 => v.timestamp_delta_us = Some(rd.i64(wt)?),
+                    16 => v.timestamp_absolute_us = Some(rd.i64(wt)?),
+                    2 => v.thread_time_delta_us = Some(rd.i64(wt)?),
+                    17 => v.thread_time_absolute_us = Some(rd.i64(wt)?),
+                    8 => v.thread_instruction_count_delta = Some(rd.i64(wt)?),
+                    20 => v.thread_instruction_count_absolute = Some(rd.i64(wt)?),
+                    _ => rd.skip(num, wt)?,
+                }
+            }
+        }
+        v.parts = parts;
+        Ok(v)
+    }
+
+    /// Calls `f` for each value of repeated field `num` (3, 22, 31, 12, 45, 46 or 4), in
+    /// wire order. The event was validated by [`EventView::parse`].
+    pub(super) fn each(&self, num: u32, mut f: impl FnMut(Rep<'a>)) {
+        for b in self.parts.iter() {
+            let mut rd = Rd::new(b);
+            while let Ok(Some((n, wt))) = rd.field() {
+                if n != num {
+                    if rd.skip(n, wt).is_err() {
+                        return;
+                    }
+                    continue;
+                }
+                let ok = match num {
+                    46 => each_f64(&mut rd, wt, |x| f(Rep::F64(x))),
+                    4 | 22 => rd.len(wt).map(|b| f(Rep::Bytes(b))),
+                    _ => each_varint(&mut rd, wt, |x| f(Rep::U64(x))),
+                };
+                if ok.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The values of a repeated varint field, collected (cold fields only).
+    pub(super) fn u64s(&self, num: u32) -> Vec<u64> {
+        let mut out = Vec::new();
+        self.each(num, |r| {
+            if let Rep::U64(x) = r {
+                out.push(x)
+            }
+        });
+        out
+    }
+}
+
+/// Validates a `DebugAnnotation` (wire types of the declared fields, nested messages), at
+/// message depth `depth`.
+fn validate_annotation(b: &[u8], depth: u32) -> R<()> {
+    if depth > RECURSION_LIMIT {
+        return Err(DecodeError("recursion limit reached"));
+    }
+    let mut rd = Rd::new(b);
+    while let Some((num, wt)) = rd.field()? {
+        match num {
+            1 | 3 | 7 | 17 => {
+                rd.u64(wt)?;
+            }
+            2 => {
+                rd.bool(wt)?;
+            }
+            4 => {
+                rd.i64(wt)?;
+            }
+            5 => {
+                rd.f64(wt)?;
+            }
+            6 | 9 | 10 => {
+                rd.len(wt)?;
+            }
+            8 => validate_nested(rd.len(wt)?, depth + 1)?,
+            11 | 12 => validate_annotation(rd.len(wt)?, depth + 1)?,
+            _ => rd.skip(num, wt)?,
+        }
+    }
+    Ok(())
+}
+
+/// Validates a `NestedValue` at message depth `depth`.
+fn validate_nested(b: &[u8], depth: u32) -> R<()> {
+    if depth > RECURSION_LIMIT {
+        return Err(DecodeError("recursion limit reached"));
+    }
+    let mut rd = Rd::new(b);
+    while let Some((num, wt)) = rd.field()? {
+        match num {
+            1 => {
+                rd.i32(wt)?;
+            }
+            5 => {
+                rd.i64(wt)?;
+            }
+            6 => {
+                rd.f64(wt)?;
+            }
+            7 => {
+                rd.bool(wt)?;
+            }
+            2 | 8 => {
+                rd.len(wt)?;
+            }
+            3 | 4 => validate_nested(rd.len(wt)?, depth + 1)?,
+            _ => rd.skip(num, wt)?,
+        }
+    }
+    Ok(())
+}
+
+/// A flat `DebugAnnotation` (tags as in [`DebugAnnotation`]); `complex` when it has a nested
+/// value, dict entries or array values (then the importer decodes it with prost).
+#[derive(Default)]
+pub(super) struct AnnView<'a> {
+    pub name_iid: Option<u64>,
+    pub name: Option<&'a [u8]>,
+    pub bool_value: Option<bool>,
+    pub uint_value: Option<u64>,
+    pub int_value: Option<i64>,
+    pub double_value: Option<f64>,
+    pub string_value: Option<&'a [u8]>,
+    pub string_value_iid: Option<u64>,
+    pub pointer_value: Option<u64>,
+    pub legacy_json_value: Option<&'a [u8]>,
+    pub complex: bool,
+}
+
+impl<'a> AnnView<'a> {
+    /// Reads a validated annotation's top-level fields.
+    pub(super) fn parse(b: &'a [u8]) -> AnnView<'a> {
+        let mut v = AnnView::default();
+        let mut rd = Rd::new(b);
+        let r: R<()> = (|| {
+            while let Some((num, wt)) = rd.field()? {
+                match num {
+                    1 => v.name_iid = Some(rd.u64(wt)?),
+                    10 => v.name = Some(rd.len(wt)?),
+                    2 => v.bool_value = Some(rd.bool(wt)?),
+                    3 => v.uint_value = Some(rd.u64(wt)?),
+                    4 => v.int_value = Some(rd.i64(wt)?),
+                    5 => v.double_value = Some(rd.f64(wt)?),
+                    6 => v.string_value = Some(rd.len(wt)?),
+                    17 => v.string_value_iid = Some(rd.u64(wt)?),
+                    7 => v.pointer_value = Some(rd.u64(wt)?),
+                    9 => v.legacy_json_value = Some(rd.len(wt)?),
+                    8 | 11 | 12 => {
+                        rd.len(wt)?;
+                        v.complex = true;
+                    }
+                    _ => rd.skip(num, wt)?,
+                }
+            }
+            Ok(())
+        })();
+        debug_assert!(r.is_ok());
+        v
+    }
+}
+
+/// Which interning table an `InternedData` entry belongs to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Table {
+    EventCategories,
+    EventNames,
+    AnnotationNames,
+    AnnotationStrings,
+    LogBodies,
+}
+
+/// One entry of an `InternedData` message.
+pub(super) enum Interned<'a> {
+    /// `{iid = 1, name = 2}` of a name table.
+    Name {
+        table: Table,
+        iid: Option<u64>,
+        name: Option<&'a [u8]>,
+    },
+    /// `source_locations` = 4, decoded with prost (its strings are few).
+    Location(&'a [u8]),
+}
+
+/// Walks `InternedData`.
+pub(super) struct InternedView;
+
+impl InternedView {
+    fn table(num: u32) -> Option<Table> {
+        Some(match num {
+            1 => Table::EventCategories,
+            2 => Table::EventNames,
+            3 => Table::AnnotationNames,
+            29 => Table::AnnotationStrings,
+            20 => Table::LogBodies,
+            _ => return None,
+        })
+    }
+
+    fn name_entry(b: &[u8]) -> R<(Option<u64>, Option<&[u8]>)> {
+        let mut rd = Rd::new(b);
+        let (mut iid, mut name) = (None, None);
+        while let Some((num, wt)) = rd.field()? {
+            match num {
+                1 => iid = Some(rd.u64(wt)?),
+                2 => name = Some(rd.len(wt)?),
+                _ => rd.skip(num, wt)?,
+            }
+        }
+        Ok((iid, name))
+    }
+
+    fn validate(b: &[u8]) -> R<()> {
+        let mut rd = Rd::new(b);
+        while let Some((num, wt)) = rd.field()? {
+            if Self::table(num).is_some() {
+                Self::name_entry(rd.len(wt)?)?;
+            } else if num == 4 {
+                SourceLocation::decode(rd.len(wt)?)
+                    .map_err(|_| DecodeError("invalid nested message"))?;
+            } else {
+                rd.skip(num, wt)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Calls `f` for each entry of a validated `InternedData`, grouped by table (event names,
+    /// categories, annotation names, annotation strings, log bodies, then source locations;
+    /// wire order within a table), so strings are interned in a fixed order.
+    pub(super) fn each<'a>(b: &'a [u8], mut f: impl FnMut(Interned<'a>)) {
+        const ORDER: [u32; 5] = [2, 1, 3, 29, 20];
+        for want in ORDER.into_iter().map(Some).chain([None]) {
+            let mut rd = Rd::new(b);
+            while let Ok(Some((num, wt))) = rd.field() {
+                let Ok(body) = (if wt == LEN {
+                    rd.bytes()
+                } else {
+                    rd.skip(num, wt).map(|_| &b[..0])
+                }) else {
+                    return;
+                };
+                if wt != LEN {
+                    continue;
+                }
+                match want {
+                    Some(w) if w == num => {
+                        if let (Some(table), Ok((iid, name))) =
+                            (Self::table(num), Self::name_entry(body))
+                        {
+                            f(Interned::Name { table, iid, name });
+                        }
+                    }
+                    None if num == 4 => f(Interned::Location(body)),
+                    _ => {}
+                }
+            }
+        }
+    }
+}

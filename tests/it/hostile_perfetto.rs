@@ -1,0 +1,164 @@
+//! Hostile Perfetto input stays within the per-file budget (issue #10, point 1;
+//! `formats::limits`): the inputs are real encoded (and gzipped) bytes, built here with the
+//! support packet builder or, where a prost struct per item would itself be the problem, by
+//! hand with the same framing.
+
+use std::io::Write;
+
+use flate2::write::GzEncoder;
+use trialscope::formats::{limits, Loaded};
+use trialscope::model::Model;
+
+use crate::support::perfetto as pb;
+use trialscope::formats::perfetto::proto::{track_event_type as ty, TrackEvent};
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut e = GzEncoder::new(Vec::new(), flate2::Compression::best());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn load(name: &str, bytes: &[u8]) -> Model {
+    match crate::support::load(name, bytes) {
+        Loaded::Trace(a) => a.model,
+        other => panic!("{name}: {}", other.description()),
+    }
+}
+
+/// `TrackEvent.debug_annotations` (field 4) `n` times, each empty: 2 bytes apiece.
+fn packet_with_empty_annotations(n: usize) -> Vec<u8> {
+    let mut ev = TrackEvent {
+        r#type: Some(ty::INSTANT),
+        name: Some(b"bomb".to_vec()),
+        ..Default::default()
+    };
+    ev.track_uuid = None;
+    let mut ev_bytes = prost::Message::encode_to_vec(&ev);
+    ev_bytes.reserve(2 * n);
+    for _ in 0..n {
+        ev_bytes.extend_from_slice(&[0x22, 0x00]);
+    }
+    // TracePacket { timestamp = 8: 1000, trusted_packet_sequence_id = 10: 1, track_event = 11 }
+    let mut packet = vec![0x40];
+    prost::encoding::encode_varint(1000, &mut packet);
+    packet.extend_from_slice(&[0x50, 0x01, 0x5a]);
+    prost::encoding::encode_varint(ev_bytes.len() as u64, &mut packet);
+    packet.extend_from_slice(&ev_bytes);
+    let mut out = Vec::new();
+    pb::frame(&packet, &mut out);
+    out
+}
+
+/// One TrackEvent with 10 M empty debug annotations (~20 KB gzipped, 20 MB decoded) kept 3.9 GB
+/// before the budget: now the first `MAX_ARGS_PER_EVENT` are kept, the rest counted by a
+/// diagnostic naming the limit, and the model stays far inside its budget.
+#[test]
+fn ten_million_empty_annotations_are_bounded() {
+    let data = packet_with_empty_annotations(10_000_000);
+    let gz = gzip(&data);
+    assert!(gz.len() < 64 << 10, "{} bytes gzipped", gz.len());
+    let m = load("annotations.pb.gz", &gz);
+    assert_eq!(m.slices.len(), 1);
+    assert_eq!(
+        m.args.get(m.slices.args[0]).len(),
+        limits::MAX_ARGS_PER_EVENT
+    );
+    let d = m
+        .diagnostics
+        .entries()
+        .iter()
+        .find(|d| d.kind.as_str() == "annotations_over_limit")
+        .expect("annotations_over_limit");
+    assert_eq!(d.count, 1);
+    assert!(d.message.contains("4096"), "{}", d.message);
+    assert!(d.message.contains("10000000"), "{}", d.message);
+    let budget = limits::model_budget(data.len() as u64);
+    assert!(
+        (m.heap_bytes() as u64) < budget / 16,
+        "model {} bytes, budget {budget}",
+        m.heap_bytes()
+    );
+}
+
+/// A packet stream with 2 M distinct (undescribed) track uuids: tracks stop at
+/// `MAX_TRACKS`, every event beyond is counted (`tracks_over_limit`), the rest are kept.
+#[test]
+fn two_million_track_uuids_stop_at_the_tracks_limit() {
+    let n = 2_000_000u64;
+    let mut data = Vec::with_capacity(n as usize * 16);
+    for i in 0..n {
+        let p = pb::event(
+            1,
+            1000 + i,
+            pb::track_event(ty::INSTANT, 1_000_000 + i, None),
+        );
+        pb::frame(&prost::Message::encode_to_vec(&p), &mut data);
+    }
+    let m = load("tracks.pb.gz", &gzip(&data));
+    assert!(
+        m.tracks.len() <= limits::MAX_TRACKS,
+        "{} tracks",
+        m.tracks.len()
+    );
+    let over = m.diagnostics.count("tracks_over_limit");
+    assert!(over > 0);
+    assert_eq!(m.slices.len() as u64 + over, n);
+    assert_eq!(
+        m.diagnostics.count("track_uuid_undescribed") + over,
+        n,
+        "every uuid is either kept on its own track or counted"
+    );
+}
+
+/// BEGIN at −9e15 µs (legacy absolute µs) and END at 9e18 ns: both outside the plausible range,
+/// excluded and counted (no panic on overflow in a debug build, no slice of centuries).
+#[test]
+fn absurd_begin_and_end_are_excluded_and_counted() {
+    let begin = TrackEvent {
+        timestamp_absolute_us: Some(-9_000_000_000_000_000),
+        ..pb::track_event(ty::SLICE_BEGIN, 0, Some(("absurd", "c")))
+    };
+    let packets = vec![
+        pb::event(1, 5, begin),
+        pb::event(
+            1,
+            9_000_000_000_000_000_000,
+            pb::track_event(ty::SLICE_END, 0, None),
+        ),
+        pb::event(1, 2000, pb::track_event(ty::INSTANT, 0, Some(("ok", "c")))),
+    ];
+    let m = load("absurd.pftrace", &pb::trace(&packets));
+    assert_eq!(m.slices.len(), 1);
+    assert_eq!(m.str(m.slices.name[0]), "ok");
+    assert_eq!(m.diagnostics.count("timestamp_out_of_range"), 2);
+}
+
+/// A packet longer than `MAX_EVENT_BYTES` is skipped as it streams past (never buffered) and
+/// counted; the packets after it are kept.
+#[test]
+fn an_oversized_packet_is_skipped_and_counted() {
+    let mut data = Vec::new();
+    let ok = pb::event(
+        1,
+        1000,
+        pb::track_event(ty::INSTANT, 0, Some(("before", "c"))),
+    );
+    pb::frame(&prost::Message::encode_to_vec(&ok), &mut data);
+    // A 65 MiB packet of one unknown bytes field (TracePacket field 900).
+    let len = limits::MAX_EVENT_BYTES + (1 << 20);
+    let mut body = Vec::with_capacity(len + 16);
+    prost::encoding::encode_key(900, prost::encoding::WireType::LengthDelimited, &mut body);
+    let inner = len - body.len() - 4;
+    prost::encoding::encode_varint(inner as u64, &mut body);
+    body.resize(body.len() + inner, 0);
+    pb::frame(&body, &mut data);
+    let after = pb::event(
+        1,
+        2000,
+        pb::track_event(ty::INSTANT, 0, Some(("after", "c"))),
+    );
+    pb::frame(&prost::Message::encode_to_vec(&after), &mut data);
+    let m = load("big.pb.gz", &gzip(&data));
+    assert_eq!(m.slices.len(), 2);
+    assert_eq!(m.diagnostics.count("packet_too_large"), 1);
+}
