@@ -224,3 +224,96 @@ fn unbalanced_broken_events_are_counted_without_rescanning() {
     assert_eq!(m.diagnostics.count("json_syntax_error"), n as u64);
     assert_eq!(m.diagnostics.count("json_events_lost"), n as u64);
 }
+
+/// Issue 10: a Chrome JSON file with one `args` array of 100 M zeros (about 200 KB gzipped)
+/// took 5.1 GB, because the lexer built the whole value tree. The event is longer than
+/// `MAX_EVENT_BYTES`: it is skipped without being buffered whole, counted, and the events
+/// after it are kept.
+#[test]
+fn args_array_of_100m_zeros_is_skipped_with_bounded_memory() {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(
+        br#"{"traceEvents":[{"ph":"X","name":"huge","pid":1,"tid":1,"ts":1,"dur":1,"args":{"a":["#,
+    )
+    .unwrap();
+    let block = "0,".repeat(1 << 15);
+    let zeros: usize = 100_000_000;
+    for _ in 0..zeros / (1 << 15) {
+        gz.write_all(block.as_bytes()).unwrap();
+    }
+    gz.write_all(b"0]}},\n").unwrap();
+    gz.write_all(good_events(3).as_bytes()).unwrap();
+    gz.write_all(b"]}").unwrap();
+    let bytes = gz.finish().unwrap();
+    assert!(bytes.len() < 1 << 20, "{} bytes gzipped", bytes.len());
+    let m = import("zeros.json.gz", &bytes);
+    let names: Vec<&str> = m.slices.name.iter().map(|&n| m.str(n)).collect();
+    assert_eq!(names, ["good0", "good1", "good2"]);
+    assert_eq!(m.diagnostics.count("json_event_too_large"), 1);
+    assert!(diag_message(&m, "json_event_too_large").contains("MAX_EVENT_BYTES"));
+    assert!(m.diagnostics.has_data_loss());
+}
+
+fn args_of_first(m: &Model) -> Vec<(String, String)> {
+    m.args
+        .get(m.slices.args[0])
+        .iter()
+        .map(|(k, v)| (m.str(*k).to_string(), format!("{v:?}")))
+        .collect()
+}
+
+/// Past `MAX_JSON_NODES_PER_EVENT` nodes in one event's `args`, the member that crosses it and
+/// all later ones are skipped unbuilt and counted; the event and its earlier args are kept.
+#[test]
+fn args_past_the_node_budget_are_dropped_and_counted() {
+    let zeros = "0,".repeat(100_000);
+    let json = format!(
+        r#"[{{"ph":"X","name":"a","ts":1,"dur":1,"args":{{"first":1,"big":[{zeros}0],"after":2}}}},
+            {{"ph":"X","name":"b","ts":2,"dur":1}}]"#
+    );
+    let m = import("nodes.json", json.as_bytes());
+    assert_eq!(m.slices.len(), 2);
+    let args = args_of_first(&m);
+    assert_eq!(args, [("first".to_string(), "Int(1)".to_string())]);
+    assert_eq!(m.diagnostics.count("json_args_over_limit"), 1);
+    let msg = diag_message(&m, "json_args_over_limit");
+    assert!(
+        msg.contains("MAX_JSON_NODES_PER_EVENT") && msg.contains("2 args dropped"),
+        "{msg}"
+    );
+}
+
+/// Past `MAX_ARGS_PER_EVENT` members the rest are dropped and counted; past
+/// `MAX_ARG_BYTES_PER_EVENT` bytes likewise.
+#[test]
+fn args_past_the_member_and_byte_budgets_are_dropped_and_counted() {
+    use trialscope::formats::limits::{MAX_ARGS_PER_EVENT, MAX_ARG_BYTES_PER_EVENT};
+    let members: Vec<String> = (0..MAX_ARGS_PER_EVENT + 10)
+        .map(|i| format!("\"k{i}\":{i}"))
+        .collect();
+    let json = format!(
+        r#"[{{"ph":"X","name":"a","ts":1,"dur":1,"args":{{{}}}}}]"#,
+        members.join(",")
+    );
+    let m = import("members.json", json.as_bytes());
+    assert_eq!(m.args.get(m.slices.args[0]).len(), MAX_ARGS_PER_EVENT);
+    let msg = diag_message(&m, "json_args_over_limit");
+    assert!(
+        msg.contains("MAX_ARGS_PER_EVENT") && msg.contains("10 args dropped"),
+        "{msg}"
+    );
+
+    let long = "x".repeat(MAX_ARG_BYTES_PER_EVENT + 1);
+    let json =
+        format!(r#"[{{"ph":"X","name":"a","ts":1,"dur":1,"args":{{"s":"ok","long":"{long}"}}}}]"#);
+    let m = import("bytes.json", json.as_bytes());
+    assert_eq!(
+        args_of_first(&m)
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .collect::<Vec<_>>(),
+        ["s"]
+    );
+    assert!(diag_message(&m, "json_args_over_limit").contains("MAX_ARG_BYTES_PER_EVENT"));
+}

@@ -56,6 +56,7 @@ mod cli_scaling_json;
 mod cli_stream;
 mod complexity;
 mod hostile_json;
+mod json_chunks;
 mod json_corpus;
 mod json_difftests;
 mod json_kineto_jax;

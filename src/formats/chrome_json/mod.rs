@@ -188,14 +188,15 @@ impl Input<'_, '_> {
         if have >= MAX_EVENT_BYTES || self.eof() {
             return false;
         }
-        let want = (have.max(8 << 10) * 2).min(MAX_EVENT_BYTES);
+        // At least 1 MiB: each refill of the window costs a buffer resize of its chunk size.
+        let want = (have.max(1 << 19) * 2).min(MAX_EVENT_BYTES);
         self.win.fill(want);
         true
     }
 }
 
 fn newlines(d: &[u8]) -> u64 {
-    d.iter().filter(|&&b| b == b'\n').count() as u64
+    memchr::memchr_iter(b'\n', d).count() as u64
 }
 
 /// 1-based line of byte `pos` of a buffer whose first byte is on line `first_line`.
@@ -296,6 +297,19 @@ struct Ev<'d> {
     /// Read with the unescaped-quote repair (values must be re-read the same way).
     repair: bool,
     members: usize,
+    /// The members of an object `args`, read on the first pass (nested values shallow, as
+    /// their span), up to the per-event budget.
+    arg_list: Vec<(Cow<'d, [u8]>, JVal<'d>)>,
+    /// `args` members past the budget (skipped unbuilt), and the limit that was reached.
+    args_dropped: u64,
+    args_limit: Option<&'static str>,
+}
+
+/// Running totals of one event's `args` against the per-event budget.
+#[derive(Default)]
+struct ArgBudget {
+    nodes: usize,
+    bytes: usize,
 }
 
 fn str_of<'d>(v: &JVal<'d>) -> Option<Cow<'d, [u8]>> {
@@ -344,13 +358,91 @@ impl<'d> Ev<'d> {
             b"dur" => self.dur = Some(v),
             b"pid" => self.pid = Some(v),
             b"tid" => self.tid = Some(v),
-            b"args" => self.args = Some(span_of(&v, nodes)),
+            b"args" => {
+                self.args = Some(span_of(&v, nodes));
+                self.arg_list.clear();
+                self.args_dropped = 0;
+                self.args_limit = None;
+                if let JVal::Obj(members, _) = v {
+                    // Only from the repair path (the strict reader fills `arg_list` itself).
+                    let mut budget = ArgBudget { nodes: 1, bytes: 0 };
+                    for (k, x) in members {
+                        let n = nodes_of(&x);
+                        let x = match x {
+                            JVal::Arr(_, span) => JVal::Arr(Vec::new(), span),
+                            JVal::Obj(_, span) => JVal::Obj(Vec::new(), span),
+                            other => other,
+                        };
+                        self.add_arg(k, x, n, &mut budget);
+                    }
+                }
+            }
             b"id" => self.id = Some(v),
             b"id2" => self.id2 = Some(span_of(&v, nodes)),
             b"scope" => self.scope = str_of(&v),
             b"s" => self.s = str_of(&v),
             _ => {}
         }
+    }
+
+    /// Keeps one `args` member unless the budget is reached (then it and all later members
+    /// are counted as dropped).
+    fn add_arg(&mut self, k: Cow<'d, [u8]>, x: JVal<'d>, n: usize, budget: &mut ArgBudget) {
+        if self.args_limit.is_some() {
+            self.args_dropped += 1;
+            return;
+        }
+        budget.nodes += n;
+        budget.bytes += k.len()
+            + match &x {
+                JVal::Str(s) => s.len(),
+                JVal::Num(t) => t.len(),
+                JVal::Arr(_, (a, b)) | JVal::Obj(_, (a, b)) => b - a,
+                _ => 0,
+            };
+        self.args_limit = if self.arg_list.len() >= MAX_ARGS_PER_EVENT {
+            Some("MAX_ARGS_PER_EVENT")
+        } else if budget.nodes > MAX_JSON_NODES_PER_EVENT {
+            Some("MAX_JSON_NODES_PER_EVENT")
+        } else if budget.bytes > MAX_ARG_BYTES_PER_EVENT {
+            Some("MAX_ARG_BYTES_PER_EVENT")
+        } else {
+            None
+        };
+        if self.args_limit.is_some() {
+            self.args_dropped += 1;
+        } else {
+            self.arg_list.push((k, x));
+        }
+    }
+
+    /// Reads an object `args` value (at its `{`) member by member into `arg_list`.
+    fn parse_args(&mut self, lx: &mut Lexer<'d>) -> Result<(), SyntaxError> {
+        let start = lx.pos;
+        lx.pos += 1; // {
+        self.arg_list.clear();
+        self.arg_list.reserve(16);
+        self.args_dropped = 0;
+        self.args_limit = None;
+        let mut budget = ArgBudget { nodes: 1, bytes: 0 };
+        let mut need_comma = false;
+        while !lx.member_sep(&mut need_comma)? {
+            let k = lx.key()?;
+            if self.args_limit.is_some() {
+                budget.nodes += lx.skip_value(2, false)?;
+                self.args_dropped += 1;
+            } else {
+                let (x, n) = lx.shallow_value(2, false)?;
+                self.add_arg(k, x, n, &mut budget);
+            }
+            need_comma = true;
+        }
+        self.args = Some(Span {
+            a: start,
+            nodes: budget.nodes,
+            obj: true,
+        });
+        Ok(())
     }
 
     /// Reads the event object at the lexer's position (its `{`) strictly, member by member.
@@ -360,7 +452,9 @@ impl<'d> Ev<'d> {
         let mut need_comma = false;
         while !lx.member_sep(&mut need_comma)? {
             let key = lx.key()?;
-            if is_event_key(&key) {
+            if &key[..] == b"args" && lx.peek() == Some(b'{') {
+                e.parse_args(lx)?;
+            } else if is_event_key(&key) {
                 let (v, nodes) = lx.shallow_value(1, false)?;
                 e.set(&key, v, nodes);
             } else {
@@ -382,6 +476,8 @@ impl<'d> Ev<'d> {
             e.members = members.len();
             for (k, x) in members {
                 let shallow = match x {
+                    // `set` reads the members of `args` itself.
+                    JVal::Obj(..) if &k[..] == b"args" => x.clone(),
                     JVal::Arr(_, span) => JVal::Arr(Vec::new(), *span),
                     JVal::Obj(_, span) => JVal::Obj(Vec::new(), *span),
                     other => other.clone(),
@@ -1294,70 +1390,29 @@ impl<'a, 'm> Importer<'a, 'm> {
         flags
     }
 
-    /// The event's `args` members as model arguments, read straight from the buffer (no value
-    /// tree): scalars converted, nested arrays/objects kept as their text. Past
-    /// [`MAX_ARGS_PER_EVENT`] members, [`MAX_JSON_NODES_PER_EVENT`] nodes or
-    /// [`MAX_ARG_BYTES_PER_EVENT`] bytes, the remaining members are skipped unbuilt and counted
-    /// (`json_args_over_limit`).
+    /// The event's `args` members as model arguments (read on the first pass, no value tree):
+    /// scalars converted, nested arrays/objects kept as their text; members past the budget
+    /// were skipped unbuilt and are counted here (`json_args_over_limit`).
     fn args_of(&mut self, e: &Ev<'_>, d: &[u8], offset: usize) -> Vec<(StrId, ArgValue)> {
-        let Some(sp) = e.args.filter(|s| s.obj) else {
+        if !e.args.is_some_and(|s| s.obj) {
             return Vec::new();
-        };
-        let mut lx = Lexer::new(d, sp.a + 1);
-        let mut out = Vec::new();
-        let mut need_comma = false;
-        let (mut nodes, mut bytes) = (1usize, 0usize);
-        let mut limit: Option<&'static str> = None;
-        let mut dropped = 0u64;
-        // The span was read once already: these reads cannot fail.
-        while let Ok(false) = lx.member_sep(&mut need_comma) {
-            let Ok(k) = lx.key() else { break };
-            need_comma = true;
-            if limit.is_some() {
-                if lx.skip_value(2, e.repair).is_err() {
-                    break;
-                }
-                dropped += 1;
-                continue;
-            }
-            let Ok((x, n)) = lx.shallow_value(2, e.repair) else {
-                break;
-            };
-            nodes += n;
-            bytes += k.len()
-                + match &x {
-                    JVal::Str(s) => s.len(),
-                    JVal::Num(t) => t.len(),
-                    JVal::Arr(_, (a, b)) | JVal::Obj(_, (a, b)) => b - a,
-                    _ => 0,
-                };
-            limit = if out.len() >= MAX_ARGS_PER_EVENT {
-                Some("MAX_ARGS_PER_EVENT")
-            } else if nodes > MAX_JSON_NODES_PER_EVENT {
-                Some("MAX_JSON_NODES_PER_EVENT")
-            } else if bytes > MAX_ARG_BYTES_PER_EVENT {
-                Some("MAX_ARG_BYTES_PER_EVENT")
-            } else {
-                None
-            };
-            if limit.is_some() {
-                dropped += 1;
-                continue;
-            }
-            let key = self.intern(&k, offset);
+        }
+        let mut out = Vec::with_capacity(e.arg_list.len());
+        for (k, x) in &e.arg_list {
+            let key = self.intern(k, offset);
             let val = match x {
                 JVal::Null => continue,
-                JVal::Bool(b) => ArgValue::Bool(b),
+                JVal::Bool(b) => ArgValue::Bool(*b),
                 JVal::Num(t) => num_arg(t),
-                JVal::Str(s) => ArgValue::Str(self.intern(&s, offset)),
+                JVal::Str(s) => ArgValue::Str(self.intern(s, offset)),
                 JVal::Arr(_, (a, b)) | JVal::Obj(_, (a, b)) => {
-                    ArgValue::Text(String::from_utf8_lossy(&d[a..b]).into_owned())
+                    ArgValue::Text(String::from_utf8_lossy(&d[*a..*b]).into_owned())
                 }
             };
             out.push((key, val));
         }
-        if let Some(limit) = limit {
-            let kept = out.len();
+        if let Some(limit) = e.args_limit {
+            let (dropped, kept) = (e.args_dropped, out.len());
             self.diag(Diag::JsonArgsOverLimit, Some(offset), || {
                 Some(format!(
                     "{dropped} args dropped after {kept} kept: past {limit} (members {MAX_ARGS_PER_EVENT}, nodes {MAX_JSON_NODES_PER_EVENT}, bytes {MAX_ARG_BYTES_PER_EVENT})"
