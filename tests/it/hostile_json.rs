@@ -267,7 +267,7 @@ fn args_of_first(m: &Model) -> Vec<(String, String)> {
 /// all later ones are skipped unbuilt and counted; the event and its earlier args are kept.
 #[test]
 fn args_past_the_node_budget_are_dropped_and_counted() {
-    let zeros = "0,".repeat(100_000);
+    let zeros = "0,".repeat(300_000);
     let json = format!(
         r#"[{{"ph":"X","name":"a","ts":1,"dur":1,"args":{{"first":1,"big":[{zeros}0],"after":2}}}},
             {{"ph":"X","name":"b","ts":2,"dur":1}}]"#

@@ -1,7 +1,9 @@
 //! A tolerant, allocation-light JSON reader over one `&[u8]` (trace-formats.md §8.4).
 //!
-//! It parses one value at a time (the importer calls it once per trace event), never the whole
-//! file, so memory stays at one copy of the text plus the model. Tolerated on purpose, each
+//! It parses one value at a time over the buffered bytes of one element (the importer calls it
+//! once per trace event, and again on more bytes when the element was cut), never the whole
+//! file; [`Lexer::skip_value`] and [`Lexer::shallow_value`] read nested values without building
+//! them. Tolerated on purpose, each
 //! counted in [`Issues`]: trailing and doubled commas, raw control characters and invalid escapes
 //! inside strings (kept literally), invalid UTF-8 (left to the caller, who repairs it), `NaN` /
 //! `Infinity` tokens (read as null). Nesting deeper than [`MAX_DEPTH`] is a syntax error, so no

@@ -1,9 +1,11 @@
 //! Chrome Trace Event JSON importer, including Kineto (PyTorch profiler) and JAX/XProf exports
 //! (trace-formats.md §8–10).
 //!
-//! Streaming and tolerant: [`lexer`] reads one event object at a time straight from the
-//! decompressed bytes (no document tree of the whole file), and every event goes to the one
-//! [`SliceBuilder`]. Nothing in an event can fail the import: malformed events are counted in
+//! Streaming and tolerant: the decompressed stream is read one element of `traceEvents` at a
+//! time (memory holds one event, at most [`MAX_EVENT_BYTES`]); [`lexer`] reads each event's
+//! members straight from the buffered bytes (no value tree: `args` members are kept as
+//! borrowed scalars and spans, within the per-event budget of `formats::limits`), and every
+//! event goes to the one [`SliceBuilder`]. Nothing in an event can fail the import: malformed events are counted in
 //! [`Model::diagnostics`] (kind, severity, count, first byte offset / event index). Only a
 //! container that is not a JSON object or array, or an object without `traceEvents`, is an
 //! [`ImportError`].
@@ -256,9 +258,14 @@ struct Importer<'a, 'm> {
     thread_names: BTreeMap<(i64, i64), (StrId, Option<i64>)>,
     counters: BTreeMap<(i64, StrId), CounterAcc>,
     memory: BTreeMap<String, MemoryAcc>,
-    frame_cat: HashMap<StrId, StrId>,
-    collective_name: HashMap<StrId, bool>,
-    compile_name: HashMap<(StrId, StrId), bool>,
+    /// Per-string-id caches (ids are dense, so an index, not a hash lookup, per event):
+    /// a category's sorted frame category (`u32::MAX` when not yet computed); whether a name
+    /// or category carries a collective token (0 unknown, 1 no, 2 yes); per name, the frame
+    /// and the compile flag of the last (name, category) seen (category `u32::MAX`: none).
+    frame_cat: Vec<u32>,
+    collective: Vec<u8>,
+    frame_cache: Vec<(u32, FrameId)>,
+    compile_cache: Vec<(u32, bool)>,
     base_time_ns: Option<i64>,
     /// Set when a broken event's brackets never balance again: recovery then resumes at the
     /// next `{` that looks like an event start (see `skip_lost`).
@@ -540,9 +547,10 @@ impl<'a, 'm> Importer<'a, 'm> {
             thread_names: BTreeMap::new(),
             counters: BTreeMap::new(),
             memory: BTreeMap::new(),
-            frame_cat: HashMap::new(),
-            collective_name: HashMap::new(),
-            compile_name: HashMap::new(),
+            frame_cat: Vec::new(),
+            collective: Vec::new(),
+            frame_cache: Vec::new(),
+            compile_cache: Vec::new(),
             base_time_ns: None,
             structure_lost: false,
             saw_kineto_keys: false,
@@ -1319,9 +1327,46 @@ impl<'a, 'm> Importer<'a, 'm> {
         got.id
     }
 
+    /// The frame of (name, cat) (see `frame_for`), cached per name.
+    fn frame_cached(&mut self, name: StrId, cat: StrId) -> FrameId {
+        let i = name.0 as usize;
+        if let Some(&(c, f)) = self.frame_cache.get(i) {
+            if c == cat.0 {
+                return f;
+            }
+        }
+        let frame = self.frame_for(name, cat);
+        if self.frame_cache.len() <= i {
+            self.frame_cache.resize(i + 1, (u32::MAX, FrameId(0)));
+        }
+        self.frame_cache[i] = (cat.0, frame);
+        frame
+    }
+
+    /// [`is_compile_slice`] of (name, cat), cached per name.
+    fn compile_cached(&mut self, name: StrId, cat: StrId) -> bool {
+        let i = name.0 as usize;
+        if let Some(&(c, comp)) = self.compile_cache.get(i) {
+            if c == cat.0 {
+                return comp;
+            }
+        }
+        let comp = is_compile_slice(self.model.str(name), self.model.str(cat));
+        if self.compile_cache.len() <= i {
+            self.compile_cache.resize(i + 1, (u32::MAX, false));
+        }
+        self.compile_cache[i] = (cat.0, comp);
+        comp
+    }
+
     fn frame_for(&mut self, name: StrId, cat: StrId) -> FrameId {
-        let fcat = match self.frame_cat.get(&cat) {
-            Some(&c) => c,
+        let cached = self
+            .frame_cat
+            .get(cat.0 as usize)
+            .copied()
+            .filter(|&c| c != u32::MAX);
+        let fcat = match cached {
+            Some(c) => StrId(c),
             None => {
                 let raw = self.model.str(cat);
                 let mut parts: Vec<&str> = raw
@@ -1333,7 +1378,11 @@ impl<'a, 'm> Importer<'a, 'm> {
                 parts.dedup();
                 let joined = parts.join(",");
                 let id = self.model.strings.intern(&joined);
-                self.frame_cat.insert(cat, id);
+                let i = cat.0 as usize;
+                if self.frame_cat.len() <= i {
+                    self.frame_cat.resize(i + 1, u32::MAX);
+                }
+                self.frame_cat[i] = id.0;
                 id
             }
         };
@@ -1351,24 +1400,27 @@ impl<'a, 'm> Importer<'a, 'm> {
         self.model.frames.intern(key, &self.model.strings)
     }
 
+    /// Whether the name or category `id` carries a collective token (cached per id).
+    fn is_collective(&mut self, id: StrId) -> bool {
+        let i = id.0 as usize;
+        match self.collective.get(i) {
+            Some(1) => false,
+            Some(2) => true,
+            _ => {
+                let c = has_collective_token(self.model.str(id));
+                if self.collective.len() <= i {
+                    self.collective.resize(i + 1, 0);
+                }
+                self.collective[i] = 1 + u8::from(c);
+                c
+            }
+        }
+    }
+
     fn flags_for(&mut self, name: StrId, cat: StrId, args: &[(StrId, ArgValue)]) -> u8 {
         let mut flags = 0;
-        let coll = match self.collective_name.get(&name) {
-            Some(&c) => c,
-            None => {
-                let c = has_collective_token(self.model.str(name));
-                self.collective_name.insert(name, c);
-                c
-            }
-        };
-        let coll_cat = match self.collective_name.get(&StrId(cat.0 | 0x8000_0000)) {
-            Some(&c) => c,
-            None => {
-                let c = has_collective_token(self.model.str(cat));
-                self.collective_name.insert(StrId(cat.0 | 0x8000_0000), c);
-                c
-            }
-        };
+        let coll = self.is_collective(name);
+        let coll_cat = self.is_collective(cat);
         let coll_arg = args.iter().any(|(k, v)| {
             self.model.str(*k) == "Collective name"
                 || matches!(v, ArgValue::Str(s) if self.model.str(*k) == "Process Group Name" && !self.model.str(*s).is_empty())
@@ -1376,15 +1428,7 @@ impl<'a, 'm> Importer<'a, 'm> {
         if coll || coll_cat || coll_arg {
             flags |= slice_flags::COLLECTIVE;
         }
-        let comp = match self.compile_name.get(&(name, cat)) {
-            Some(&c) => c,
-            None => {
-                let c = is_compile_slice(self.model.str(name), self.model.str(cat));
-                self.compile_name.insert((name, cat), c);
-                c
-            }
-        };
-        if comp {
+        if self.compile_cached(name, cat) {
             flags |= slice_flags::COMPILE;
         }
         flags
@@ -1481,13 +1525,13 @@ impl<'a, 'm> Importer<'a, 'm> {
                     return;
                 }
                 let track = self.thread_track(pid, tid);
-                let frame = self.frame_for(name, cat);
+                let frame = self.frame_cached(name, cat);
                 self.builder
                     .complete(track, ts, dur, name, cat, frame, args, flags);
             }
             b'B' => {
                 let track = self.thread_track(pid, tid);
-                let frame = self.frame_for(name, cat);
+                let frame = self.frame_cached(name, cat);
                 self.builder.begin(track, ts, name, cat, frame, args, flags);
             }
             b'E' => {
@@ -1505,7 +1549,7 @@ impl<'a, 'm> Importer<'a, 'm> {
                     b'p' => self.process_track(pid),
                     _ => self.thread_track(pid, tid),
                 };
-                let frame = self.frame_for(name, cat);
+                let frame = self.frame_cached(name, cat);
                 self.builder
                     .instant(track, ts, name, cat, frame, args, flags);
             }
@@ -1531,7 +1575,7 @@ impl<'a, 'm> Importer<'a, 'm> {
                 let track = got.id;
                 match ph {
                     b'b' | b'S' => {
-                        let frame = self.frame_for(name, cat);
+                        let frame = self.frame_cached(name, cat);
                         self.builder.begin(track, ts, name, cat, frame, args, flags);
                     }
                     b'e' | b'F' => {
@@ -1539,7 +1583,7 @@ impl<'a, 'm> Importer<'a, 'm> {
                         self.builder.end(track, ts, n, args);
                     }
                     _ => {
-                        let frame = self.frame_for(name, cat);
+                        let frame = self.frame_cached(name, cat);
                         self.builder
                             .instant(track, ts, name, cat, frame, args, flags);
                     }
