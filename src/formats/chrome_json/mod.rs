@@ -856,6 +856,7 @@ impl<'a, 'm> Importer<'a, 'm> {
                     }
                     if object && self.events % 65_536 == 0 {
                         progress(inp.win.fraction());
+                        // budget: model.heap_bytes() against limits::model_budget(decompressed so far) -> stop with memory_budget_reached (wired up when Model::heap_bytes lands)
                     }
                 }
             }
