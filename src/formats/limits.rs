@@ -19,12 +19,16 @@ pub const fn model_budget(decompressed: u64) -> u64 {
 }
 
 /// Arguments kept per event (JSON `args` members, Perfetto `debug_annotations`); the rest of
-/// an event's arguments are counted (`args_over_limit`) and dropped.
-pub const MAX_ARGS_PER_EVENT: usize = 4096;
+/// an event's arguments are counted (`args_over_limit`) and dropped. 65,536: B/E pairs with
+/// 60 k args each are real input (issue 10) and keep all their args.
+pub const MAX_ARGS_PER_EVENT: usize = 1 << 16;
 
-/// JSON value nodes (scalars, arrays, objects) kept per event's `args`, nested values included;
-/// past it the rest of the value is skipped without being built and counted.
-pub const MAX_JSON_NODES_PER_EVENT: usize = 1 << 16;
+/// JSON value nodes (scalars, arrays, objects) per event's `args`, nested values included;
+/// past it the rest of the value is skipped without being built and counted. Above
+/// [`MAX_ARGS_PER_EVENT`] (every member is at least one node, so a lower value would make
+/// the member limit unreachable); nodes are only counted, never built, so memory is bounded
+/// by [`MAX_ARG_BYTES_PER_EVENT`].
+pub const MAX_JSON_NODES_PER_EVENT: usize = 1 << 18;
 
 /// Bytes of argument text (keys, strings, rendered nested values) kept per event.
 pub const MAX_ARG_BYTES_PER_EVENT: usize = 1 << 20;

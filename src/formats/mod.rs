@@ -255,12 +255,14 @@ pub fn load_from(
     let (compression, mut win) =
         stream::open(src, opts.max_decompressed_bytes, true).map_err(err)?;
     // The sniffer's head: 64 KiB of content after any leading white space.
+    // (`fill`, not one `more` per read: a source of tiny reads would refill once per byte.)
     loop {
         let d = win.data();
         let ws = d.iter().take_while(|b| b.is_ascii_whitespace()).count();
-        if d.len() - ws >= SNIFF_BYTES || !win.more() {
+        if d.len() - ws >= SNIFF_BYTES || win.at_eof() {
             break;
         }
+        win.fill(ws + SNIFF_BYTES);
     }
     progress(0.02);
     let sniffed = sniff(name, win.data());

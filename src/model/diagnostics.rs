@@ -138,6 +138,12 @@ diagnostic_kinds! {
         "NaN/Infinity tokens were read as null"),
     JsonSectionNotModelled => ("json_section_not_modelled", Info,
         "a top-level section is not imported"),
+    JsonEventTooLarge => ("json_event_too_large", DataLoss,
+        "an element of the event array longer than the per-event limit (MAX_EVENT_BYTES) was skipped unread"),
+    JsonValueTooLarge => ("json_value_too_large", Warning,
+        "a top-level value past the per-event limits (MAX_EVENT_BYTES, MAX_JSON_NODES_PER_EVENT) was skipped"),
+    JsonArgsOverLimit => ("json_args_over_limit", DataLoss,
+        "an event's args past a per-event limit (MAX_ARGS_PER_EVENT, MAX_JSON_NODES_PER_EVENT, MAX_ARG_BYTES_PER_EVENT) were dropped"),
 
     // ----- Chrome JSON: events -------------------------------------------------------------
     EventNotAnObject => ("event_not_an_object", Warning,

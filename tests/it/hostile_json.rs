@@ -224,3 +224,144 @@ fn unbalanced_broken_events_are_counted_without_rescanning() {
     assert_eq!(m.diagnostics.count("json_syntax_error"), n as u64);
     assert_eq!(m.diagnostics.count("json_events_lost"), n as u64);
 }
+
+/// `{"traceEvents":[{… "args":{"a":[0,0,…]}}, good0, good1, good2]}` with `zeros` zeros in
+/// one args array, gzipped while it is written (the test never holds the text).
+fn zeros_gz(zeros: usize) -> Vec<u8> {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(
+        br#"{"traceEvents":[{"ph":"X","name":"huge","pid":1,"tid":1,"ts":1,"dur":1,"args":{"a":["#,
+    )
+    .unwrap();
+    let block = "0,".repeat(1 << 15);
+    for _ in 0..zeros / (1 << 15) {
+        gz.write_all(block.as_bytes()).unwrap();
+    }
+    gz.write_all(b"0]}},\n").unwrap();
+    gz.write_all(good_events(3).as_bytes()).unwrap();
+    gz.write_all(b"]}").unwrap();
+    gz.finish().unwrap()
+}
+
+/// Issue 10: a Chrome JSON file with one `args` array of 100 M zeros (about 200 KB gzipped)
+/// took 5.1 GB, because the lexer built the whole value tree. The event is longer than
+/// `MAX_EVENT_BYTES`: it is skipped without being buffered whole, counted, and the events
+/// after it are kept.
+#[test]
+fn args_array_of_100m_zeros_is_skipped_with_bounded_memory() {
+    let bytes = zeros_gz(100_000_000);
+    assert!(bytes.len() < 1 << 20, "{} bytes gzipped", bytes.len());
+    let m = import("zeros.json.gz", &bytes);
+    let names: Vec<&str> = m.slices.name.iter().map(|&n| m.str(n)).collect();
+    assert_eq!(names, ["good0", "good1", "good2"]);
+    assert_eq!(m.diagnostics.count("json_event_too_large"), 1);
+    assert!(diag_message(&m, "json_event_too_large").contains("MAX_EVENT_BYTES"));
+    assert!(m.diagnostics.has_data_loss());
+}
+
+fn args_of_first(m: &Model) -> Vec<(String, String)> {
+    m.args
+        .get(m.slices.args[0])
+        .iter()
+        .map(|(k, v)| (m.str(*k).to_string(), format!("{v:?}")))
+        .collect()
+}
+
+/// Past `MAX_JSON_NODES_PER_EVENT` nodes in one event's `args`, the member that crosses it and
+/// all later ones are skipped unbuilt and counted; the event and its earlier args are kept.
+#[test]
+fn args_past_the_node_budget_are_dropped_and_counted() {
+    let zeros = "0,".repeat(300_000);
+    let json = format!(
+        r#"[{{"ph":"X","name":"a","ts":1,"dur":1,"args":{{"first":1,"big":[{zeros}0],"after":2}}}},
+            {{"ph":"X","name":"b","ts":2,"dur":1}}]"#
+    );
+    let m = import("nodes.json", json.as_bytes());
+    assert_eq!(m.slices.len(), 2);
+    let args = args_of_first(&m);
+    assert_eq!(args, [("first".to_string(), "Int(1)".to_string())]);
+    assert_eq!(m.diagnostics.count("json_args_over_limit"), 1);
+    let msg = diag_message(&m, "json_args_over_limit");
+    assert!(
+        msg.contains("MAX_JSON_NODES_PER_EVENT") && msg.contains("2 args dropped"),
+        "{msg}"
+    );
+}
+
+/// Past `MAX_ARGS_PER_EVENT` members the rest are dropped and counted; past
+/// `MAX_ARG_BYTES_PER_EVENT` bytes likewise.
+#[test]
+fn args_past_the_member_and_byte_budgets_are_dropped_and_counted() {
+    use trialscope::formats::limits::{MAX_ARGS_PER_EVENT, MAX_ARG_BYTES_PER_EVENT};
+    let members: Vec<String> = (0..MAX_ARGS_PER_EVENT + 10)
+        .map(|i| format!("\"k{i}\":{i}"))
+        .collect();
+    let json = format!(
+        r#"[{{"ph":"X","name":"a","ts":1,"dur":1,"args":{{{}}}}}]"#,
+        members.join(",")
+    );
+    let m = import("members.json", json.as_bytes());
+    assert_eq!(m.args.get(m.slices.args[0]).len(), MAX_ARGS_PER_EVENT);
+    let msg = diag_message(&m, "json_args_over_limit");
+    assert!(
+        msg.contains("MAX_ARGS_PER_EVENT") && msg.contains("10 args dropped"),
+        "{msg}"
+    );
+
+    let long = "x".repeat(MAX_ARG_BYTES_PER_EVENT + 1);
+    let json =
+        format!(r#"[{{"ph":"X","name":"a","ts":1,"dur":1,"args":{{"s":"ok","long":"{long}"}}}}]"#);
+    let m = import("bytes.json", json.as_bytes());
+    assert_eq!(
+        args_of_first(&m)
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .collect::<Vec<_>>(),
+        ["s"]
+    );
+    assert!(diag_message(&m, "json_args_over_limit").contains("MAX_ARG_BYTES_PER_EVENT"));
+}
+
+/// The 100 M-zeros file's peak memory (5.1 GB before the streaming reader), measured as
+/// `VmHWM` in a child process of this test binary that runs only this test (ignored: it
+/// inflates 200 MB; `cargo test --test it zeros_peak -- --ignored --nocapture`, faster with
+/// `--release`).
+#[test]
+#[ignore]
+fn zeros_peak_memory_in_a_child_process() {
+    const CHILD: &str = "TRIALSCOPE_ZEROS_PEAK_CHILD";
+    let hwm = || -> Option<u64> {
+        let s = std::fs::read_to_string("/proc/self/status").ok()?;
+        let l = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+        Some(l.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
+    };
+    if std::env::var_os(CHILD).is_some() {
+        let m = import("zeros.json.gz", &zeros_gz(100_000_000));
+        assert_eq!(m.diagnostics.count("json_event_too_large"), 1);
+        println!("zeros peak: {}", hwm().unwrap_or(0));
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "hostile_json::zeros_peak_memory_in_a_child_process",
+            "--exact",
+            "--include-ignored",
+            "--nocapture",
+        ])
+        .env(CHILD, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let peak: u64 = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("zeros peak: "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no peak in {stdout}"));
+    eprintln!("100 M zeros in one args array: VmHWM {} MB", peak >> 20);
+    if peak > 0 {
+        // One event buffered (≤ MAX_EVENT_BYTES, 64 MiB, while it grows) plus the test binary.
+        assert!(peak < 320 << 20, "peak {} MB", peak >> 20);
+    }
+}

@@ -127,3 +127,25 @@ fn json_perf_100mb() {
         assert!(h < 3 * len as u64 + (64 << 20), "peak {h} for {len} bytes");
     }
 }
+
+/// Writes the generated Kineto benchmark files (issue 9, point 6) to `target/`:
+/// `kineto_100m.json` and `kineto_1g.json` (never committed). Run with
+/// `cargo test --release --test it write_kineto_files -- --ignored`, then
+/// `trialscope bench target/kineto_100m.json target/kineto_1g.json`.
+#[test]
+#[ignore]
+fn write_kineto_files() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
+    for (file, size) in [
+        ("kineto_100m.json", 100_000_000),
+        ("kineto_1g.json", 1_000_000_000),
+    ] {
+        let path = dir.join(file);
+        if path.metadata().is_ok_and(|m| m.len() >= size as u64) {
+            continue;
+        }
+        let (data, events) = support::kineto_gen::kineto_like(size);
+        std::fs::write(&path, &data).unwrap();
+        eprintln!("{}: {} bytes, {events} events", path.display(), data.len());
+    }
+}

@@ -1,7 +1,9 @@
 //! A tolerant, allocation-light JSON reader over one `&[u8]` (trace-formats.md §8.4).
 //!
-//! It parses one value at a time (the importer calls it once per trace event), never the whole
-//! file, so memory stays at one copy of the text plus the model. Tolerated on purpose, each
+//! It parses one value at a time over the buffered bytes of one element (the importer calls it
+//! once per trace event, and again on more bytes when the element was cut), never the whole
+//! file; [`Lexer::skip_value`] and [`Lexer::shallow_value`] read nested values without building
+//! them. Tolerated on purpose, each
 //! counted in [`Issues`]: trailing and doubled commas, raw control characters and invalid escapes
 //! inside strings (kept literally), invalid UTF-8 (left to the caller, who repairs it), `NaN` /
 //! `Infinity` tokens (read as null). Nesting deeper than [`MAX_DEPTH`] is a syntax error, so no
@@ -287,6 +289,160 @@ impl<'a> Lexer<'a> {
                     items.push(self.value(depth + 1, false)?);
                     need_comma = true;
                 }
+            }
+        }
+    }
+
+    /// Skips one value exactly as [`Lexer::value`] would read it (same grammar, same
+    /// tolerances counted in [`Issues`]) without building it; returns the number of value
+    /// nodes (scalars, arrays, objects) it holds. Allocation-free except for strings with
+    /// escapes, whose decoded bytes are dropped at once.
+    pub fn skip_value(&mut self, depth: usize, repair_quotes: bool) -> Result<usize, SyntaxError> {
+        if depth > MAX_DEPTH {
+            return Err(self.err("nesting too deep"));
+        }
+        match self.peek() {
+            Some(b'{') => {
+                self.pos += 1;
+                let mut nodes = 1;
+                let mut need_comma = false;
+                loop {
+                    let Some(b) = self.peek() else {
+                        return Err(self.err("unexpected end of data in an object"));
+                    };
+                    match b {
+                        b'}' => {
+                            self.pos += 1;
+                            return Ok(nodes);
+                        }
+                        b',' => {
+                            if !need_comma {
+                                note(&mut self.issues.extra_commas, self.pos);
+                            }
+                            need_comma = false;
+                            self.pos += 1;
+                            if self.peek() == Some(b'}') {
+                                note(&mut self.issues.extra_commas, self.pos);
+                            }
+                        }
+                        b'"' => {
+                            if need_comma {
+                                return Err(self.err("expected ',' or '}' in an object"));
+                            }
+                            self.pos += 1;
+                            self.string(false)?;
+                            if self.peek() != Some(b':') {
+                                return Err(self.err("expected ':' after an object key"));
+                            }
+                            self.pos += 1;
+                            nodes += self.skip_value(depth + 1, repair_quotes)?;
+                            need_comma = true;
+                        }
+                        _ => return Err(self.err("expected a key in an object")),
+                    }
+                }
+            }
+            Some(b'[') => {
+                self.pos += 1;
+                let mut nodes = 1;
+                let mut need_comma = false;
+                loop {
+                    let Some(b) = self.peek() else {
+                        return Err(self.err("unexpected end of data in an array"));
+                    };
+                    match b {
+                        b']' => {
+                            self.pos += 1;
+                            return Ok(nodes);
+                        }
+                        b',' => {
+                            if !need_comma {
+                                note(&mut self.issues.extra_commas, self.pos);
+                            }
+                            need_comma = false;
+                            self.pos += 1;
+                            if self.peek() == Some(b']') {
+                                note(&mut self.issues.extra_commas, self.pos);
+                            }
+                        }
+                        _ => {
+                            if need_comma {
+                                return Err(self.err("expected ',' or ']' in an array"));
+                            }
+                            nodes += self.skip_value(depth + 1, false)?;
+                            need_comma = true;
+                        }
+                    }
+                }
+            }
+            _ => self.value(depth, repair_quotes).map(|_| 1),
+        }
+    }
+
+    /// Reads one value, but an array or object only as far as its extent: it is skipped (see
+    /// [`Lexer::skip_value`]) and returned as an empty `Arr`/`Obj` carrying its byte span, with
+    /// its node count. Scalars are read as by [`Lexer::value`] (one node).
+    pub fn shallow_value(
+        &mut self,
+        depth: usize,
+        repair_quotes: bool,
+    ) -> Result<(JVal<'a>, usize), SyntaxError> {
+        match self.peek() {
+            Some(c @ (b'{' | b'[')) => {
+                let start = self.pos;
+                let nodes = self.skip_value(depth, repair_quotes)?;
+                let span = (start, self.pos);
+                Ok(if c == b'{' {
+                    (JVal::Obj(Vec::new(), span), nodes)
+                } else {
+                    (JVal::Arr(Vec::new(), span), nodes)
+                })
+            }
+            _ => Ok((self.value(depth, repair_quotes)?, 1)),
+        }
+    }
+
+    /// Reads an object key (after white space, at its opening quote) and the `:` after it.
+    pub fn key(&mut self) -> Result<Cow<'a, [u8]>, SyntaxError> {
+        self.pos += 1;
+        let key = self.string(false)?;
+        if self.peek() != Some(b':') {
+            return Err(self.err("expected ':' after an object key"));
+        }
+        self.pos += 1;
+        Ok(key)
+    }
+
+    /// Reads the separator after an object member: `Ok(true)` at the closing `}` (consumed),
+    /// `Ok(false)` when another member follows (commas consumed and counted as
+    /// [`Lexer::value`] counts them).
+    pub fn member_sep(&mut self, need_comma: &mut bool) -> Result<bool, SyntaxError> {
+        loop {
+            let Some(b) = self.peek() else {
+                return Err(self.err("unexpected end of data in an object"));
+            };
+            match b {
+                b'}' => {
+                    self.pos += 1;
+                    return Ok(true);
+                }
+                b',' => {
+                    if !*need_comma {
+                        note(&mut self.issues.extra_commas, self.pos);
+                    }
+                    *need_comma = false;
+                    self.pos += 1;
+                    if self.peek() == Some(b'}') {
+                        note(&mut self.issues.extra_commas, self.pos);
+                    }
+                }
+                b'"' => {
+                    if *need_comma {
+                        return Err(self.err("expected ',' or '}' in an object"));
+                    }
+                    return Ok(false);
+                }
+                _ => return Err(self.err("expected a key in an object")),
             }
         }
     }

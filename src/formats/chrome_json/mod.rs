@@ -1,9 +1,11 @@
 //! Chrome Trace Event JSON importer, including Kineto (PyTorch profiler) and JAX/XProf exports
 //! (trace-formats.md §8–10).
 //!
-//! Streaming and tolerant: [`lexer`] reads one event object at a time straight from the
-//! decompressed bytes (no document tree of the whole file), and every event goes to the one
-//! [`SliceBuilder`]. Nothing in an event can fail the import: malformed events are counted in
+//! Streaming and tolerant: the decompressed stream is read one element of `traceEvents` at a
+//! time (memory holds one event, at most [`MAX_EVENT_BYTES`]); [`lexer`] reads each event's
+//! members straight from the buffered bytes (no value tree: `args` members are kept as
+//! borrowed scalars and spans, within the per-event budget of `formats::limits`), and every
+//! event goes to the one [`SliceBuilder`]. Nothing in an event can fail the import: malformed events are counted in
 //! [`Model::diagnostics`] (kind, severity, count, first byte offset / event index). Only a
 //! container that is not a JSON object or array, or an object without `traceEvents`, is an
 //! [`ImportError`].
@@ -37,6 +39,10 @@ pub mod lexer;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
+use super::limits::{
+    MAX_ARGS_PER_EVENT, MAX_ARG_BYTES_PER_EVENT, MAX_EVENT_BYTES, MAX_JSON_NODES_PER_EVENT,
+};
+use super::stream::Window;
 use super::tracks::{Layout, TrackTracker};
 use super::ImportError;
 use crate::model::collective::has_collective_token;
@@ -72,20 +78,33 @@ pub fn import(
     model: &mut Model,
     progress: &mut dyn FnMut(f64),
 ) -> Result<(), ImportError> {
-    let mut start = 0;
-    if data.starts_with(&[0xef, 0xbb, 0xbf]) {
-        start = 3;
+    let mut win = Window::from_bytes(data);
+    import_stream(&mut win, name, model, progress)
+}
+
+/// Imports Chrome JSON from a decompressed stream (see [`import`]), one element of
+/// `traceEvents` at a time: memory holds one event (at most [`MAX_EVENT_BYTES`]; a longer one
+/// is skipped without being buffered and counted), never the whole text.
+pub(crate) fn import_stream(
+    win: &mut Window<'_>,
+    name: &str,
+    model: &mut Model,
+    progress: &mut dyn FnMut(f64),
+) -> Result<(), ImportError> {
+    let mut inp = Input { win, lines: 0 };
+    inp.win.fill(3);
+    if inp.data().starts_with(&[0xef, 0xbb, 0xbf]) {
+        inp.consume(3);
     }
-    let mut imp = Importer::new(data, name, model);
-    let mut lx = Lexer::new(data, start);
-    match lx.peek() {
+    let mut imp = Importer::new(name, model);
+    match inp.peek() {
         Some(b'[') => {
-            lx.pos += 1;
-            imp.events(&mut lx, progress);
+            inp.consume(1);
+            imp.events(&mut inp, progress);
         }
         Some(b'{') => {
-            lx.pos += 1;
-            if !imp.top_object(&mut lx, progress) {
+            inp.consume(1);
+            if !imp.top_object(&mut inp, progress) {
                 return Err(ImportError::Malformed(
                     "a JSON object without a \"traceEvents\" array".into(),
                 ));
@@ -97,30 +116,94 @@ pub fn import(
             ))
         }
     }
-    imp.flush_lexer_issues(&lx);
+    imp.flush_lexer_issues();
     imp.finish();
     progress(1.0);
     Ok(())
 }
 
-/// Imports Chrome JSON from a decompressed stream (see [`import`]).
-// TODO(#9): a lexer resumable across chunks instead of reading the stream whole.
-pub(crate) fn import_stream(
-    win: &mut super::stream::Window<'_>,
-    name: &str,
-    model: &mut Model,
-    progress: &mut dyn FnMut(f64),
-) -> Result<(), ImportError> {
-    let data = win.read_available();
-    import(&data, name, model, progress)
+/// Bytes kept buffered after a syntax error, so the unescaped-quote repair and the search for
+/// the broken element's end see what follows it.
+const LOOKAHEAD: usize = 64 << 10;
+
+/// The decompressed stream as the importer reads it: the window and the number of lines
+/// consumed before its first byte (for line numbers in diagnostics).
+struct Input<'w, 'r> {
+    win: &'w mut Window<'r>,
+    lines: u64,
 }
 
-/// Line number (1-based) of byte offset `pos`.
-fn line_of(data: &[u8], pos: usize) -> usize {
-    1 + data[..pos.min(data.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
+impl Input<'_, '_> {
+    fn data(&self) -> &[u8] {
+        self.win.data()
+    }
+
+    fn eof(&self) -> bool {
+        self.win.at_eof()
+    }
+
+    fn offset(&self) -> u64 {
+        self.win.offset()
+    }
+
+    /// 1-based line of the next unconsumed byte.
+    fn line(&self) -> u64 {
+        self.lines + 1
+    }
+
+    fn consume(&mut self, n: usize) {
+        let d = self.win.data();
+        let n = n.min(d.len());
+        self.lines += newlines(&d[..n]);
+        self.win.consume(n);
+    }
+
+    /// Skips white space; the next byte (not consumed), `None` at the end of the stream.
+    fn peek(&mut self) -> Option<u8> {
+        loop {
+            let d = self.win.data();
+            let ws = d
+                .iter()
+                .position(|&b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t'));
+            match ws {
+                Some(k) => {
+                    let b = d[k];
+                    self.consume(k);
+                    return Some(b);
+                }
+                None => {
+                    let all = d.len();
+                    self.consume(all);
+                    if !self.win.more() {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Buffers more of the current element (about twice as much, so re-reading an element
+    /// after each growth stays linear). False when the element would pass
+    /// [`MAX_EVENT_BYTES`] or the stream has ended.
+    fn grow(&mut self) -> bool {
+        let have = self.data().len();
+        if have >= MAX_EVENT_BYTES || self.eof() {
+            return false;
+        }
+        // At least 1 MiB: each refill of the window costs a buffer resize of its chunk size.
+        let want = (have.max(1 << 19) * 2).min(MAX_EVENT_BYTES);
+        self.win.fill(want);
+        true
+    }
+}
+
+fn newlines(d: &[u8]) -> u64 {
+    memchr::memchr_iter(b'\n', d).count() as u64
+}
+
+/// 1-based line of byte `pos` of a buffer whose first byte is on line `first_line`.
+fn line_in(data: &[u8], first_line: u64, pos: usize) -> u64 {
+    first_line + newlines(&data[..pos.min(data.len())])
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -152,13 +235,20 @@ struct MemoryAcc {
     deltas: Vec<(i64, f64)>,
 }
 
+/// Lexer irregularities over the whole file: (count, first stream offset and its line).
+type IssueTotals = [(u64, Option<(u64, u64)>); 4];
+
 struct Importer<'a, 'm> {
-    data: &'a [u8],
     file_name: &'a str,
     model: &'m mut Model,
     builder: SliceBuilder,
     events: u64,
     cur_index: u64,
+    /// Stream offset and line of byte 0 of the buffer being read (offsets in diagnostics are
+    /// stream offsets: buffer positions plus `base`).
+    base: u64,
+    first_line: u64,
+    issues: IssueTotals,
     string_pids: HashMap<Vec<u8>, i64>,
     /// The inverse of `string_pids`: synthetic pid → its string (a process's name).
     string_pid_names: HashMap<i64, Vec<u8>>,
@@ -168,9 +258,14 @@ struct Importer<'a, 'm> {
     thread_names: BTreeMap<(i64, i64), (StrId, Option<i64>)>,
     counters: BTreeMap<(i64, StrId), CounterAcc>,
     memory: BTreeMap<String, MemoryAcc>,
-    frame_cat: HashMap<StrId, StrId>,
-    collective_name: HashMap<StrId, bool>,
-    compile_name: HashMap<(StrId, StrId), bool>,
+    /// Per-string-id caches (ids are dense, so an index, not a hash lookup, per event):
+    /// a category's sorted frame category (`u32::MAX` when not yet computed); whether a name
+    /// or category carries a collective token (0 unknown, 1 no, 2 yes); per name, the frame
+    /// and the compile flag of the last (name, category) seen (category `u32::MAX`: none).
+    frame_cat: Vec<u32>,
+    collective: Vec<u8>,
+    frame_cache: Vec<(u32, FrameId)>,
+    compile_cache: Vec<(u32, bool)>,
     base_time_ns: Option<i64>,
     /// Set when a broken event's brackets never balance again: recovery then resumes at the
     /// next `{` that looks like an event start (see `skip_lost`).
@@ -180,34 +275,270 @@ struct Importer<'a, 'm> {
     memory_name: StrId,
 }
 
-/// One event's fields, borrowed from its parsed object.
+/// The byte span of an `args` / `id2` value in the buffer, how many JSON nodes it holds and
+/// whether it is an object (anything else reads as "no members").
+#[derive(Clone, Copy, Default)]
+struct Span {
+    a: usize,
+    nodes: usize,
+    obj: bool,
+}
+
+/// One event's fields, read from its object without building the object: scalars borrowed
+/// from the buffer, `args` and `id2` as spans read when (and as far as) needed.
 #[derive(Default)]
-struct Ev<'v, 'a> {
+struct Ev<'d> {
     ph: Option<u8>,
-    name: Option<&'v [u8]>,
-    cat: Option<&'v [u8]>,
-    ts: Option<&'v JVal<'a>>,
-    dur: Option<&'v JVal<'a>>,
-    pid: Option<&'v JVal<'a>>,
-    tid: Option<&'v JVal<'a>>,
-    args: Option<&'v JVal<'a>>,
-    id: Option<&'v JVal<'a>>,
-    id2: Option<&'v JVal<'a>>,
-    scope: Option<&'v [u8]>,
-    s: Option<&'v [u8]>,
+    name: Option<Cow<'d, [u8]>>,
+    cat: Option<Cow<'d, [u8]>>,
+    /// Scalars as read; arrays/objects as empty `Arr`/`Obj` with their span.
+    ts: Option<JVal<'d>>,
+    dur: Option<JVal<'d>>,
+    pid: Option<JVal<'d>>,
+    tid: Option<JVal<'d>>,
+    id: Option<JVal<'d>>,
+    args: Option<Span>,
+    id2: Option<Span>,
+    scope: Option<Cow<'d, [u8]>>,
+    s: Option<Cow<'d, [u8]>>,
+    /// Read with the unescaped-quote repair (values must be re-read the same way).
+    repair: bool,
+    members: usize,
+    /// The members of an object `args`, read on the first pass (nested values shallow, as
+    /// their span), up to the per-event budget.
+    arg_list: Vec<(Cow<'d, [u8]>, JVal<'d>)>,
+    /// `args` members past the budget (skipped unbuilt), and the limit that was reached.
+    args_dropped: u64,
+    args_limit: Option<&'static str>,
+}
+
+/// Running totals of one event's `args` against the per-event budget.
+#[derive(Default)]
+struct ArgBudget {
+    nodes: usize,
+    bytes: usize,
+}
+
+fn str_of<'d>(v: &JVal<'d>) -> Option<Cow<'d, [u8]>> {
+    match v {
+        JVal::Str(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+fn span_of(v: &JVal<'_>, nodes: usize) -> Span {
+    match v {
+        JVal::Obj(_, (a, _)) => Span {
+            a: *a,
+            nodes,
+            obj: true,
+        },
+        JVal::Arr(_, (a, _)) => Span {
+            a: *a,
+            nodes,
+            obj: false,
+        },
+        _ => Span {
+            nodes,
+            ..Span::default()
+        },
+    }
+}
+
+/// Nodes of a built value.
+fn nodes_of(v: &JVal<'_>) -> usize {
+    match v {
+        JVal::Arr(items, _) => 1 + items.iter().map(nodes_of).sum::<usize>(),
+        JVal::Obj(members, _) => 1 + members.iter().map(|(_, x)| nodes_of(x)).sum::<usize>(),
+        _ => 1,
+    }
+}
+
+impl<'d> Ev<'d> {
+    /// Stores member `key` (last one wins, as in a parsed object).
+    fn set(&mut self, key: &[u8], v: JVal<'d>, nodes: usize) {
+        match key {
+            b"ph" => self.ph = v.as_bytes().and_then(|b| b.first().copied()),
+            b"name" => self.name = str_of(&v),
+            b"cat" => self.cat = str_of(&v),
+            b"ts" => self.ts = Some(v),
+            b"dur" => self.dur = Some(v),
+            b"pid" => self.pid = Some(v),
+            b"tid" => self.tid = Some(v),
+            b"args" => {
+                self.args = Some(span_of(&v, nodes));
+                self.arg_list.clear();
+                self.args_dropped = 0;
+                self.args_limit = None;
+                if let JVal::Obj(members, _) = v {
+                    // Only from the repair path (the strict reader fills `arg_list` itself).
+                    let mut budget = ArgBudget { nodes: 1, bytes: 0 };
+                    for (k, x) in members {
+                        let n = nodes_of(&x);
+                        let x = match x {
+                            JVal::Arr(_, span) => JVal::Arr(Vec::new(), span),
+                            JVal::Obj(_, span) => JVal::Obj(Vec::new(), span),
+                            other => other,
+                        };
+                        self.add_arg(k, x, n, &mut budget);
+                    }
+                }
+            }
+            b"id" => self.id = Some(v),
+            b"id2" => self.id2 = Some(span_of(&v, nodes)),
+            b"scope" => self.scope = str_of(&v),
+            b"s" => self.s = str_of(&v),
+            _ => {}
+        }
+    }
+
+    /// Keeps one `args` member unless the budget is reached (then it and all later members
+    /// are counted as dropped).
+    fn add_arg(&mut self, k: Cow<'d, [u8]>, x: JVal<'d>, n: usize, budget: &mut ArgBudget) {
+        if self.args_limit.is_some() {
+            self.args_dropped += 1;
+            return;
+        }
+        budget.nodes += n;
+        budget.bytes += k.len()
+            + match &x {
+                JVal::Str(s) => s.len(),
+                JVal::Num(t) => t.len(),
+                JVal::Arr(_, (a, b)) | JVal::Obj(_, (a, b)) => b - a,
+                _ => 0,
+            };
+        self.args_limit = if self.arg_list.len() >= MAX_ARGS_PER_EVENT {
+            Some("MAX_ARGS_PER_EVENT")
+        } else if budget.nodes > MAX_JSON_NODES_PER_EVENT {
+            Some("MAX_JSON_NODES_PER_EVENT")
+        } else if budget.bytes > MAX_ARG_BYTES_PER_EVENT {
+            Some("MAX_ARG_BYTES_PER_EVENT")
+        } else {
+            None
+        };
+        if self.args_limit.is_some() {
+            self.args_dropped += 1;
+        } else {
+            self.arg_list.push((k, x));
+        }
+    }
+
+    /// Reads an object `args` value (at its `{`) member by member into `arg_list`.
+    fn parse_args(&mut self, lx: &mut Lexer<'d>) -> Result<(), SyntaxError> {
+        let start = lx.pos;
+        lx.pos += 1; // {
+        self.arg_list.clear();
+        self.arg_list.reserve(16);
+        self.args_dropped = 0;
+        self.args_limit = None;
+        let mut budget = ArgBudget { nodes: 1, bytes: 0 };
+        let mut need_comma = false;
+        while !lx.member_sep(&mut need_comma)? {
+            let k = lx.key()?;
+            if self.args_limit.is_some() {
+                budget.nodes += lx.skip_value(2, false)?;
+                self.args_dropped += 1;
+            } else {
+                let (x, n) = lx.shallow_value(2, false)?;
+                self.add_arg(k, x, n, &mut budget);
+            }
+            need_comma = true;
+        }
+        self.args = Some(Span {
+            a: start,
+            nodes: budget.nodes,
+            obj: true,
+        });
+        Ok(())
+    }
+
+    /// Reads the event object at the lexer's position (its `{`) strictly, member by member.
+    fn parse(lx: &mut Lexer<'d>) -> Result<Ev<'d>, SyntaxError> {
+        let mut e = Ev::default();
+        lx.pos += 1; // {
+        let mut need_comma = false;
+        while !lx.member_sep(&mut need_comma)? {
+            let key = lx.key()?;
+            if &key[..] == b"args" && lx.peek() == Some(b'{') {
+                e.parse_args(lx)?;
+            } else if is_event_key(&key) {
+                let (v, nodes) = lx.shallow_value(1, false)?;
+                e.set(&key, v, nodes);
+            } else {
+                lx.skip_value(1, false)?;
+            }
+            e.members += 1;
+            need_comma = true;
+        }
+        Ok(e)
+    }
+
+    /// The fields of an event object built by the lexer (the unescaped-quote repair path).
+    fn of_value(v: &JVal<'d>) -> Ev<'d> {
+        let mut e = Ev {
+            repair: true,
+            ..Ev::default()
+        };
+        if let JVal::Obj(members, _) = v {
+            e.members = members.len();
+            for (k, x) in members {
+                let shallow = match x {
+                    // `set` reads the members of `args` itself.
+                    JVal::Obj(..) if &k[..] == b"args" => x.clone(),
+                    JVal::Arr(_, span) => JVal::Arr(Vec::new(), *span),
+                    JVal::Obj(_, span) => JVal::Obj(Vec::new(), *span),
+                    other => other.clone(),
+                };
+                e.set(k, shallow, nodes_of(x));
+            }
+        }
+        e
+    }
+}
+
+fn is_event_key(k: &[u8]) -> bool {
+    matches!(
+        k,
+        b"ph"
+            | b"name"
+            | b"cat"
+            | b"ts"
+            | b"dur"
+            | b"pid"
+            | b"tid"
+            | b"args"
+            | b"id"
+            | b"id2"
+            | b"scope"
+            | b"s"
+    )
+}
+
+/// What became of one attempt at reading an element from the buffered bytes.
+enum Step {
+    /// The element may continue past the buffered bytes: buffer more and read it again.
+    More,
+    /// Read (imported or counted); `usize` bytes consumed; whether a comma is now expected.
+    Done(usize, bool),
+    /// The stream ended inside the element: everything buffered was consumed.
+    End,
+    /// A syntax error whose brackets never balance again: resynchronise on the stream.
+    Resync,
 }
 
 impl<'a, 'm> Importer<'a, 'm> {
-    fn new(data: &'a [u8], file_name: &'a str, model: &'m mut Model) -> Self {
+    fn new(file_name: &'a str, model: &'m mut Model) -> Self {
         let python_cat = model.strings.intern("python_function");
         let memory_name = model.strings.intern("[memory]");
         Importer {
-            data,
             file_name,
             model,
             builder: SliceBuilder::new(),
             events: 0,
             cur_index: 0,
+            base: 0,
+            first_line: 1,
+            issues: Default::default(),
             string_pids: HashMap::new(),
             string_pid_names: HashMap::new(),
             string_tids: HashMap::new(),
@@ -216,9 +547,10 @@ impl<'a, 'm> Importer<'a, 'm> {
             thread_names: BTreeMap::new(),
             counters: BTreeMap::new(),
             memory: BTreeMap::new(),
-            frame_cat: HashMap::new(),
-            collective_name: HashMap::new(),
-            compile_name: HashMap::new(),
+            frame_cat: Vec::new(),
+            collective: Vec::new(),
+            frame_cache: Vec::new(),
+            compile_cache: Vec::new(),
             base_time_ns: None,
             structure_lost: false,
             saw_kineto_keys: false,
@@ -227,207 +559,319 @@ impl<'a, 'm> Importer<'a, 'm> {
         }
     }
 
+    /// A diagnostic at buffer position `offset` (a stream offset once `base` is added).
     fn diag(&mut self, kind: Diag, offset: Option<usize>, detail: impl FnOnce() -> Option<String>) {
+        let at = offset.map(|o| self.base + o as u64);
+        self.diag_abs(kind, at, detail);
+    }
+
+    /// A diagnostic at stream offset `at`.
+    fn diag_abs(&mut self, kind: Diag, at: Option<u64>, detail: impl FnOnce() -> Option<String>) {
         // 0-based index of the event being read (non-empty events before it).
         let idx = self.cur_index;
-        self.model
-            .diagnostics
-            .add(kind, offset.map(|o| o as u64), Some(idx), detail);
+        self.model.diagnostics.add(kind, at, Some(idx), detail);
     }
 
     fn intern(&mut self, bytes: &[u8], offset: usize) -> StrId {
+        self.intern_abs(bytes, self.base + offset as u64)
+    }
+
+    fn intern_abs(&mut self, bytes: &[u8], at: u64) -> StrId {
         let (id, repaired) = self.model.strings.intern_lossy(bytes);
         if repaired {
-            self.diag(Diag::InvalidUtf8Repaired, Some(offset), || None);
+            self.diag_abs(Diag::InvalidUtf8Repaired, Some(at), || None);
         }
         id
     }
 
+    /// Sets the buffer the next diagnostics refer to.
+    fn at_buffer(&mut self, inp: &Input<'_, '_>) {
+        self.base = inp.offset();
+        self.first_line = inp.line();
+    }
+
+    /// Line of buffer position `pos`.
+    fn line(&self, data: &[u8], pos: usize) -> u64 {
+        line_in(data, self.first_line, pos)
+    }
+
+    /// Adds a finished lexer's irregularities to the file's totals.
+    fn merge_issues(&mut self, lx: &Lexer<'_>) {
+        let i = &lx.issues;
+        let items = [
+            i.control_chars,
+            i.invalid_escapes,
+            i.extra_commas,
+            i.non_finite_tokens,
+        ];
+        for (tot, (n, first)) in self.issues.iter_mut().zip(items) {
+            tot.0 += n;
+            if tot.1.is_none() {
+                if let Some(p) = first {
+                    tot.1 = Some((self.base + p as u64, line_in(lx.data, self.first_line, p)));
+                }
+            }
+        }
+    }
     // ----- containers -------------------------------------------------------------------
 
     /// Reads the members of the top-level object; returns whether `traceEvents` was found.
-    fn top_object(&mut self, lx: &mut Lexer<'a>, progress: &mut dyn FnMut(f64)) -> bool {
+    fn top_object(&mut self, inp: &mut Input<'_, '_>, progress: &mut dyn FnMut(f64)) -> bool {
         let mut found = false;
         loop {
-            match lx.peek() {
+            match inp.peek() {
                 None => break,
                 Some(b'}') => {
-                    lx.pos += 1;
+                    inp.consume(1);
                     break;
                 }
                 Some(b',') => {
-                    lx.pos += 1;
+                    inp.consume(1);
                     continue;
                 }
                 Some(b'"') => {}
                 Some(_) => {
-                    let at = lx.pos;
-                    self.diag(Diag::JsonTopLevelSyntaxError, Some(at), || {
+                    self.at_buffer(inp);
+                    let line = inp.line();
+                    self.diag(Diag::JsonTopLevelSyntaxError, Some(0), || {
                         Some(format!(
-                            "unexpected character at line {} in the top-level object",
-                            line_of(self.data, at)
+                            "unexpected character at line {line} in the top-level object"
                         ))
                     });
-                    if !self.skip_to_trace_events(lx) {
+                    if !self.skip_to_trace_events(inp) {
                         break;
                     }
                     continue;
                 }
             }
-            let key_pos = lx.pos;
-            let key = match lx.value(0, false) {
-                Ok(JVal::Str(k)) => k,
-                _ => break,
+            // The key, read whole (a key is a short string; a longer one is buffered too).
+            let key = loop {
+                let eof = inp.eof();
+                let mut lx = Lexer::new(inp.data(), 0);
+                match lx.value(0, false) {
+                    Err(e) if e.eof && !eof => {
+                        if !inp.grow() {
+                            return found;
+                        }
+                    }
+                    Ok(JVal::Str(k)) => {
+                        let k = k.into_owned();
+                        let n = lx.pos;
+                        self.at_buffer(inp);
+                        self.merge_issues(&lx);
+                        inp.consume(n);
+                        break Some(k);
+                    }
+                    _ => {
+                        self.at_buffer(inp);
+                        self.merge_issues(&lx);
+                        break None;
+                    }
+                }
             };
-            if lx.peek() != Some(b':') {
-                lx.pos = key_pos + 1;
-                if !self.skip_to_trace_events(lx) {
+            let Some(key) = key else { break };
+            if inp.peek() != Some(b':') {
+                // Re-read from just after the key's opening quote (as the whole-text reader did,
+                // which only looks for a later `"traceEvents"`).
+                if !self.skip_to_trace_events(inp) {
                     break;
                 }
                 continue;
             }
-            lx.pos += 1;
-            if &key[..] == b"traceEvents" && lx.peek() == Some(b'[') {
-                lx.pos += 1;
+            inp.consume(1);
+            if key == b"traceEvents" && inp.peek() == Some(b'[') {
+                inp.consume(1);
                 found = true;
-                self.events(lx, progress);
+                self.events(inp, progress);
                 continue;
             }
-            let vpos = lx.pos;
-            match lx.value(0, false) {
-                Ok(v) => self.top_level_key(&key, &v),
-                Err(e) => {
-                    if e.eof {
-                        self.diag(Diag::JsonTruncated, Some(e.pos), || None);
-                        break;
-                    }
-                    self.diag(Diag::JsonTopLevelSyntaxError, Some(e.pos), || {
-                        Some(format!(
-                            "{} at line {} (top-level key {:?})",
-                            e.what,
-                            line_of(self.data, e.pos),
-                            String::from_utf8_lossy(&key)
-                        ))
-                    });
-                    lx.pos = vpos;
-                    if !self.skip_to_trace_events(lx) {
-                        break;
-                    }
-                }
+            if !self.top_value(inp, &key) {
+                break;
             }
         }
         found
     }
 
-    /// After a broken top-level value: jump to a later `"traceEvents"` key, if any.
-    fn skip_to_trace_events(&mut self, lx: &mut Lexer<'a>) -> bool {
-        let hay = &self.data[lx.pos.min(self.data.len())..];
-        match find(hay, b"\"traceEvents\"") {
-            Some(p) => {
-                lx.pos += p;
-                true
+    /// Reads one top-level value after its key and applies it; false when the stream ended
+    /// inside it (reading stops).
+    fn top_value(&mut self, inp: &mut Input<'_, '_>, key: &[u8]) -> bool {
+        loop {
+            self.at_buffer(inp);
+            let eof = inp.eof();
+            let data = inp.data();
+            let mut lx = Lexer::new(data, 0);
+            let res = lx.skip_value(0, false);
+            match res {
+                Err(e) if e.eof && !eof => {
+                    if inp.grow() {
+                        continue;
+                    }
+                    if inp.eof() {
+                        continue;
+                    }
+                    // Longer than an event may be: skipped without buffering it.
+                    let start = inp.offset();
+                    let end = skip_unbuffered(inp);
+                    self.diag_abs(Diag::JsonValueTooLarge, Some(start), || {
+                        Some(format!(
+                            "top-level key {:?}, bytes {start}..{end} (limit MAX_EVENT_BYTES = {MAX_EVENT_BYTES})",
+                            String::from_utf8_lossy(key)
+                        ))
+                    });
+                    return true;
+                }
+                Ok(nodes) => {
+                    let n = lx.pos;
+                    self.merge_issues(&lx);
+                    if nodes > MAX_JSON_NODES_PER_EVENT {
+                        self.diag(Diag::JsonValueTooLarge, Some(0), || {
+                            Some(format!(
+                                "top-level key {:?}: {nodes} JSON nodes (limit MAX_JSON_NODES_PER_EVENT = {MAX_JSON_NODES_PER_EVENT})",
+                                String::from_utf8_lossy(key)
+                            ))
+                        });
+                    } else {
+                        let mut lx = Lexer::new(data, 0);
+                        if let Ok(v) = lx.value(0, false) {
+                            self.top_level_key(key, &v);
+                        }
+                    }
+                    inp.consume(n);
+                    return true;
+                }
+                Err(e) => {
+                    self.merge_issues(&lx);
+                    if e.eof {
+                        self.diag(Diag::JsonTruncated, Some(e.pos), || None);
+                        let all = data.len();
+                        inp.consume(all);
+                        return false;
+                    }
+                    let line = self.line(data, e.pos);
+                    self.diag(Diag::JsonTopLevelSyntaxError, Some(e.pos), || {
+                        Some(format!(
+                            "{} at line {line} (top-level key {:?})",
+                            e.what,
+                            String::from_utf8_lossy(key)
+                        ))
+                    });
+                    return self.skip_to_trace_events(inp);
+                }
             }
-            None => {
-                lx.pos = self.data.len();
-                false
+        }
+    }
+
+    /// After a broken top-level value: jump to a later `"traceEvents"` key, if any (the stream
+    /// is consumed up to it, or to its end).
+    fn skip_to_trace_events(&mut self, inp: &mut Input<'_, '_>) -> bool {
+        const KEY: &[u8] = b"\"traceEvents\"";
+        loop {
+            let d = inp.data();
+            if let Some(p) = find(d, KEY) {
+                inp.consume(p);
+                return true;
+            }
+            // Keep a tail that may start the key.
+            let keep = d.len().min(KEY.len() - 1);
+            let n = d.len() - keep;
+            inp.consume(n);
+            if !inp.win.more() {
+                let all = inp.data().len();
+                inp.consume(all);
+                return false;
             }
         }
     }
 
     /// Reads events of the `traceEvents` array (after its `[`) up to its `]` or the end.
-    fn events(&mut self, lx: &mut Lexer<'a>, progress: &mut dyn FnMut(f64)) {
-        let total = self.data.len().max(1) as f64;
+    fn events(&mut self, inp: &mut Input<'_, '_>, progress: &mut dyn FnMut(f64)) {
         let mut need_comma = false;
         let mut after_comma = false;
         loop {
-            let Some(b) = lx.peek() else {
-                self.diag(Diag::JsonUnterminatedArray, Some(lx.pos), || None);
+            let Some(b) = inp.peek() else {
+                self.at_buffer(inp);
+                self.diag(Diag::JsonUnterminatedArray, Some(0), || None);
                 return;
             };
+            self.at_buffer(inp);
             match b {
                 b']' => {
                     if after_comma {
-                        self.diag(Diag::JsonExtraComma, Some(lx.pos), || {
+                        self.diag(Diag::JsonExtraComma, Some(0), || {
                             Some("a trailing comma before ']'".to_string())
                         });
                     }
-                    lx.pos += 1;
+                    inp.consume(1);
                     return;
                 }
                 b',' => {
                     after_comma = true;
                     if !need_comma {
-                        self.diag(Diag::JsonExtraComma, Some(lx.pos), || {
+                        self.diag(Diag::JsonExtraComma, Some(0), || {
                             Some("a stray comma".to_string())
                         });
                     }
-                    lx.pos += 1;
+                    inp.consume(1);
                     need_comma = false;
                 }
-                b'{' => {
-                    after_comma = false;
-                    self.cur_index = self.events;
-                    let start = lx.pos;
-                    match self.event_at(lx, start) {
-                        Ok(()) => need_comma = true,
-                        Err(e) => {
-                            if e.eof {
-                                self.diag(Diag::JsonTruncatedEvent, Some(start), || {
-                                    Some(format!("line {}", line_of(self.data, start)))
-                                });
-                                lx.pos = self.data.len();
-                                return;
-                            }
-                            self.diag(Diag::JsonSyntaxError, Some(e.pos), || {
-                                Some(format!("{} at line {}", e.what, line_of(self.data, e.pos)))
-                            });
-                            lx.pos = self.skip_lost(start);
-                            need_comma = false;
-                        }
-                    }
-                    if self.events % 65_536 == 0 {
-                        progress(lx.pos as f64 / total);
-                    }
-                }
                 _ => {
-                    // Not an object: a number, string, literal or array element is counted and
-                    // skipped as one element; anything unreadable is skipped to the next element.
                     after_comma = false;
-                    let at = lx.pos;
-                    match lx.value(0, false) {
-                        Ok(v) if matches!(lx.peek(), None | Some(b',') | Some(b']')) => {
-                            self.diag(Diag::EventNotAnObject, Some(at), || {
-                                Some(format!(
-                                    "{} at line {}",
-                                    match v {
-                                        JVal::Null => "null",
-                                        JVal::Bool(_) => "a boolean",
-                                        JVal::Num(_) => "a number",
-                                        JVal::Str(_) => "a string",
-                                        JVal::Arr(..) => "an array",
-                                        JVal::Obj(..) => "an object",
-                                    },
-                                    line_of(self.data, at)
-                                ))
-                            });
-                            need_comma = true;
+                    let object = b == b'{';
+                    if object {
+                        self.cur_index = self.events;
+                    }
+                    let step = loop {
+                        self.at_buffer(inp);
+                        let eof = inp.eof();
+                        let step = if object {
+                            self.event_at(inp.data(), eof)
+                        } else {
+                            self.non_object_at(inp.data(), eof)
+                        };
+                        match step {
+                            Step::More => {
+                                if inp.grow() || inp.eof() {
+                                    continue;
+                                }
+                                break self.too_large(inp);
+                            }
+                            other => break other,
                         }
-                        Err(e) if e.eof => {
-                            self.diag(Diag::JsonTruncatedEvent, Some(at), || {
-                                Some(format!("line {}", line_of(self.data, at)))
-                            });
-                            lx.pos = self.data.len();
+                    };
+                    match step {
+                        Step::Done(n, comma) => {
+                            inp.consume(n);
+                            need_comma = comma;
+                        }
+                        Step::End => {
+                            let all = inp.data().len();
+                            inp.consume(all);
                             return;
                         }
-                        _ => {
-                            self.diag(Diag::JsonSyntaxError, Some(at), || {
+                        Step::Resync => {
+                            self.resync_stream(inp);
+                            need_comma = false;
+                        }
+                        Step::More => unreachable!("handled above"),
+                    }
+                    if object && self.events % 65_536 == 0 {
+                        progress(inp.win.fraction());
+                        // The per-file memory budget: past it the import stops, counted.
+                        let used = (self.model.heap_bytes() + self.builder.heap_bytes()) as u64;
+                        let read = inp.win.decoded_bytes();
+                        let budget = super::limits::model_budget(read);
+                        if used > budget {
+                            let at = inp.offset();
+                            self.diag_abs(Diag::MemoryBudgetReached, Some(at), || {
                                 Some(format!(
-                                    "unexpected character at line {}",
-                                    line_of(self.data, at)
+                                    "the model reached {used} bytes after {read} decompressed \
+                                     bytes (limit {budget} = {} + {} × input); the rest of the \
+                                     file was not read",
+                                    super::limits::BASE_MEMORY_BYTES,
+                                    super::limits::MEMORY_PER_INPUT_BYTE
                                 ))
                             });
-                            lx.pos = self.skip_lost(at);
-                            need_comma = false;
+                            return;
                         }
                     }
                 }
@@ -435,94 +879,219 @@ impl<'a, 'm> Importer<'a, 'm> {
         }
     }
 
-    /// After an unreadable element starting at `start`: the position of the next element of the
-    /// event array (the `,` or `]` that follows the broken element at the array's own level, so
-    /// recovery never resynchronises inside the broken event, e.g. at an object of its `args`).
-    /// The elements skipped are counted as `json_events_lost`, with the byte range skipped.
-    fn skip_lost(&mut self, start: usize) -> usize {
-        let skipped = if self.structure_lost {
-            None
-        } else {
-            skip_element(self.data, start)
-        };
-        let (end, lost) = match skipped {
-            Some(end) => (end, 1),
-            // Brackets never balance again (the structure itself is broken): fall back to the
-            // next `{` that looks like an event start, and count the event starts passed over.
-            // Later errors use the fallback too, so the data is scanned to its end only once.
-            None => {
-                self.structure_lost = true;
-                let end = resync(self.data, start + 1);
-                let passed = (start..end)
-                    .filter(|&i| self.data[i] == b'}' && lexer::event_boundary(self.data, i))
-                    .count() as u64;
-                // Each skipped event ends at a `}, {` boundary, except a last one at the end.
-                (
-                    end,
-                    if end == self.data.len() {
-                        passed + 1
-                    } else {
-                        passed.max(1)
-                    },
-                )
+    /// An element longer than [`MAX_EVENT_BYTES`]: skipped on the stream without buffering it,
+    /// and counted.
+    fn too_large(&mut self, inp: &mut Input<'_, '_>) -> Step {
+        let start = inp.offset();
+        let line = inp.line();
+        let end = skip_unbuffered(inp);
+        self.diag_abs(Diag::JsonEventTooLarge, Some(start), || {
+            Some(format!(
+                "bytes {start}..{end} from line {line} (limit MAX_EVENT_BYTES = {MAX_EVENT_BYTES})"
+            ))
+        });
+        Step::Done(0, true)
+    }
+
+    /// Reads the non-object element at the start of `data` (counted and skipped as one element).
+    fn non_object_at(&mut self, data: &[u8], eof: bool) -> Step {
+        let mut lx = Lexer::new(data, 0);
+        let res = lx.shallow_value(0, false);
+        let next = lx.peek();
+        if next.is_none() && !eof {
+            return Step::More;
+        }
+        match res {
+            Ok((v, _)) if matches!(next, None | Some(b',') | Some(b']')) => {
+                self.merge_issues(&lx);
+                let line = self.line(data, 0);
+                self.diag(Diag::EventNotAnObject, Some(0), || {
+                    Some(format!(
+                        "{} at line {line}",
+                        match v {
+                            JVal::Null => "null",
+                            JVal::Bool(_) => "a boolean",
+                            JVal::Num(_) => "a number",
+                            JVal::Str(_) => "a string",
+                            JVal::Arr(..) => "an array",
+                            JVal::Obj(..) => "an object",
+                        },
+                    ))
+                });
+                Step::Done(lx.pos, true)
             }
+            Err(e) if e.eof => {
+                self.merge_issues(&lx);
+                let line = self.line(data, 0);
+                self.diag(Diag::JsonTruncatedEvent, Some(0), || {
+                    Some(format!("line {line}"))
+                });
+                Step::End
+            }
+            _ => {
+                let Some(lost) = self.lost_extent(data, eof) else {
+                    return Step::More;
+                };
+                self.merge_issues(&lx);
+                let line = self.line(data, 0);
+                self.diag(Diag::JsonSyntaxError, Some(0), || {
+                    Some(format!("unexpected character at line {line}"))
+                });
+                self.lost(data, lost)
+            }
+        }
+    }
+
+    /// Where the broken element at the start of `data` ends: `Some(Some(end))` at its end at the
+    /// array's level, `Some(None)` when its brackets never balance (resynchronise), `None` when
+    /// more must be buffered to tell.
+    fn lost_extent(&self, data: &[u8], eof: bool) -> Option<Option<usize>> {
+        if self.structure_lost {
+            return Some(None);
+        }
+        match skip_element(data, 0) {
+            Some(end) if eof || data.len() - end >= 1 => Some(Some(end)),
+            None if eof || data.len() >= MAX_EVENT_BYTES => Some(None),
+            _ => None,
+        }
+    }
+
+    /// Counts the element at the start of `data` as lost, up to `end` (or resynchronising).
+    fn lost(&mut self, data: &[u8], end: Option<usize>) -> Step {
+        let Some(end) = end else {
+            self.structure_lost = true;
+            return Step::Resync;
         };
-        let data = self.data;
+        let (start, stop) = (self.base, self.base + end as u64);
+        let (l0, l1) = (self.line(data, 0), self.line(data, end));
+        self.model.diagnostics.add_n(
+            Diag::JsonEventsLost,
+            1,
+            Some(start),
+            Some(self.cur_index),
+            || Some(format!("bytes {start}..{stop} (lines {l0}-{l1})")),
+        );
+        Step::Done(end, false)
+    }
+
+    /// After an element whose brackets never balance again: the next `{` that looks like an
+    /// event start (see [`resync`]), found on the stream; the event starts passed over are
+    /// counted as `json_events_lost`.
+    fn resync_stream(&mut self, inp: &mut Input<'_, '_>) {
+        /// Bytes kept across a buffer refill (look-behind and look-ahead of the tests).
+        const KEEP: usize = 256;
+        let start = inp.offset();
+        let first_line = inp.line();
+        let mut from = 1; // the search starts after the broken element's first byte
+        let mut counted = 0; // boundaries are counted in [counted, …)
+        let mut passed = 0u64;
+        let at_end = loop {
+            let d = inp.data();
+            let r = resync(d, from);
+            if r < d.len() {
+                passed += count_boundaries(d, counted, r);
+                inp.consume(r);
+                break false;
+            }
+            if inp.eof() {
+                passed += count_boundaries(d, counted, d.len());
+                let all = d.len();
+                inp.consume(all);
+                break true;
+            }
+            let cut = d.len().saturating_sub(KEEP).max(counted);
+            passed += count_boundaries(d, counted, cut);
+            let len = d.len();
+            inp.consume(cut);
+            counted = 0;
+            from = len - cut;
+            inp.win.more();
+        };
+        let end = inp.offset();
+        let last_line = inp.line();
+        // Each skipped event ends at a `}, {` boundary, except a last one at the end.
+        let lost = if at_end { passed + 1 } else { passed.max(1) };
         self.model.diagnostics.add_n(
             Diag::JsonEventsLost,
             lost,
-            Some(start as u64),
+            Some(start),
             Some(self.cur_index),
             || {
                 Some(format!(
-                    "bytes {start}..{end} (lines {}-{})",
-                    line_of(data, start),
-                    line_of(data, end)
+                    "bytes {start}..{end} (lines {first_line}-{last_line})"
                 ))
             },
         );
-        end
     }
 
-    /// Parses the event object at `start` (strictly, then with the unescaped-quote repair) and
-    /// imports it. The object must be followed by `,`, `]` or the end of the data.
-    fn event_at(&mut self, lx: &mut Lexer<'a>, start: usize) -> Result<(), SyntaxError> {
-        let followed_ok = |lx: &mut Lexer<'a>| matches!(lx.peek(), None | Some(b',') | Some(b']'));
-        let first = lx.value(0, false);
-        let strict_err = match first {
-            Ok(v) if followed_ok(lx) => {
-                self.event(&v, start);
-                return Ok(());
-            }
-            Ok(_) => SyntaxError {
-                pos: lx.pos,
-                what: "expected ',' or ']' after an event",
-                eof: false,
+    /// Reads the event object at the start of `data` (strictly, then with the unescaped-quote
+    /// repair) and imports it. The object must be followed by `,`, `]` or the end of the data.
+    fn event_at(&mut self, data: &[u8], eof: bool) -> Step {
+        let mut lx = Lexer::new(data, 0);
+        let strict_err = match Ev::parse(&mut lx) {
+            Ok(ev) => match lx.peek() {
+                None if !eof => return Step::More,
+                None | Some(b',') | Some(b']') => {
+                    self.merge_issues(&lx);
+                    self.event(ev, data, 0);
+                    return Step::Done(lx.pos, true);
+                }
+                _ => SyntaxError {
+                    pos: lx.pos,
+                    what: "expected ',' or ']' after an event",
+                    eof: false,
+                },
             },
             Err(e) => e,
         };
         if strict_err.eof {
-            return Err(strict_err);
+            if !eof {
+                return Step::More;
+            }
+            self.merge_issues(&lx);
+            let line = self.line(data, 0);
+            self.diag(Diag::JsonTruncatedEvent, Some(0), || {
+                Some(format!("line {line}"))
+            });
+            return Step::End;
         }
-        lx.pos = start;
-        match lx.value(0, true) {
-            Ok(v) if followed_ok(lx) => {
-                self.diag(Diag::JsonUnescapedQuoteRepaired, Some(start), || {
-                    Some(format!("line {}", line_of(self.data, start)))
+        // The repair and the search for the element's end look past the error.
+        if !eof && data.len() < strict_err.pos.saturating_add(LOOKAHEAD) {
+            return Step::More;
+        }
+        let mut lx2 = Lexer::new(data, 0);
+        if let Ok(v) = lx2.value(0, true) {
+            let next = lx2.peek();
+            if next.is_none() && !eof {
+                return Step::More;
+            }
+            if matches!(next, None | Some(b',') | Some(b']')) {
+                self.merge_issues(&lx);
+                self.merge_issues(&lx2);
+                let line = self.line(data, 0);
+                self.diag(Diag::JsonUnescapedQuoteRepaired, Some(0), || {
+                    Some(format!("line {line}"))
                 });
-                self.event(&v, start);
-                Ok(())
-            }
-            _ => {
-                lx.pos = start;
-                Err(strict_err)
+                let ev = Ev::of_value(&v);
+                self.event(ev, data, 0);
+                return Step::Done(lx2.pos, true);
             }
         }
+        let Some(lost) = self.lost_extent(data, eof) else {
+            return Step::More;
+        };
+        self.merge_issues(&lx);
+        self.merge_issues(&lx2);
+        let e = strict_err;
+        let line = self.line(data, e.pos);
+        self.diag(Diag::JsonSyntaxError, Some(e.pos), || {
+            Some(format!("{} at line {line}", e.what))
+        });
+        self.lost(data, lost)
     }
-
     // ----- top-level metadata -----------------------------------------------------------
 
-    fn top_level_key(&mut self, key: &[u8], v: &JVal<'a>) {
+    fn top_level_key(&mut self, key: &[u8], v: &JVal<'_>) {
         let key_s = String::from_utf8_lossy(key).into_owned();
         match key_s.as_str() {
             "distributedInfo" => {
@@ -627,43 +1196,22 @@ impl<'a, 'm> Importer<'a, 'm> {
 
     // ----- events -----------------------------------------------------------------------
 
-    fn event(&mut self, v: &JVal<'a>, offset: usize) {
-        let JVal::Obj(members, _) = v else {
-            self.diag(Diag::EventNotAnObject, Some(offset), || None);
-            return;
-        };
-        if members.is_empty() {
+    /// Imports one event read from buffer `d` at position `offset`.
+    fn event(&mut self, e: Ev<'_>, d: &[u8], offset: usize) {
+        if e.members == 0 {
             // JAX/TSL end their array with `{}`; Perfetto skips these silently.
             return;
         }
         self.events += 1;
         self.model.stats.events += 1;
-        let mut e = Ev::default();
-        for (k, val) in members {
-            match &k[..] {
-                b"ph" => e.ph = val.as_bytes().and_then(|b| b.first().copied()),
-                b"name" => e.name = val.as_bytes(),
-                b"cat" => e.cat = val.as_bytes(),
-                b"ts" => e.ts = Some(val),
-                b"dur" => e.dur = Some(val),
-                b"pid" => e.pid = Some(val),
-                b"tid" => e.tid = Some(val),
-                b"args" => e.args = Some(val),
-                b"id" => e.id = Some(val),
-                b"id2" => e.id2 = Some(val),
-                b"scope" => e.scope = val.as_bytes(),
-                b"s" => e.s = val.as_bytes(),
-                _ => {}
-            }
-        }
         let Some(ph) = e.ph else {
             self.diag(Diag::EventWithoutPhase, Some(offset), || None);
             return;
         };
         match ph {
-            b'M' => self.metadata_event(&e, offset),
+            b'M' => self.metadata_event(&e, d, offset),
             b'B' | b'E' | b'X' | b'i' | b'I' | b'R' | b'b' | b'e' | b'n' | b'S' | b'F' | b'C' => {
-                self.timed_event(ph, &e, offset)
+                self.timed_event(ph, &e, d, offset)
             }
             b's' | b't' | b'f' => {
                 self.diag(Diag::FlowEventNotModelled, Some(offset), || None);
@@ -677,22 +1225,49 @@ impl<'a, 'm> Importer<'a, 'm> {
         }
     }
 
-    fn pid_of(&mut self, v: Option<&JVal<'a>>) -> Option<i64> {
+    /// The event's `args` (or `id2`) value built, for the rare events that look members up
+    /// (metadata, counters, memory): `None` when absent or past the node budget (counted).
+    fn built<'d>(
+        &mut self,
+        sp: Option<Span>,
+        repair: bool,
+        d: &'d [u8],
+        offset: usize,
+    ) -> Option<JVal<'d>> {
+        let sp = sp?;
+        if !sp.obj {
+            return Some(JVal::Null);
+        }
+        if sp.nodes > MAX_JSON_NODES_PER_EVENT {
+            self.diag(Diag::JsonArgsOverLimit, Some(offset), || {
+                Some(format!(
+                    "{} JSON nodes (limit MAX_JSON_NODES_PER_EVENT = {MAX_JSON_NODES_PER_EVENT}); all args dropped",
+                    sp.nodes
+                ))
+            });
+            return None;
+        }
+        let mut lx = Lexer::new(d, sp.a);
+        lx.value(1, repair).ok()
+    }
+    fn pid_of(&mut self, v: Option<&JVal<'_>>, d: &[u8]) -> Option<i64> {
         match v? {
             JVal::Str(s) => Some(self.string_id(s, true)),
-            other => other.as_i64().or_else(|| self.non_integer_id(other, true)),
+            other => other
+                .as_i64()
+                .or_else(|| self.non_integer_id(other, d, true)),
         }
     }
 
     /// A pid/tid that is neither an integer nor a string (`1.5`, `true`, `[1]`): reported, and
     /// kept distinct by mapping its text like a string id (`null` stays "missing").
-    fn non_integer_id(&mut self, v: &JVal<'a>, pid: bool) -> Option<i64> {
+    fn non_integer_id(&mut self, v: &JVal<'_>, d: &[u8], pid: bool) -> Option<i64> {
         let text: Cow<'_, [u8]> = match v {
             JVal::Null => return None,
             JVal::Num(t) => Cow::Borrowed(t),
             JVal::Bool(b) => Cow::Borrowed(if *b { b"true" } else { b"false" }),
             JVal::Str(s) => Cow::Borrowed(&s[..]),
-            JVal::Arr(_, (a, b)) | JVal::Obj(_, (a, b)) => Cow::Borrowed(&self.data[*a..*b]),
+            JVal::Arr(_, (a, b)) | JVal::Obj(_, (a, b)) => Cow::Borrowed(&d[*a..*b]),
         };
         let at = match v {
             JVal::Arr(_, (a, _)) | JVal::Obj(_, (a, _)) => Some(*a),
@@ -727,13 +1302,13 @@ impl<'a, 'm> Importer<'a, 'm> {
     }
 
     /// (pid, tid) of an event with Perfetto's defaults.
-    fn pid_tid(&mut self, e: &Ev<'_, 'a>) -> (i64, i64) {
-        let pid = self.pid_of(e.pid).unwrap_or(0);
-        let tid = match e.tid {
+    fn pid_tid(&mut self, e: &Ev<'_>, d: &[u8]) -> (i64, i64) {
+        let pid = self.pid_of(e.pid.as_ref(), d).unwrap_or(0);
+        let tid = match &e.tid {
             Some(JVal::Str(s)) => self.string_id(s, false),
             Some(t) => t
                 .as_i64()
-                .or_else(|| self.non_integer_id(t, false))
+                .or_else(|| self.non_integer_id(t, d, false))
                 .unwrap_or(0),
             None => 0,
         };
@@ -748,7 +1323,7 @@ impl<'a, 'm> Importer<'a, 'm> {
         let mut info = ProcessInfo::default();
         if let Some(s) = self.string_pid_names.get(&pid) {
             let s = s.clone();
-            info.name = self.intern(&s, 0);
+            info.name = self.intern_abs(&s, 0);
         }
         self.model.processes.insert(pid, info);
     }
@@ -769,9 +1344,46 @@ impl<'a, 'm> Importer<'a, 'm> {
         got.id
     }
 
+    /// The frame of (name, cat) (see `frame_for`), cached per name.
+    fn frame_cached(&mut self, name: StrId, cat: StrId) -> FrameId {
+        let i = name.0 as usize;
+        if let Some(&(c, f)) = self.frame_cache.get(i) {
+            if c == cat.0 {
+                return f;
+            }
+        }
+        let frame = self.frame_for(name, cat);
+        if self.frame_cache.len() <= i {
+            self.frame_cache.resize(i + 1, (u32::MAX, FrameId(0)));
+        }
+        self.frame_cache[i] = (cat.0, frame);
+        frame
+    }
+
+    /// [`is_compile_slice`] of (name, cat), cached per name.
+    fn compile_cached(&mut self, name: StrId, cat: StrId) -> bool {
+        let i = name.0 as usize;
+        if let Some(&(c, comp)) = self.compile_cache.get(i) {
+            if c == cat.0 {
+                return comp;
+            }
+        }
+        let comp = is_compile_slice(self.model.str(name), self.model.str(cat));
+        if self.compile_cache.len() <= i {
+            self.compile_cache.resize(i + 1, (u32::MAX, false));
+        }
+        self.compile_cache[i] = (cat.0, comp);
+        comp
+    }
+
     fn frame_for(&mut self, name: StrId, cat: StrId) -> FrameId {
-        let fcat = match self.frame_cat.get(&cat) {
-            Some(&c) => c,
+        let cached = self
+            .frame_cat
+            .get(cat.0 as usize)
+            .copied()
+            .filter(|&c| c != u32::MAX);
+        let fcat = match cached {
+            Some(c) => StrId(c),
             None => {
                 let raw = self.model.str(cat);
                 let mut parts: Vec<&str> = raw
@@ -783,7 +1395,11 @@ impl<'a, 'm> Importer<'a, 'm> {
                 parts.dedup();
                 let joined = parts.join(",");
                 let id = self.model.strings.intern(&joined);
-                self.frame_cat.insert(cat, id);
+                let i = cat.0 as usize;
+                if self.frame_cat.len() <= i {
+                    self.frame_cat.resize(i + 1, u32::MAX);
+                }
+                self.frame_cat[i] = id.0;
                 id
             }
         };
@@ -801,24 +1417,27 @@ impl<'a, 'm> Importer<'a, 'm> {
         self.model.frames.intern(key, &self.model.strings)
     }
 
+    /// Whether the name or category `id` carries a collective token (cached per id).
+    fn is_collective(&mut self, id: StrId) -> bool {
+        let i = id.0 as usize;
+        match self.collective.get(i) {
+            Some(1) => false,
+            Some(2) => true,
+            _ => {
+                let c = has_collective_token(self.model.str(id));
+                if self.collective.len() <= i {
+                    self.collective.resize(i + 1, 0);
+                }
+                self.collective[i] = 1 + u8::from(c);
+                c
+            }
+        }
+    }
+
     fn flags_for(&mut self, name: StrId, cat: StrId, args: &[(StrId, ArgValue)]) -> u8 {
         let mut flags = 0;
-        let coll = match self.collective_name.get(&name) {
-            Some(&c) => c,
-            None => {
-                let c = has_collective_token(self.model.str(name));
-                self.collective_name.insert(name, c);
-                c
-            }
-        };
-        let coll_cat = match self.collective_name.get(&StrId(cat.0 | 0x8000_0000)) {
-            Some(&c) => c,
-            None => {
-                let c = has_collective_token(self.model.str(cat));
-                self.collective_name.insert(StrId(cat.0 | 0x8000_0000), c);
-                c
-            }
-        };
+        let coll = self.is_collective(name);
+        let coll_cat = self.is_collective(cat);
         let coll_arg = args.iter().any(|(k, v)| {
             self.model.str(*k) == "Collective name"
                 || matches!(v, ArgValue::Str(s) if self.model.str(*k) == "Process Group Name" && !self.model.str(*s).is_empty())
@@ -826,26 +1445,21 @@ impl<'a, 'm> Importer<'a, 'm> {
         if coll || coll_cat || coll_arg {
             flags |= slice_flags::COLLECTIVE;
         }
-        let comp = match self.compile_name.get(&(name, cat)) {
-            Some(&c) => c,
-            None => {
-                let c = is_compile_slice(self.model.str(name), self.model.str(cat));
-                self.compile_name.insert((name, cat), c);
-                c
-            }
-        };
-        if comp {
+        if self.compile_cached(name, cat) {
             flags |= slice_flags::COMPILE;
         }
         flags
     }
 
-    fn args_of(&mut self, v: Option<&JVal<'a>>, offset: usize) -> Vec<(StrId, ArgValue)> {
-        let Some(JVal::Obj(members, _)) = v else {
+    /// The event's `args` members as model arguments (read on the first pass, no value tree):
+    /// scalars converted, nested arrays/objects kept as their text; members past the budget
+    /// were skipped unbuilt and are counted here (`json_args_over_limit`).
+    fn args_of(&mut self, e: &Ev<'_>, d: &[u8], offset: usize) -> Vec<(StrId, ArgValue)> {
+        if !e.args.is_some_and(|s| s.obj) {
             return Vec::new();
-        };
-        let mut out = Vec::with_capacity(members.len());
-        for (k, x) in members {
+        }
+        let mut out = Vec::with_capacity(e.arg_list.len());
+        for (k, x) in &e.arg_list {
             let key = self.intern(k, offset);
             let val = match x {
                 JVal::Null => continue,
@@ -853,16 +1467,24 @@ impl<'a, 'm> Importer<'a, 'm> {
                 JVal::Num(t) => num_arg(t),
                 JVal::Str(s) => ArgValue::Str(self.intern(s, offset)),
                 JVal::Arr(_, (a, b)) | JVal::Obj(_, (a, b)) => {
-                    ArgValue::Text(String::from_utf8_lossy(&self.data[*a..*b]).into_owned())
+                    ArgValue::Text(String::from_utf8_lossy(&d[*a..*b]).into_owned())
                 }
             };
             out.push((key, val));
         }
+        if let Some(limit) = e.args_limit {
+            let (dropped, kept) = (e.args_dropped, out.len());
+            self.diag(Diag::JsonArgsOverLimit, Some(offset), || {
+                Some(format!(
+                    "{dropped} args dropped after {kept} kept: past {limit} (members {MAX_ARGS_PER_EVENT}, nodes {MAX_JSON_NODES_PER_EVENT}, bytes {MAX_ARG_BYTES_PER_EVENT})"
+                ))
+            });
+        }
         out
     }
 
-    fn ts_of(&mut self, e: &Ev<'_, 'a>, offset: usize) -> Option<i64> {
-        let ts = e.ts.and_then(time_ns);
+    fn ts_of(&mut self, e: &Ev<'_>, offset: usize) -> Option<i64> {
+        let ts = e.ts.as_ref().and_then(time_ns);
         if let Some(t) = ts {
             if !(-MAX_ABS_TS_NS..=MAX_ABS_TS_NS).contains(&t) {
                 self.diag(Diag::TimestampOutOfRange, Some(offset), || {
@@ -877,33 +1499,33 @@ impl<'a, 'm> Importer<'a, 'm> {
         ts
     }
 
-    fn timed_event(&mut self, ph: u8, e: &Ev<'_, 'a>, offset: usize) {
+    fn timed_event(&mut self, ph: u8, e: &Ev<'_>, d: &[u8], offset: usize) {
         let Some(ts) = self.ts_of(e, offset) else {
             return;
         };
         if ph == b'C' {
-            self.counter_event(e, ts, offset);
+            self.counter_event(e, ts, d, offset);
             return;
         }
-        let name = match e.name {
+        let name = match &e.name {
             Some(n) => self.intern(n, offset),
             None => StrId(0),
         };
-        let cat = match e.cat {
+        let cat = match &e.cat {
             Some(c) => self.intern(c, offset),
             None => StrId(0),
         };
         if name == self.memory_name && matches!(ph, b'i' | b'I') {
-            self.memory_event(e, ts, offset);
+            self.memory_event(e, ts, d, offset);
             return;
         }
-        let (pid, tid) = self.pid_tid(e);
-        let args_v = self.args_of(e.args, offset);
+        let (pid, tid) = self.pid_tid(e, d);
+        let args_v = self.args_of(e, d, offset);
         let flags = self.flags_for(name, cat, &args_v);
         let args = self.model.args.add(args_v);
         match ph {
             b'X' => {
-                let Some(dur) = e.dur.and_then(time_ns) else {
+                let Some(dur) = e.dur.as_ref().and_then(time_ns) else {
                     self.diag(Diag::CompleteEventInvalidDuration, Some(offset), || None);
                     return;
                 };
@@ -920,13 +1542,13 @@ impl<'a, 'm> Importer<'a, 'm> {
                     return;
                 }
                 let track = self.thread_track(pid, tid);
-                let frame = self.frame_for(name, cat);
+                let frame = self.frame_cached(name, cat);
                 self.builder
                     .complete(track, ts, dur, name, cat, frame, args, flags);
             }
             b'B' => {
                 let track = self.thread_track(pid, tid);
-                let frame = self.frame_for(name, cat);
+                let frame = self.frame_cached(name, cat);
                 self.builder.begin(track, ts, name, cat, frame, args, flags);
             }
             b'E' => {
@@ -935,23 +1557,26 @@ impl<'a, 'm> Importer<'a, 'm> {
                 self.builder.end(track, ts, n, args);
             }
             b'i' | b'I' | b'R' => {
-                let scope = e.s.and_then(|s| s.first().copied()).unwrap_or(b't');
+                let scope =
+                    e.s.as_ref()
+                        .and_then(|s| s.first().copied())
+                        .unwrap_or(b't');
                 let track = match scope {
                     b'g' => self.tracker.global(self.model),
                     b'p' => self.process_track(pid),
                     _ => self.thread_track(pid, tid),
                 };
-                let frame = self.frame_for(name, cat);
+                let frame = self.frame_cached(name, cat);
                 self.builder
                     .instant(track, ts, name, cat, frame, args, flags);
             }
             _ => {
                 // b / e / n and legacy S / F: async tracks.
-                let Some((scope, id)) = self.async_id(e, pid) else {
+                let Some((scope, id)) = self.async_id(e, pid, d, offset) else {
                     self.diag(Diag::AsyncEventWithoutId, Some(offset), || None);
                     return;
                 };
-                let scope_name = match e.scope {
+                let scope_name = match &e.scope {
                     Some(s) => self.intern(s, offset),
                     None => StrId(0),
                 };
@@ -967,7 +1592,7 @@ impl<'a, 'm> Importer<'a, 'm> {
                 let track = got.id;
                 match ph {
                     b'b' | b'S' => {
-                        let frame = self.frame_for(name, cat);
+                        let frame = self.frame_cached(name, cat);
                         self.builder.begin(track, ts, name, cat, frame, args, flags);
                     }
                     b'e' | b'F' => {
@@ -975,7 +1600,7 @@ impl<'a, 'm> Importer<'a, 'm> {
                         self.builder.end(track, ts, n, args);
                     }
                     _ => {
-                        let frame = self.frame_for(name, cat);
+                        let frame = self.frame_cached(name, cat);
                         self.builder
                             .instant(track, ts, name, cat, frame, args, flags);
                     }
@@ -984,8 +1609,14 @@ impl<'a, 'm> Importer<'a, 'm> {
         }
     }
 
-    fn async_id(&mut self, e: &Ev<'_, 'a>, pid: i64) -> Option<(AsyncScope, Vec<u8>)> {
-        if let Some(JVal::Obj(m, _)) = e.id2 {
+    fn async_id(
+        &mut self,
+        e: &Ev<'_>,
+        pid: i64,
+        d: &[u8],
+        offset: usize,
+    ) -> Option<(AsyncScope, Vec<u8>)> {
+        if let Some(JVal::Obj(m, _)) = self.built(e.id2, e.repair, d, offset) {
             // `{"local": x}` or `{"global": x}` (any other key counts as global, as Perfetto).
             if let Some((k, v)) = m.first() {
                 let text = id_text(v)?;
@@ -1005,21 +1636,21 @@ impl<'a, 'm> Importer<'a, 'm> {
             }
             return None;
         }
-        let text = id_text(e.id?)?;
+        let text = id_text(e.id.as_ref()?)?;
         let mut key = b"i:".to_vec();
         key.extend_from_slice(&text);
         Some((AsyncScope::Process(pid), key))
     }
 
-    fn counter_event(&mut self, e: &Ev<'_, 'a>, ts: i64, offset: usize) {
-        let pid = self.pid_of(e.pid).unwrap_or(0);
-        let base = String::from_utf8_lossy(e.name.unwrap_or(b"")).into_owned();
-        let id = e.id.and_then(id_text);
-        let Some(JVal::Obj(members, _)) = e.args else {
+    fn counter_event(&mut self, e: &Ev<'_>, ts: i64, d: &[u8], offset: usize) {
+        let pid = self.pid_of(e.pid.as_ref(), d).unwrap_or(0);
+        let base = String::from_utf8_lossy(e.name.as_deref().unwrap_or(b"")).into_owned();
+        let id = e.id.as_ref().and_then(id_text);
+        let Some(JVal::Obj(members, _)) = self.built(e.args, e.repair, d, offset) else {
             self.diag(Diag::CounterWithoutValues, Some(offset), || None);
             return;
         };
-        for (k, v) in members {
+        for (k, v) in &members {
             let Some(value) = number_of(v) else {
                 self.diag(Diag::CounterValueNotNumeric, Some(offset), || {
                     Some(format!(
@@ -1065,9 +1696,10 @@ impl<'a, 'm> Importer<'a, 'm> {
         }
     }
 
-    fn memory_event(&mut self, e: &Ev<'_, 'a>, ts: i64, offset: usize) {
-        let pid = self.pid_of(e.pid);
-        let args = e.args;
+    fn memory_event(&mut self, e: &Ev<'_>, ts: i64, d: &[u8], offset: usize) {
+        let pid = self.pid_of(e.pid.as_ref(), d);
+        let args = self.built(e.args, e.repair, d, offset);
+        let args = args.as_ref();
         let num = |k: &str| args.and_then(|a| a.get(k)).and_then(number_of);
         let dev_type = num("Device Type").map(|v| v as i64);
         let dev_id = num("Device Id").map(|v| v as i64).unwrap_or(-1);
@@ -1095,10 +1727,11 @@ impl<'a, 'm> Importer<'a, 'm> {
         }
     }
 
-    fn metadata_event(&mut self, e: &Ev<'_, 'a>, offset: usize) {
-        let (pid, tid) = self.pid_tid(e);
-        let name = e.name.unwrap_or(b"");
-        let arg = |k: &str| e.args.and_then(|a| a.get(k));
+    fn metadata_event(&mut self, e: &Ev<'_>, d: &[u8], offset: usize) {
+        let (pid, tid) = self.pid_tid(e, d);
+        let args = self.built(e.args, e.repair, d, offset);
+        let name: &[u8] = e.name.as_deref().unwrap_or(b"");
+        let arg = |k: &str| args.as_ref().and_then(|a| a.get(k));
         match name {
             b"process_name" => {
                 self.ensure_process(pid);
@@ -1162,19 +1795,18 @@ impl<'a, 'm> Importer<'a, 'm> {
         }
     }
 
-    fn flush_lexer_issues(&mut self, lx: &Lexer<'a>) {
-        let i = &lx.issues;
-        let items = [
-            (Diag::JsonControlCharInString, i.control_chars),
-            (Diag::JsonInvalidEscape, i.invalid_escapes),
-            (Diag::JsonExtraCommaInValue, i.extra_commas),
-            (Diag::JsonNonFiniteNumber, i.non_finite_tokens),
+    fn flush_lexer_issues(&mut self) {
+        let kinds = [
+            Diag::JsonControlCharInString,
+            Diag::JsonInvalidEscape,
+            Diag::JsonExtraCommaInValue,
+            Diag::JsonNonFiniteNumber,
         ];
-        for (kind, (n, first)) in items {
+        for (kind, (n, first)) in kinds.into_iter().zip(self.issues) {
             self.model
                 .diagnostics
-                .add_n(kind, n, first.map(|p| p as u64), None, || {
-                    first.map(|p| format!("first at line {}", line_of(self.data, p)))
+                .add_n(kind, n, first.map(|(p, _)| p), None, || {
+                    first.map(|(_, line)| format!("first at line {line}"))
                 });
         }
     }
@@ -1261,7 +1893,7 @@ impl<'a, 'm> Importer<'a, 'm> {
                 .unwrap_or((StrId(0), None));
             if name.0 == 0 {
                 if let Some(s) = tid_strings.get(&tid) {
-                    name = self.intern(s, 0);
+                    name = self.intern_abs(s, 0);
                 }
             }
             let owner = tid_owner.get(&tid).copied() == Some(pid);
@@ -1448,6 +2080,73 @@ fn skip_element(data: &[u8], start: usize) -> Option<usize> {
         i += 1;
     }
     None
+}
+
+/// `}` event boundaries (see [`lexer::event_boundary`]) at positions `from..to` of `d`.
+fn count_boundaries(d: &[u8], from: usize, to: usize) -> u64 {
+    (from..to)
+        .filter(|&i| d[i] == b'}' && lexer::event_boundary(d, i))
+        .count() as u64
+}
+
+/// Skips the element at the start of the stream without buffering it (strings and bracket
+/// depth tracked across refills), up to the `,` or `]` that ends it at the array's level (or
+/// a `{` there that starts the next element); returns the stream offset where it ended.
+fn skip_unbuffered(inp: &mut Input<'_, '_>) -> u64 {
+    let mut depth: u64 = 0;
+    let mut in_str = false;
+    let mut escaped = false;
+    let mut started = false;
+    loop {
+        let d = inp.data();
+        let mut stop = None;
+        for (i, &c) in d.iter().enumerate() {
+            if in_str {
+                if escaped {
+                    escaped = false;
+                } else if c == b'\\' {
+                    escaped = true;
+                } else if c == b'"' {
+                    in_str = false;
+                }
+                continue;
+            }
+            match c {
+                b'"' => in_str = true,
+                b'{' if depth == 0 && started => {
+                    stop = Some(i);
+                    break;
+                }
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    if depth == 0 {
+                        stop = Some(i);
+                        break;
+                    }
+                    depth -= 1;
+                }
+                b',' if depth == 0 => {
+                    stop = Some(i);
+                    break;
+                }
+                _ => {}
+            }
+            started = true;
+        }
+        match stop {
+            Some(i) => {
+                inp.consume(i);
+                return inp.offset();
+            }
+            None => {
+                let n = d.len();
+                inp.consume(n);
+                if !inp.win.more() {
+                    return inp.offset();
+                }
+            }
+        }
+    }
 }
 
 /// After a broken event: the next `{` that starts an event — preceded (ignoring white space) by

@@ -1,0 +1,142 @@
+//! Chunked import (issue 9): a chunk boundary anywhere never changes the result. Each JSON
+//! corpus trace and quirk file is loaded through `formats::load_from` over `Chunked` sources
+//! (1, 7 and 65,536 bytes per read) and whole, and the model dumps must be identical. 7- and
+//! 1-byte chunks read the small files whole and a prefix of the large ones (512 KiB and
+//! 16 KiB, cut after an event), so the test stays fast in debug builds.
+
+use trialscope::formats::{self, Chunked, LoadOptions, Loaded};
+use trialscope::model::{Model, StrId};
+
+use crate::support::{corpus, read_corpus};
+
+/// Everything the importer decides, in a deterministic order (strings by id, frames by id).
+fn dump(m: &Model) -> String {
+    let strings: Vec<&str> = (0..m.strings.len())
+        .map(|i| m.str(StrId(i as u32)))
+        .collect();
+    let frames: Vec<String> = m.frames.iter().map(|(_, f)| format!("{f:?}")).collect();
+    format!(
+        "{strings:?}\n{:?}\n{:?}\n{:?}\n{frames:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+        m.tracks,
+        m.slices,
+        m.args,
+        m.counters,
+        m.processes,
+        m.threads,
+        m.info,
+        m.stats,
+        m.diagnostics.entries()
+    )
+}
+
+fn load(name: &str, bytes: &[u8], chunk: usize) -> String {
+    let src = Chunked { bytes, chunk };
+    match formats::load_from(name, &src, &LoadOptions::default(), &mut |_| {}) {
+        Ok(Loaded::Trace(a)) => dump(&a.model),
+        Ok(_) => "not a trace".into(),
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+/// Decompressed bytes of a corpus file (gzip inflated here so prefixes can be cut).
+fn plain(rel: &str) -> Vec<u8> {
+    let raw = read_corpus(rel);
+    if raw.starts_with(&[0x1f, 0x8b]) {
+        use std::io::Read;
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(&raw[..])
+            .read_to_end(&mut out)
+            .unwrap();
+        out
+    } else {
+        raw
+    }
+}
+
+fn json_files() -> Vec<String> {
+    let mut out = Vec::new();
+    for dir in ["torch_multirank", "jax_profile", "public", "quirks"] {
+        let mut stack = vec![corpus(dir)];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                    continue;
+                }
+                let n = p.file_name().unwrap().to_string_lossy().into_owned();
+                let json = n.ends_with(".json") || n.ends_with(".json.gz");
+                let skip = matches!(
+                    n.as_str(),
+                    "summary.json" | "manifest.json" | "provenance.json" | "expected.json"
+                );
+                if json && !skip {
+                    let root = corpus("");
+                    out.push(
+                        p.strip_prefix(&root)
+                            .unwrap()
+                            .to_string_lossy()
+                            .into_owned(),
+                    );
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A prefix of about `n` bytes that ends right after an event's `},` (the rest of the file is
+/// cut, as a truncated write would).
+fn prefix(data: &[u8], n: usize) -> &[u8] {
+    if data.len() <= n {
+        return data;
+    }
+    let cut = data[n..]
+        .windows(2)
+        .position(|w| w == b"},")
+        .map_or(data.len(), |p| n + p + 2);
+    &data[..cut]
+}
+
+#[test]
+fn chunk_boundaries_never_change_the_model() {
+    let files = json_files();
+    assert!(files.len() >= 20, "JSON corpus files found: {files:?}");
+    for rel in &files {
+        let name = rel.rsplit('/').next().unwrap().trim_end_matches(".gz");
+        let data = plain(rel);
+        let whole = load(name, &data, usize::MAX);
+        assert!(
+            load(name, &data, 65_536) == whole,
+            "{rel}: chunks of 65536 bytes change the model"
+        );
+        for (chunk, cut) in [(7, 512 << 10), (1, 16 << 10)] {
+            let head = prefix(&data, cut);
+            let head_whole = if head.len() == data.len() {
+                whole.clone()
+            } else {
+                load(name, head, usize::MAX)
+            };
+            assert!(
+                load(name, head, chunk) == head_whole,
+                "{rel}: chunks of {chunk} bytes change the model of its first {} bytes",
+                head.len()
+            );
+        }
+    }
+}
+
+/// The raw corpus file (gzip as stored) also gives the same model in small chunks.
+#[test]
+fn gzipped_chunks_match_whole() {
+    let rel = "torch_multirank/rank0.trace.json.gz";
+    let raw = read_corpus(rel);
+    let whole = load("rank0.trace.json.gz", &raw, usize::MAX);
+    assert_eq!(load("rank0.trace.json.gz", &raw, 7), whole);
+    assert!(
+        !whole.starts_with("error"),
+        "{}",
+        &whole[..200.min(whole.len())]
+    );
+}
