@@ -15,10 +15,15 @@ cases <- list(
 set.seed(1)
 cases$asymptotic_55_60 <- list(round(rnorm(55, 10, 2), 6), round(rnorm(60, 11, 2), 6))
 cat(sprintf("// %s\n", R.version.string))
-fmt <- function(v) paste0("&[", paste(sprintf("%.17g", v), collapse = ", "), "]")
+num <- function(v) {
+  s <- sprintf("%.17g", v)
+  ifelse(grepl("[.e]", s), s, paste0(s, ".0"))  # Rust f64 literals
+}
+fmt <- function(v) paste0("&[", paste(num(v), collapse = ", "), "]")
 for (name in names(cases)) {
   x <- cases[[name]][[1]]; y <- cases[[name]][[2]]
   r <- suppressWarnings(wilcox.test(x, y, conf.int = TRUE))
-  cat(sprintf('("%s", %s, %s, %.17g, %.17g, %.17g, %.17g),\n', name, fmt(x), fmt(y),
-              r$estimate, r$conf.int[1], r$conf.int[2], attr(r$conf.int, "conf.level")))
+  cat(sprintf('("%s", %s, %s, %s, %s, %s, %s),\n', name, fmt(x), fmt(y),
+              num(r$estimate), num(r$conf.int[1]), num(r$conf.int[2]),
+              num(attr(r$conf.int, "conf.level"))))
 }

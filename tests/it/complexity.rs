@@ -136,7 +136,10 @@ fn record_scan_bytes(blank_lines: usize, n: usize) -> u64 {
     };
     assert_eq!(records.other_kind_count(), n as u64);
     let listed = records.other_kind.len();
-    assert_eq!(listed, n.min(trialscope::formats::limits::MAX_EXCLUDED_LISTED));
+    assert_eq!(
+        listed,
+        n.min(trialscope::formats::limits::MAX_EXCLUDED_LISTED)
+    );
     let first = &records.other_kind[0].location;
     assert_eq!(first.line, Some(blank_lines + 1));
     assert_eq!(
