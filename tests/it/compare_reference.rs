@@ -5,7 +5,10 @@
 //! (Hodges–Lehmann estimate and CI) printed by `tools/hl_reference.R`. Tolerance 1e-12
 //! relative (to max(|reference|, 1e-300)) unless a comment says otherwise.
 
-use trialscope::analysis::stats::{benjamini_hochberg, hodges_lehmann, mann_whitney_u, PMethod};
+use trialscope::analysis::stats::{
+    benjamini_hochberg, hodges_lehmann, mann_whitney_u, spearman_test, PMethod, SpearmanExact,
+    SpearmanMethod,
+};
 
 fn close(got: f64, want: f64, tol: f64, what: &str) {
     let t = tol * want.abs().max(1e-300);
@@ -362,4 +365,38 @@ fn benjamini_hochberg_matches_statsmodels() {
     for (k, (g, w)) in benjamini_hochberg(&p).iter().zip(want).enumerate() {
         close(*g, w, 1e-12, &format!("q[{k}]"));
     }
+}
+
+type Sp = (&'static str, &'static [f64], &'static [f64], f64, f64);
+
+// tools/compare_reference.py: permutation_test((x,), spearmanr(·, y).statistic,
+// permutation_type='pairings', n_resamples=np.inf) — SciPy's exact permutation p of ρ over all
+// n! pairings (SciPy ≥ 1.11 two-sided definition: 2·min(P(ρ* ≤ ρ), P(ρ* ≥ ρ)), clipped to 1).
+const SPEARMAN: &[Sp] = &[
+    ("n3", &[1.0, 2.0, 3.0], &[10.0, 30.0, 20.0], 0.5, 1.0),
+    ("n3_perfect", &[1.0, 2.0, 3.0], &[10.0, 20.0, 30.0], 1.0, 0.3333333333333333),
+    ("n4", &[1.0, 2.0, 3.0, 4.0], &[1.5, 0.5, 3.5, 4.5], 0.8, 0.3333333333333333),
+    ("n5", &[1.0, 2.0, 3.0, 4.0, 5.0], &[2.0, 1.0, 4.0, 3.0, 5.0], 0.8, 0.13333333333333333),
+    ("n6_ties_x", &[1.0, 1.0, 2.0, 2.0, 3.0, 3.0], &[1.0, 2.0, 3.0, 4.0, 6.0, 5.0], 0.9561828874675149, 0.022222222222222223),
+    ("n7", &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], &[3.0, 1.0, 2.0, 7.0, 5.0, 4.0, 6.0], 0.6428571428571429, 0.1388888888888889),
+    ("n8_ties_both", &[1.0, 1.0, 2.0, 2.0, 4.0, 4.0, 8.0, 8.0], &[5.0, 5.0, 6.0, 7.0, 7.0, 9.0, 8.0, 10.0], 0.9136498769008704, 0.0031746031746031746),
+    ("n9", &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], &[9.0, 2.0, 4.0, 3.0, 6.0, 5.0, 8.0, 7.0, 1.0], -0.11666666666666667, 0.7756283068783069),
+    ("n10", &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0], &[2.0, 1.0, 4.0, 3.0, 6.0, 5.0, 8.0, 7.0, 10.0, 9.0], 0.9393939393939394, 0.00020557760141093475),
+    ("n10_ties", &[1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 3.0, 3.0, 3.0, 4.0], &[1.0, 3.0, 2.0, 2.0, 5.0, 4.0, 6.0, 6.0, 9.0, 7.0], 0.8865199597523205, 0.0014285714285714286),
+    ("n10_negative", &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0], &[9.0, 10.0, 7.0, 8.0, 6.0, 4.0, 5.0, 3.0, 1.0, 2.0], -0.9515151515151515, 0.0001080246913580247),
+];
+
+#[test]
+fn exact_spearman_matches_scipy_permutation_for_n_3_to_10_with_and_without_ties() {
+    let mut cache = SpearmanExact::new();
+    for &(name, x, y, rho, p) in SPEARMAN {
+        let (r, pv, m) = spearman_test(x, y, &mut cache).unwrap();
+        assert_eq!(m, SpearmanMethod::ExactPermutation, "{name}");
+        close(r, rho, 1e-12, &format!("{name}: rho"));
+        close(pv, p, 1e-12, &format!("{name}: p"));
+    }
+    // Above n = 10 the t approximation (SciPy's default spearmanr) is used.
+    let x: Vec<f64> = (0..11).map(f64::from).collect();
+    let (_, _, m) = spearman_test(&x, &x, &mut cache).unwrap();
+    assert_eq!(m, SpearmanMethod::TDistribution);
 }
