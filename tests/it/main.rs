@@ -56,6 +56,7 @@ mod browser_triage;
 mod cli_inspect;
 mod cli_scaling_json;
 mod cli_stream;
+mod compare_perfetto;
 mod compare_reference;
 mod complexity;
 mod hostile_json;
