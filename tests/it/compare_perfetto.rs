@@ -24,9 +24,9 @@ use crate::support::perfetto::{self, event, thread_track, track_event};
 const MS: u64 = 1_000_000;
 
 /// A deterministic noise factor in [0.99, 1.01].
-struct Noise(u64);
+pub(crate) struct Noise(pub(crate) u64);
 impl Noise {
-    fn next(&mut self) -> f64 {
+    pub(crate) fn next(&mut self) -> f64 {
         self.0 = self
             .0
             .wrapping_mul(6_364_136_223_846_793_005)
@@ -37,7 +37,7 @@ impl Noise {
 }
 
 /// One trace `k` with `Gamma` lasting `gamma_ns` (± noise) at source line `gamma_line`.
-fn trace(k: u32, gamma_ns: u64, gamma_line: u32, noise: &mut Noise) -> Vec<u8> {
+pub(crate) fn trace(k: u32, gamma_ns: u64, gamma_line: u32, noise: &mut Noise) -> Vec<u8> {
     let seq = 3 + k * 7;
     let uuid = 100 + u64::from(k) * 977;
     let t0 = 1_000_000 + u64::from(k) * 12_345_678;
