@@ -15,10 +15,15 @@ cases <- list(
 set.seed(1)
 cases$asymptotic_55_60 <- list(round(rnorm(55, 10, 2), 6), round(rnorm(60, 11, 2), 6))
 cat(sprintf("// %s\n", R.version.string))
-num <- function(v) {
-  s <- sprintf("%.17g", v)
-  ifelse(grepl("[.e]", s), s, paste0(s, ".0"))  # Rust f64 literals
+num1 <- function(v) {
+  # The shortest of 15-17 significant digits that reads back as the same double.
+  for (d in 15:17) {
+    s <- sprintf(paste0("%.", d, "g"), v)
+    if (as.numeric(s) == v) break
+  }
+  if (grepl("[.e]", s)) s else paste0(s, ".0")  # a Rust f64 literal
 }
+num <- function(v) vapply(v, num1, "")
 fmt <- function(v) paste0("&[", paste(num(v), collapse = ", "), "]")
 for (name in names(cases)) {
   x <- cases[[name]][[1]]; y <- cases[[name]][[2]]

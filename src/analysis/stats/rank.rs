@@ -94,6 +94,9 @@ impl SpearmanMethod {
     }
 }
 
+/// (sorted doubled ranks of x, of y): the tie patterns a null distribution depends on.
+type TiePatterns = (Vec<u32>, Vec<u32>);
+
 /// Null distributions of the statistic `S = Σ aᵢ·b_π(i)` (a, b doubled average ranks, so
 /// integers) over all permutations π, cached per (sorted a, sorted b) — the tie patterns of x
 /// and y. The scaling analysis tests hundreds of groups over the same trials, whose inputs
@@ -102,7 +105,7 @@ impl SpearmanMethod {
 #[derive(Clone, Debug, Default)]
 pub struct SpearmanExact {
     /// (sorted a, sorted b) → counts of S (index = S, for S in 0..=max).
-    cache: std::collections::BTreeMap<(Vec<u32>, Vec<u32>), std::sync::Arc<Vec<u64>>>,
+    cache: std::collections::BTreeMap<TiePatterns, std::sync::Arc<Vec<u64>>>,
 }
 
 impl SpearmanExact {
