@@ -1,6 +1,6 @@
 //! Call trees by semantic frame (issue 13, "flame graphs"): each node is a path of semantic
 //! frame ids from a root, built from slice nesting; per trial ([`extract`]), aggregated over
-//! trials (median per node, [`median_tree`]), differential between a baseline and a candidate
+//! trials (median per node, [`aggregate_tree`]), differential between a baseline and a candidate
 //! side ([`differential`]: width = baseline median, colour = Hodges–Lehmann shift, q per node),
 //! and coloured by each node's Spearman ρ against the trial input ([`scaling_tree`]). The
 //! geometry is in `plot::flame`; this module only computes the tree and its numbers. Also the
@@ -416,7 +416,7 @@ fn order(u: &Union, mut nodes: Vec<FlameNode>) -> Vec<FlameNode> {
 
 /// The tree of one trial (value = its inclusive ns).
 pub fn single(tree: &CallTree) -> FlameTree {
-    let mut t = median_tree(&[tree]);
+    let mut t = aggregate_tree(&[tree]);
     t.kind = FlameKind::Single;
     t
 }
@@ -424,7 +424,7 @@ pub fn single(tree: &CallTree) -> FlameTree {
 /// The median tree of the trials of one side: per node, the median over the trials of its
 /// inclusive and self ns (zero-filled / missing as scaling.md). Medians are not additive, so a
 /// node's children can sum to more than the node; `plot::flame` scales them to fit.
-pub fn median_tree(trees: &[&CallTree]) -> FlameTree {
+pub fn aggregate_tree(trees: &[&CallTree]) -> FlameTree {
     let u = union(trees);
     let nodes = (0..u.sf.len())
         .map(|g| {

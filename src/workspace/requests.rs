@@ -83,7 +83,7 @@ pub struct CompareOutcome {
     pub sides: Vec<(FileId, Option<Side>)>,
     /// The comparison ([`compare::run`]); its `trials[i]` is `sides[i]`.
     pub report: compare::Report,
-    /// With `trees`: the baseline's median tree ([`flame::median_tree`]).
+    /// With `trees`: the baseline's median tree ([`flame::aggregate_tree`]).
     pub baseline_tree: Option<FlameTree>,
     /// With `trees`: the candidate's median tree.
     pub candidate_tree: Option<FlameTree>,
@@ -306,8 +306,8 @@ impl Workspace {
                     .collect()
             };
             let (b, c) = (pick(Side::Baseline), pick(Side::Candidate));
-            bt = Some(flame::median_tree(&b));
-            ct = Some(flame::median_tree(&c));
+            bt = Some(flame::aggregate_tree(&b));
+            ct = Some(flame::aggregate_tree(&c));
             dt = Some(flame::differential(&b, &c, &req.params));
         }
         CompareOutcome {
