@@ -64,7 +64,8 @@ pub fn extract(model: &Model, facts: &Facts) -> Input {
 ///
 /// * **slower** — tested, `q < α`, and the change is practically relevant in the slower
 ///   direction: the Hodges–Lehmann shift (candidate − baseline) is ≥ the minimum shift and the
-///   ratio of medians (candidate / baseline) is ≥ 1 + `min_ratio_change`.
+///   ratio of medians (candidate / baseline) is ≥ 1 + `min_ratio_change` (a baseline median of
+///   0 with a positive candidate median counts as an unbounded ratio).
 /// * **faster** — the mirror image: `q < α`, shift ≤ −minimum shift, ratio ≤ 1 − `min_ratio_change`.
 /// * **no change** — tested, not slower or faster, and the data rule out a practically relevant
 ///   change: the shift CI lies strictly inside (−minimum shift, +minimum shift) or the ratio CI
@@ -304,6 +305,8 @@ fn metric_value(ft: &scaling::FrameTotals, m: Metric) -> f64 {
 /// The statistics of one row from its two samples (baseline `b`, candidate `c`).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Stats {
+    pub baseline_median: Option<f64>,
+    pub candidate_median: Option<f64>,
     pub ratio: Option<f64>,
     pub ratio_ci: Option<(f64, f64)>,
     pub shift: Option<stats::HodgesLehmann>,
@@ -325,10 +328,26 @@ pub(crate) fn row_stats(b: &[f64], c: &[f64], params: &Params) -> Stats {
         params.seed,
     )
     .map(|ci| (ci.low, ci.high));
+    // Every value equal on both sides (e.g. a constant count): R's wilcox.test stops ("all
+    // observations are tied"); the shift is then 0 with the degenerate interval [0, 0].
+    let all_equal = b.iter().chain(c).all(|&v| Some(v) == b.first().copied());
+    let shift = if all_equal && !b.is_empty() {
+        Some(stats::HodgesLehmann {
+            estimate: 0.0,
+            ci_low: 0.0,
+            ci_high: 0.0,
+            level: params.ci_level,
+            method: PMethod::Exact,
+        })
+    } else {
+        stats::hodges_lehmann(c, b, params.ci_level)
+    };
     Stats {
+        baseline_median: mb,
+        candidate_median: mc,
         ratio,
         ratio_ci,
-        shift: stats::hodges_lehmann(c, b, params.ci_level),
+        shift,
         mw: stats::mann_whitney_u(c, b),
     }
 }
@@ -337,7 +356,13 @@ pub(crate) fn row_stats(b: &[f64], c: &[f64], params: &Params) -> Stats {
 pub(crate) fn verdict(s: &Stats, q: f64, metric: Metric, params: &Params) -> (Verdict, String) {
     let r = params.min_ratio_change;
     let ms = params.min_shift(metric);
-    let (Some(hl), Some(ratio)) = (s.shift, s.ratio) else {
+    // A frame the baseline never ran (median 0) that costs something in the candidate has an
+    // unbounded ratio: it passes the ratio gate (and the reverse is a ratio of 0).
+    let ratio = s.ratio.or(match (s.baseline_median, s.candidate_median) {
+        (Some(b), Some(c)) if b == 0.0 && c > 0.0 => Some(f64::INFINITY),
+        _ => None,
+    });
+    let (Some(hl), Some(ratio)) = (s.shift, ratio) else {
         return (
             Verdict::Inconclusive,
             "undefined statistics (a zero baseline median or all values tied)".into(),
@@ -641,5 +666,85 @@ pub fn run(inputs: &[Input], params: &Params) -> Report {
         rows,
         warnings,
         failed_imports: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::scaling::{FrameTotals, TrialProfile};
+
+    fn input(k: usize, side: Side, env: &str, ns: i64) -> Input {
+        let frame = FrameDescription {
+            semantic_frame_id: "sf1:aa".into(),
+            provider: "perfetto.track_event".into(),
+            name: "Op".into(),
+            category: "op".into(),
+            file: None,
+            line: None,
+            function: None,
+            posted_from: None,
+        };
+        Input {
+            trial: Trial {
+                path: format!("t{k}"),
+                input: None,
+                variant: "default".into(),
+                environment: String::new(),
+                excluded: false,
+                profile: TrialProfile {
+                    artifact_id: format!("sha256:{k}"),
+                    frames: vec![FrameTotals {
+                        frame,
+                        inclusive_ns: ns,
+                        self_ns: ns,
+                        count: 1,
+                    }],
+                    unmatched: Vec::new(),
+                    data_loss: false,
+                    environment: env.into(),
+                    incomplete_slices: 0,
+                },
+            },
+            side: Some(side),
+        }
+    }
+
+    #[test]
+    fn a_different_environment_between_the_sides_warns_on_every_row() {
+        let mut v: Vec<Input> = (0..3)
+            .map(|k| input(k, Side::Baseline, "host=a", 10_000_000 + k as i64))
+            .collect();
+        v.extend((3..6).map(|k| input(k, Side::Candidate, "host=b", 10_000_000 + k as i64)));
+        let r = run(&v, &Params::default());
+        assert!(r.environment_differs);
+        assert!(r
+            .rows
+            .iter()
+            .all(|x| x.warnings.iter().any(|w| w.contains("host=a"))));
+        let same: Vec<Input> = (0..6)
+            .map(|k| {
+                let side = if k < 3 {
+                    Side::Baseline
+                } else {
+                    Side::Candidate
+                };
+                input(k, side, "host=a", 10_000_000)
+            })
+            .collect();
+        let r = run(&same, &Params::default());
+        assert!(!r.environment_differs && r.rows[0].warnings.is_empty());
+        // All values equal: p = 1, shift 0 with a [0, 0] interval → no change.
+        assert_eq!(r.rows[0].verdict, Verdict::NoChange);
+        assert_eq!(r.rows[0].p_value, Some(1.0));
+    }
+
+    #[test]
+    fn verdicts_serialize_with_their_spaces() {
+        assert_eq!(
+            serde_json::to_string(&Verdict::NoChange).unwrap(),
+            "\"no change\""
+        );
+        assert_eq!(Verdict::Inconclusive.as_str(), "inconclusive");
     }
 }
