@@ -66,6 +66,7 @@ pub fn extract(model: &Model, artifact_id: &str) -> CallTree {
     let self_ns = model.self_times_ns();
     let mut frames: Vec<TreeFrame> = Vec::new();
     let mut frame_index: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut by_sf: BTreeMap<String, u32> = BTreeMap::new();
     let mut frame_of = |fid: u32| -> u32 {
         if let Some(&k) = frame_index.get(&fid) {
             return k;
@@ -82,16 +83,13 @@ pub fn extract(model: &Model, artifact_id: &str) -> CallTree {
             (format!("unmatched:{artifact_id}:?"), String::new())
         };
         // Frames with one semantic id (e.g. unmatched names) share an entry.
-        let k = match frames.iter().position(|t| t.semantic_frame_id == sf) {
-            Some(k) => k as u32,
-            None => {
-                frames.push(TreeFrame {
-                    semantic_frame_id: sf,
-                    name,
-                });
-                (frames.len() - 1) as u32
-            }
-        };
+        let k = *by_sf.entry(sf.clone()).or_insert_with(|| {
+            frames.push(TreeFrame {
+                semantic_frame_id: sf,
+                name,
+            });
+            (frames.len() - 1) as u32
+        });
         frame_index.insert(fid, k);
         k
     };
