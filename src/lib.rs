@@ -25,12 +25,13 @@
 //!   and [`model::facts`] (a file's name, sibling group, host, rank; the name rules). Depends on
 //!   nothing else in the crate.
 //! * [`analysis`] — pure analyses of one shape: `Params`, `Input`, `extract(&Model, &Facts)`,
-//!   `run`: [`analysis::scaling`] (`../shared/reference/scaling.md`),
-//!   [`analysis::compile_triage`] (`compile-triage.md`), [`analysis::collective_memory`]
-//!   (`collective-memory.md`), over [`analysis::stats`] (Spearman, BH, the one
-//!   median/MAD/quantile, BCa bootstrap, fits).
+//!   `run`: [`analysis::scaling`] (`../shared/reference/scaling.md`), [`analysis::compare`]
+//!   (baseline vs candidate, issue 13), [`analysis::compile_triage`] (`compile-triage.md`),
+//!   [`analysis::collective_memory`] (`collective-memory.md`); [`analysis::flame`] (call trees
+//!   by semantic-frame path); over [`analysis::stats`] (Spearman with exact permutation p,
+//!   Mann–Whitney, Hodges–Lehmann, BH, the one median/MAD/quantile, bootstraps, fits).
 //! * [`plot`] — scales, axes, LTTB, and the geometry of every chart (scatter, memory lanes,
-//!   triage per-key chart); knows no analysis.
+//!   triage per-key chart, flame graphs, forest and strip plots); knows no analysis.
 //! * [`workspace`] — the loaded files in drop order; keeps what each analysis needs (the models
 //!   are dropped after extraction) and runs the analyses.
 //! * [`session`] — the Web Worker's protocol adapter (messages in, workspace calls, JS-safe

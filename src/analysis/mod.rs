@@ -4,7 +4,9 @@
 //! browser and on the command line.
 
 pub mod collective_memory;
+pub mod compare;
 mod compile_records;
 pub mod compile_triage;
+pub mod flame;
 pub mod scaling;
 pub mod stats;

@@ -1,5 +1,6 @@
 //! Scaling analysis across trials (`../shared/reference/scaling.md`): per-trial aggregation by
-//! semantic frame, Spearman ρ / p, Benjamini–Hochberg q, per-input medians with BCa bootstrap
+//! semantic frame, Spearman ρ / p (exact permutation p for n ≤ 10 trials, issue 13; the t
+//! approximation above), Benjamini–Hochberg q, per-input medians with BCa bootstrap
 //! CIs, model fits with AICc, coverage and evidence status.
 //!
 //! Pipeline: [`profile`] turns each imported [`Model`] into a small [`TrialProfile`] (per
@@ -155,6 +156,10 @@ pub struct Params {
     /// no interval (`ci_computed: false`) so 2,000 frames × 18 trials stays fast (50).
     #[serde(default = "default_ci_top_groups")]
     pub ci_top_groups: usize,
+}
+
+fn default_p_method() -> stats::SpearmanMethod {
+    stats::SpearmanMethod::TDistribution
 }
 
 fn default_ci_top_groups() -> usize {
@@ -471,6 +476,10 @@ pub struct Hotspot {
     pub spearman_rho: f64,
     /// Two-sided p-value of ρ.
     pub p_value: f64,
+    /// How `p_value` was computed: `exact_permutation` for n ≤ 10 trials (all n! pairings,
+    /// [`stats::spearman_test`]), `t_distribution` above (SciPy's default `spearmanr`).
+    #[serde(default = "default_p_method")]
+    pub p_method: stats::SpearmanMethod,
     /// Benjamini–Hochberg q over all tested groups of the report.
     pub q_value: f64,
     /// q < [`SIGNIFICANCE_Q`].
@@ -586,6 +595,10 @@ pub struct Report {
     pub dropped_non_finite: usize,
     /// Hotspots with q < [`SIGNIFICANCE_Q`].
     pub significant: usize,
+    /// Which method gave the p-values: how many groups by the exact permutation distribution
+    /// (n ≤ 10) and how many by the t approximation (each hotspot names its own, `p_method`).
+    #[serde(default)]
+    pub p_methods: String,
     /// Every tested group, sorted by |ρ| descending, then q ascending.
     pub hotspots: Vec<Hotspot>,
     pub coverage: Coverage,
@@ -773,7 +786,8 @@ pub fn run(trials: &[Trial], params: &Params) -> Report {
     let mut too_few_inputs = 0;
     let mut testable = 0;
     let mut dropped_non_finite = 0;
-    let mut tested: Vec<(usize, f64, f64)> = Vec::new(); // (group index, rho, p)
+    let mut tested: Vec<(usize, f64, f64, stats::SpearmanMethod)> = Vec::new(); // (group, rho, p, method)
+    let mut exact_cache = stats::SpearmanExact::new();
     for (gi, g) in groups.iter().enumerate() {
         if g.values.len() < min_trials {
             too_few_trials += 1;
@@ -786,8 +800,8 @@ pub fn run(trials: &[Trial], params: &Params) -> Report {
         }
         testable += 1;
         let ys: Vec<f64> = g.values.iter().map(|v| v.2).collect();
-        match stats::spearman(&xs, &ys) {
-            Some((rho, p)) => tested.push((gi, rho, p)),
+        match stats::spearman_test(&xs, &ys, &mut exact_cache) {
+            Some((rho, p, m)) => tested.push((gi, rho, p, m)),
             None => dropped_non_finite += 1,
         }
     }
@@ -798,7 +812,7 @@ pub fn run(trials: &[Trial], params: &Params) -> Report {
     let env = |i: usize| summaries[i].environment.as_str();
 
     let mut hotspots: Vec<Hotspot> = Vec::with_capacity(tested.len());
-    for (k, &(gi, rho, p)) in tested.iter().enumerate() {
+    for (k, &(gi, rho, p, p_method)) in tested.iter().enumerate() {
         let g = &groups[gi];
         let q = qs[k];
         // Points by input (inputs are finite here, so total_cmp sorts them numerically).
@@ -851,11 +865,12 @@ pub fn run(trials: &[Trial], params: &Params) -> Report {
             );
         }
         if g.values.len() < 5 {
-            // Exact permutation p of Spearman's ρ can not go below 2/n! ≥ 1/12 for n ≤ 4.
+            // The exact permutation p of Spearman's ρ cannot go below 2/n! ≥ 1/12 for n ≤ 4.
             warnings.push(format!(
-                "only {} trials: the t-approximation p-value (SciPy's) is unreliable here — an \
-                 exact permutation test cannot reach p < 0.05 with fewer than 5 trials",
-                g.values.len()
+                "only {} trials: the exact permutation p-value cannot go below {:.3}, so no \
+                 group can be significant — add trials (5 or more) for a meaningful test",
+                g.values.len(),
+                2.0 / (1..=g.values.len()).product::<usize>() as f64
             ));
         }
         let xs: Vec<f64> = g.values.iter().map(|v| v.1).collect();
@@ -892,6 +907,7 @@ pub fn run(trials: &[Trial], params: &Params) -> Report {
             unit: metric.unit().to_string(),
             spearman_rho: rho,
             p_value: p,
+            p_method,
             q_value: q,
             significant: q < SIGNIFICANCE_Q,
             trials: g.values.len(),
@@ -1011,15 +1027,25 @@ pub fn run(trials: &[Trial], params: &Params) -> Report {
         ));
     }
     if usable.len() < 5 && usable.len() >= min_trials {
-        // Report-level too (each hotspot also says it): with n ≤ 4 a perfect rank order gets
-        // p = 0 from the t approximation (SciPy's), while its exact permutation p is ≥ 1/12.
+        // Report-level too (each hotspot also says it): with n ≤ 4 even a perfect rank order
+        // has an exact permutation p ≥ 2/n! (1/3 for n = 3, 1/12 for n = 4).
         warnings.push(format!(
-            "only {} usable trials: p and q come from the t approximation, which gives p = 0 to \
-             any perfect rank order; read 'significant' as a ranking, not as evidence — add \
-             trials (5 or more) for a meaningful test",
-            usable.len()
+            "only {} usable trials: exact permutation p-values cannot go below {:.3}, so nothing \
+             can be significant — add trials (5 or more) for a meaningful test",
+            usable.len(),
+            2.0 / (1..=usable.len()).product::<usize>() as f64
         ));
     }
+    let exact = tested
+        .iter()
+        .filter(|t| t.3 == stats::SpearmanMethod::ExactPermutation)
+        .count();
+    let p_methods = format!(
+            "{exact} p-value(s) from the exact permutation distribution of ρ (n ≤ {}), {} from the t approximation (n > {})",
+            stats::EXACT_SPEARMAN_MAX_N,
+            tested.len() - exact,
+            stats::EXACT_SPEARMAN_MAX_N
+        );
 
     // Evidence status.
     let mut reasons = Vec::new();
@@ -1087,6 +1113,7 @@ pub fn run(trials: &[Trial], params: &Params) -> Report {
         trials: summaries,
         variants: variants.keys().map(|v| v.to_string()).collect(),
         tested_hypotheses: tested.len(),
+        p_methods,
         dropped_non_finite,
         significant,
         hotspots,

@@ -1,7 +1,8 @@
 //! Numbers → chart geometry for every chart of the web app: scales and ticks (this file),
 //! shared axes ([`axis`]), SVG primitives ([`geom`]), the scaling scatter plot ([`mod@scatter`]),
 //! the memory lanes ([`memory`]), the compile-triage per-key chart ([`triage`]) and LTTB
-//! thinning for drawing ([`downsample`]). Knows no analysis: callers pass plain numbers or
+//! thinning for drawing ([`downsample`]), flame graphs ([`flame`]) and the comparison's forest and
+//! strip plots ([`compare`]). Knows no analysis: callers pass plain numbers or
 //! small plot-owned input structs and get back pixel positions, SVG point strings and labels;
 //! `ui` only maps them to SVG elements. Pure and native-testable.
 //!
@@ -10,7 +11,9 @@
 //! placed (the scatter counts them in [`Scatter::hidden`] so the caller can say so).
 
 pub mod axis;
+pub mod compare;
 pub mod downsample;
+pub mod flame;
 pub mod geom;
 pub mod memory;
 pub mod scatter;

@@ -21,12 +21,13 @@ mod requests;
 use serde::{Deserialize, Serialize};
 
 pub use requests::{
-    js_safe, MemoryOutcome, MemoryRequest, MemorySource, RankOverride, ScalingOutcome,
-    ScalingRequest, TraceFill, TrialSettings, JS_SAFE,
+    glob_match, js_safe, CompareOutcome, CompareRequest, MemoryOutcome, MemoryRequest,
+    MemorySource, RankOverride, ScalingOutcome, ScalingRequest, SideRule, TraceFill, TrialSettings,
+    JS_SAFE,
 };
 
 use crate::analysis::collective_memory::{self as cm, RankSeries};
-use crate::analysis::{compile_triage, scaling};
+use crate::analysis::{compile_triage, flame, scaling};
 use crate::formats::{self, records, Format, LoadOptions, Loaded, Source};
 use crate::model::compile_record::{CompileRecord, Pin};
 use crate::model::facts::Facts;
@@ -63,8 +64,12 @@ pub struct TraceFile {
     /// The importer's diagnostics plus the workspace's own for this file
     /// (`counters_not_kept_for_mapping`); derived ones are in [`Entry::derived`].
     pub diagnostics: Diagnostics,
-    /// The scaling analysis's input ([`scaling::extract`]).
+    /// The scaling analysis's input ([`scaling::extract`]); also the comparison's per-trial
+    /// totals ([`crate::analysis::compare`]).
     pub trial: scaling::Input,
+    /// The call tree by semantic-frame path ([`flame::extract`]), for the flame graphs and
+    /// `trialscope folded`.
+    pub tree: flame::CallTree,
     /// Compile records of the trace's compile slices ([`compile_triage::extract`]).
     pub compile_records: Vec<CompileRecord>,
     /// Memory series, markers and phases with the default mapping
@@ -365,6 +370,7 @@ fn keep(loaded: Loaded) -> Prepared {
                 },
                 info: m.info.clone(),
                 trial: scaling::extract(m, &own),
+                tree: flame::extract(m, &a.artifact_id),
                 compile_records: compile_triage::extract(m, &own),
                 memory: cm::extract(m, &own),
                 counters,

@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 use super::facts::assign_missing_ranks;
 use super::{Content, FileId, Workspace};
 use crate::analysis::collective_memory::{self as cm, RankInput, RankSeries};
+use crate::analysis::compare::{self, Side};
 use crate::analysis::compile_triage;
+use crate::analysis::flame::{self, FlameTree};
 use crate::analysis::scaling::{self, compile_input_regex, input_from_name, Metric, Params};
 use crate::model::compile_record::{CompileRecord, FullKey, KeyDefaults};
 use crate::model::facts::{base_name, rank_from_file_name, RankSource};
@@ -39,6 +41,106 @@ pub struct ScalingRequest {
 pub struct ScalingOutcome {
     pub inputs: Vec<(FileId, Option<f64>)>,
     pub report: scaling::Report,
+}
+
+/// Which trials form one side of a comparison. A trial belongs to the side when any given
+/// criterion matches: its id is listed, its variant label equals `variant`, or its file name
+/// matches the glob `pattern` ([`glob_match`]). All criteria empty = no trial.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+pub struct SideRule {
+    /// File ids on this side (the web app's drop zone, the CLI's file list).
+    #[serde(default)]
+    pub ids: Vec<FileId>,
+    /// A variant label (the trial table's variant column; compared trimmed).
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// A glob over the file name as loaded (with its folder part, if any): `*` any run of
+    /// characters, `?` one character; a pattern without `/` is matched against the base name.
+    #[serde(default)]
+    pub pattern: Option<String>,
+}
+
+/// A comparison request (issue 13): the per-trial settings (variant, excluded; the input is
+/// ignored), the rule of each side, the parameters, and whether to build the flame trees.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CompareRequest {
+    #[serde(default)]
+    pub settings: Vec<TrialSettings>,
+    pub baseline: SideRule,
+    pub candidate: SideRule,
+    #[serde(default)]
+    pub params: compare::Params,
+    /// Also build the median tree of each side and the differential tree.
+    #[serde(default)]
+    pub trees: bool,
+}
+
+/// The answer to a [`CompareRequest`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CompareOutcome {
+    /// Every trace in drop order with the side it got (`None`: neither, or both — see
+    /// `warnings`).
+    pub sides: Vec<(FileId, Option<Side>)>,
+    /// The comparison ([`compare::run`]); its `trials[i]` is `sides[i]`.
+    pub report: compare::Report,
+    /// With `trees`: the baseline's median tree ([`flame::aggregate_tree`]).
+    pub baseline_tree: Option<FlameTree>,
+    /// With `trees`: the candidate's median tree.
+    pub candidate_tree: Option<FlameTree>,
+    /// With `trees`: the differential tree ([`flame::differential`]; width = baseline,
+    /// colour = shift, q per node).
+    pub differential_tree: Option<FlameTree>,
+    /// Trials that matched both sides (left out), and other request-level notes.
+    pub warnings: Vec<String>,
+}
+
+/// Glob match of `pattern` against `name`: `*` matches any run of characters (also `/`), `?`
+/// exactly one, everything else itself. A pattern without `/` is matched against the part of
+/// `name` after its last `/` (the base name).
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    let text = if pattern.contains('/') {
+        name
+    } else {
+        base_name(name)
+    };
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    // Iterative wildcard matching with backtracking to the last `*`.
+    let (mut pi, mut ti) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) && p[pi] != '*' {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if let Some((sp, st)) = star {
+            pi = sp + 1;
+            ti = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == '*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+impl SideRule {
+    fn matches(&self, id: FileId, name: &str, variant: &str) -> bool {
+        self.ids.contains(&id)
+            || self
+                .variant
+                .as_deref()
+                .is_some_and(|v| !v.trim().is_empty() && v.trim() == variant)
+            || self
+                .pattern
+                .as_deref()
+                .is_some_and(|p| !p.is_empty() && glob_match(p, name))
+    }
 }
 
 /// Key fields the user filled in for one trace's derived compile records ([`KeyDefaults`]).
@@ -151,6 +253,114 @@ impl Workspace {
         let mut report = scaling::run(&trials, &params);
         report.record_failed_imports(&self.failed_names());
         Ok(ScalingOutcome { inputs, report })
+    }
+
+    /// Runs the comparison ([`compare::run`], issue 13) over the loaded traces in drop order:
+    /// each trace's side from the request's rules (a trace matching both sides is left out with
+    /// a warning), variant and exclusion from its settings; failed files are listed. With
+    /// `req.trees`, also the median tree of each side and the differential tree.
+    pub fn compare(&self, req: &CompareRequest) -> CompareOutcome {
+        let mut sides = Vec::new();
+        let mut inputs = Vec::new();
+        let mut trees: Vec<(&flame::CallTree, Option<Side>, bool)> = Vec::new();
+        let mut warnings = Vec::new();
+        for e in &self.entries {
+            let Content::Trace(t) = &e.content else {
+                continue;
+            };
+            let s = req.settings.iter().find(|s| s.id == e.id);
+            let mut trial = t.trial.clone();
+            trial.variant = s
+                .map(|s| s.variant.trim())
+                .filter(|v| !v.is_empty())
+                .unwrap_or("default")
+                .to_string();
+            trial.excluded = s.is_some_and(|s| s.excluded);
+            let b = req.baseline.matches(e.id, e.name(), &trial.variant);
+            let c = req.candidate.matches(e.id, e.name(), &trial.variant);
+            let side = match (b, c) {
+                (true, false) => Some(Side::Baseline),
+                (false, true) => Some(Side::Candidate),
+                (true, true) => {
+                    warnings.push(format!(
+                        "{}: matches both the baseline and the candidate; left out",
+                        e.name()
+                    ));
+                    None
+                }
+                (false, false) => None,
+            };
+            trees.push((&t.tree, side, trial.excluded));
+            sides.push((e.id, side));
+            inputs.push(compare::Input { trial, side });
+        }
+        let mut report = compare::run(&inputs, &req.params);
+        report.record_failed_imports(&self.failed_names());
+        let (mut bt, mut ct, mut dt) = (None, None, None);
+        if req.trees {
+            let pick = |want: Side| -> Vec<&flame::CallTree> {
+                trees
+                    .iter()
+                    .filter(|(_, s, ex)| *s == Some(want) && !ex)
+                    .map(|t| t.0)
+                    .collect()
+            };
+            let (b, c) = (pick(Side::Baseline), pick(Side::Candidate));
+            bt = Some(flame::aggregate_tree(&b));
+            ct = Some(flame::aggregate_tree(&c));
+            dt = Some(flame::differential(&b, &c, &req.params));
+        }
+        CompareOutcome {
+            sides,
+            report,
+            baseline_tree: bt,
+            candidate_tree: ct,
+            differential_tree: dt,
+            warnings,
+        }
+    }
+
+    /// The flame tree of one loaded trace ([`flame::single`]); `None` when `id` is not a
+    /// trace.
+    pub fn flame_single(&self, id: FileId) -> Option<FlameTree> {
+        self.entries
+            .iter()
+            .find(|e| e.id == id)
+            .and_then(|e| e.trace())
+            .map(|t| flame::single(&t.tree))
+    }
+
+    /// The scaling flame tree ([`flame::scaling_tree`]): the traces with the inputs, variants
+    /// and exclusions of `req` (as [`Workspace::scaling`] resolves them), one variant at a time
+    /// (`variant`, `default` when empty). Errors: as [`Workspace::scaling`].
+    pub fn scaling_tree(&self, req: &ScalingRequest, variant: &str) -> Result<FlameTree, String> {
+        let re = compile_input_regex(&req.pattern)?;
+        let want = if variant.trim().is_empty() {
+            "default"
+        } else {
+            variant.trim()
+        };
+        let mut trees = Vec::new();
+        for e in &self.entries {
+            let Content::Trace(t) = &e.content else {
+                continue;
+            };
+            let s = req.settings.iter().find(|s| s.id == e.id);
+            let input = s
+                .and_then(|s| s.input_override)
+                .or_else(|| input_from_name(base_name(e.name()), &re));
+            let v = s
+                .map(|s| s.variant.trim())
+                .filter(|v| !v.is_empty())
+                .unwrap_or("default");
+            if v != want || s.is_some_and(|s| s.excluded) {
+                continue;
+            }
+            if let Some(x) = input {
+                trees.push((&t.tree, x));
+            }
+        }
+        Ok(flame::scaling_tree(&trees))
     }
 
     /// Every loaded compile record in drop order; trace-derived ones filled in with the

@@ -253,6 +253,14 @@ fn every_subcommand_exits_quietly_on_a_closed_stdout() {
         [s(&["pin"]), vec![records.clone()]].concat(),
         [s(&["bench", "--runs", "1"]), vec![trace.clone()]].concat(),
         [s(&["bench", "--runs", "1", "--json"]), vec![trace.clone()]].concat(),
+        [
+            s(&["compare", "--baseline"]),
+            scaling[..3].to_vec(),
+            s(&["--candidate"]),
+            scaling[3..6].to_vec(),
+        ]
+        .concat(),
+        [s(&["folded"]), vec![scaling[0].clone()]].concat(),
     ];
     for args in &cases {
         let (reader, writer) = std::io::pipe().unwrap();

@@ -20,8 +20,17 @@
 //!   (before a stuck later file), every subcommand exits quietly on a closed stdout
 //! * `cli_report` — `trialscope report --html`: self-contained, the CLI's numbers, names as text
 //! * `cli_scaling_json` — `trialscope scaling --json` on real JSON trials
+//! * `compare_corpus` — `trialscope compare --json` on the Chromium corpus: small N vs large N
+//!   names the growing phases as slower, never the controls; 3 vs 3 cannot be significant
+//! * `compare_perfetto` — 4 vs 4 encoded Perfetto traces: exactly the 30 % slower frame is
+//!   slower (q < 0.05), swapped sides give faster, another source line is two frames
+//! * `compare_reference` — Mann–Whitney (SciPy), Hodges–Lehmann + CI (R `wilcox.test`), BH
+//!   (statsmodels) and the exact Spearman permutation p (SciPy) to 1e-12
 //! * `complexity` — near-linear import of hostile inputs (overlaps, string pids, records, args)
 //! * `fuzz_regressions` — every finding of the fuzz targets (`tests/fuzz/`), with its exact bytes
+//! * `flame_folded` — `trialscope folded` output rendered to SVG by `inferno`
+//! * `flame_trees` — single, scaling (ρ) and differential flame trees and their `plot::flame`
+//!   geometry; the comparison outcome as JSON
 //! * `hostile_records` — hostile record files and containers: millions of entries counted, not
 //!   listed; a doubly gzipped bomb stops at the limit; a cut gzip stream keeps its head
 //! * `hostile_json` — hostile JSON / Perfetto input: every lost event counted, exact numbers
@@ -69,7 +78,12 @@ mod cli_inspect;
 mod cli_report;
 mod cli_scaling_json;
 mod cli_stream;
+mod compare_corpus;
+mod compare_perfetto;
+mod compare_reference;
 mod complexity;
+mod flame_folded;
+mod flame_trees;
 mod fuzz_regressions;
 mod hostile_json;
 mod hostile_perfetto;

@@ -148,11 +148,16 @@ fn three_captures_of_one_operator_give_one_group_with_rho_one() {
     assert_eq!(op.len(), 1, "one group for the operator");
     let h = op[0];
     assert_eq!(h.spearman_rho, 1.0);
-    assert_eq!(h.p_value, 0.0);
+    // Issue 13: n ≤ 10 gets the exact permutation p — 2/3! for a perfect order of 3 (the t
+    // approximation, SciPy's default, said 0).
+    assert_eq!(h.p_value, 1.0 / 3.0);
+    assert_eq!(
+        h.p_method,
+        trialscope::analysis::stats::SpearmanMethod::ExactPermutation
+    );
     assert_eq!((h.trials, h.zero_filled, h.excluded), (3, 0, 0));
     assert_eq!(h.evidence_status, scaling::EvidenceStatus::Complete);
-    // SciPy's p = 0 at ρ = 1 is kept, with a warning that 3 trials cannot be significant
-    // under an exact permutation test.
+    // With a warning that 3 trials cannot be significant under the exact permutation test.
     assert!(h.warnings.iter().any(|w| w.contains("only 3 trials")));
     assert_eq!(r.evidence_status, scaling::EvidenceStatus::Complete);
     assert_eq!((h.supported_min, h.supported_max), (1.0, 3.0));

@@ -26,6 +26,8 @@ macro_rules! errln {
 #[cfg(not(target_arch = "wasm32"))]
 mod cli {
     pub mod bench;
+    pub mod compare;
+    pub mod folded;
     pub mod inspect;
     pub mod load;
     pub mod memory;
@@ -50,6 +52,10 @@ fn main() -> std::process::ExitCode {
         Slices(slices::Args),
         /// Correlate per-frame cost with each trial's numeric input.
         Scaling(scaling::Args),
+        /// Baseline vs candidate per semantic frame: Mann–Whitney, Hodges–Lehmann, BH, verdicts.
+        Compare(compare::Args),
+        /// Folded stacks (`a;b;c <self ns>`) of each trace, for inferno / flamegraph.pl.
+        Folded(folded::Args),
         /// Classify compile-time drift against pinned baselines.
         Triage(triage::Args),
         /// Write pins from the warm medians of compile records.
@@ -66,6 +72,8 @@ fn main() -> std::process::ExitCode {
         Cmd::Inspect(a) => inspect::run(a),
         Cmd::Slices(a) => slices::run(a),
         Cmd::Scaling(a) => scaling::run(a),
+        Cmd::Compare(a) => compare::run(a),
+        Cmd::Folded(a) => folded::run(a),
         Cmd::Triage(a) => triage::run(a),
         Cmd::Pin(a) => triage::run_pin(a),
         Cmd::Memory(a) => memory::run(a),

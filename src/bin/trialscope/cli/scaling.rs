@@ -131,6 +131,9 @@ fn print_text(r: &scaling::Report, top: usize) {
     for reason in &r.evidence_reasons {
         outln!("  evidence: {reason}");
     }
+    if !r.p_methods.is_empty() {
+        outln!("  p-values: {}", r.p_methods);
+    }
     for t in r.trials.iter().filter(|t| t.excluded) {
         outln!(
             "  excluded: {} ({})",

@@ -1,0 +1,234 @@
+//! `trialscope compare`: baseline vs candidate per semantic frame (issue 13). Each side is a
+//! list of files, folders or globs (`'runs/base_*.pb.gz'`; a quoted glob is expanded here, an
+//! unquoted one by the shell); runs [`trialscope::workspace::Workspace::compare`] and prints a
+//! table or the report as JSON.
+//!
+//! Exit codes: 0 success; 1 when any file failed to import (the comparison of the others is
+//! still printed); 2 for a usage error (a glob that matches nothing, a file on both sides).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use trialscope::analysis::compare::{self, Verdict};
+use trialscope::workspace::native::expand_paths;
+use trialscope::workspace::{glob_match, CompareRequest, SideRule};
+
+use super::load;
+use super::scaling::MetricArg;
+
+/// Arguments of `trialscope compare`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Baseline trials: files, folders or globs (at least 3 trials for a test).
+    #[arg(long, required = true, num_args = 1.., value_name = "GLOB|DIR|FILE")]
+    pub baseline: Vec<String>,
+    /// Candidate trials: files, folders or globs.
+    #[arg(long, required = true, num_args = 1.., value_name = "GLOB|DIR|FILE")]
+    pub candidate: Vec<String>,
+    /// Metric(s) to compare (repeatable; each its own Benjamini–Hochberg family).
+    #[arg(long, value_enum, default_values = ["inclusive"])]
+    pub metric: Vec<MetricArg>,
+    /// Family floor: frames whose pooled median is below this many ms are not tested.
+    #[arg(long, default_value_t = 0.5, value_name = "MS")]
+    pub floor_ms: f64,
+    /// Practical gate: minimum |ratio − 1| in percent.
+    #[arg(long, default_value_t = 5.0, value_name = "PERCENT")]
+    pub min_change_pct: f64,
+    /// Practical gate: minimum |shift| in ms.
+    #[arg(long, default_value_t = 0.5, value_name = "MS")]
+    pub min_shift_ms: f64,
+    /// Significance level for q.
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+    /// Print the report as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Text: show only the first N rows (default 25); JSON: default all.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Show every row in the text table, not only tested ones.
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// Expands one side's arguments: a folder to its files, a path with `*` or `?` in its file
+/// name to the matching files of its folder (sorted), anything else as given.
+fn expand(args: &[String]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for a in args {
+        let p = Path::new(a);
+        let wild = |s: &str| s.contains('*') || s.contains('?');
+        if !p.exists() && wild(a) {
+            let dir = p.parent().filter(|d| !d.as_os_str().is_empty());
+            if dir.is_some_and(|d| wild(&d.display().to_string())) {
+                return Err(format!(
+                    "{a}: wildcards are only supported in the file name"
+                ));
+            }
+            let dir = dir.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+            let pat = load::file_name(p);
+            let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .map_err(|e| format!("{a}: {e}"))?
+                .flatten()
+                .map(|e| e.path())
+                .filter(|f| f.is_file() && glob_match(&pat, &load::file_name(f)))
+                .collect();
+            if found.is_empty() {
+                return Err(format!("{a}: matches no file"));
+            }
+            found.sort();
+            out.extend(found);
+        } else {
+            out.extend(expand_paths(&[p.to_path_buf()]));
+        }
+    }
+    Ok(out)
+}
+
+/// Runs the subcommand.
+pub fn run(args: Args) -> ExitCode {
+    let (base, cand) = match (expand(&args.baseline), expand(&args.candidate)) {
+        (Ok(b), Ok(c)) => (b, c),
+        (Err(e), _) | (_, Err(e)) => {
+            errln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(p) = base.iter().find(|p| cand.contains(p)) {
+        errln!("error: {} is on both sides", p.display());
+        return ExitCode::from(2);
+    }
+    let nb = base.len() as u32;
+    let all: Vec<PathBuf> = base.iter().chain(&cand).cloned().collect();
+    let ws = load::workspace(&all);
+    let params = compare::Params {
+        metrics: args.metric.iter().map(|&m| m.into()).collect(),
+        floor_ns: args.floor_ms * 1e6,
+        min_ratio_change: args.min_change_pct / 100.0,
+        min_shift_ns: args.min_shift_ms * 1e6,
+        alpha: args.alpha,
+        ..compare::Params::default()
+    };
+    let req = CompareRequest {
+        settings: Vec::new(),
+        baseline: SideRule {
+            ids: (0..nb).collect(),
+            ..SideRule::default()
+        },
+        candidate: SideRule {
+            ids: (nb..all.len() as u32).collect(),
+            ..SideRule::default()
+        },
+        params,
+        trees: false,
+    };
+    let out = ws.compare(&req);
+    let mut report = out.report;
+    report.warnings.extend(out.warnings);
+    if args.json {
+        if let Some(n) = args.top {
+            report.rows.truncate(n);
+        }
+        match serde_json::to_string(&report) {
+            Ok(s) => load::write_stdout(&format!("{s}\n")),
+            Err(e) => {
+                errln!("error: cannot serialize the report: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    } else {
+        print_text(&report, args.top.unwrap_or(25), args.all);
+    }
+    load::exit_code(&ws)
+}
+
+fn ms(v: Option<f64>, unit: &str) -> String {
+    match v {
+        Some(v) if unit == "ns" => format!("{:.3}", v / 1e6),
+        Some(v) => format!("{v:.1}"),
+        None => "-".into(),
+    }
+}
+
+fn print_text(r: &compare::Report, top: usize, all: bool) {
+    outln!("{}", r.statement);
+    for f in &r.families {
+        outln!(
+            "  {}: {} frame(s) tested (pooled median ≥ {} {}), {} below the floor; {} slower, {} faster, {} no change, {} inconclusive",
+            f.metric.as_str(),
+            f.tested,
+            f.floor,
+            f.metric.unit(),
+            f.below_floor,
+            f.slower,
+            f.faster,
+            f.no_change,
+            f.inconclusive
+        );
+    }
+    for w in &r.warnings {
+        outln!("  warning: {w}");
+    }
+    outln!();
+    outln!(
+        "{:<12} {:<9} {:>11} {:>11} {:>22} {:>26} {:>9} {:>9}  name",
+        "verdict",
+        "metric",
+        "base (ms)",
+        "cand (ms)",
+        "ratio [CI]",
+        "shift ms [CI]",
+        "p",
+        "q"
+    );
+    let rows: Vec<&compare::Row> = r.rows.iter().filter(|x| all || x.tested).collect();
+    for x in rows.iter().take(top) {
+        let ratio = match (x.ratio, x.ratio_ci_low, x.ratio_ci_high) {
+            (Some(v), Some(a), Some(b)) => format!("{v:.3} [{a:.3}, {b:.3}]"),
+            (Some(v), _, _) => format!("{v:.3}"),
+            _ => "-".into(),
+        };
+        let shift = match (x.shift, x.shift_ci_low, x.shift_ci_high) {
+            (Some(_), Some(_), Some(_)) => format!(
+                "{} [{}, {}]",
+                ms(x.shift, &x.unit),
+                ms(x.shift_ci_low, &x.unit),
+                ms(x.shift_ci_high, &x.unit)
+            ),
+            _ => "-".into(),
+        };
+        let e = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.2e}"));
+        outln!(
+            "{:<12} {:<9} {:>11} {:>11} {:>22} {:>26} {:>9} {:>9}  {}{}",
+            x.verdict.as_str(),
+            x.metric.as_str(),
+            ms(x.baseline_median, &x.unit),
+            ms(x.candidate_median, &x.unit),
+            ratio,
+            shift,
+            e(x.p_value),
+            e(x.q_value),
+            sanitize(&x.frame.name),
+            match (&x.frame.file, x.frame.line) {
+                (Some(f), Some(l)) => sanitize(&format!(" ({f}:{l})")),
+                _ => String::new(),
+            }
+        );
+    }
+    if rows.len() > top {
+        outln!("... {} more (use --top or --json)", rows.len() - top);
+    }
+    let changed = r
+        .rows
+        .iter()
+        .filter(|x| matches!(x.verdict, Verdict::Slower | Verdict::Faster))
+        .count();
+    outln!();
+    outln!("{changed} frame(s) changed (slower or faster).");
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect()
+}
