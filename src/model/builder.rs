@@ -65,6 +65,46 @@ impl Interval {
     }
 }
 
+/// Drops events before the Unix epoch by more than the trace's own span (issue #10; the
+/// CUPTI/Kineto corruption of HTA PR #325 writes such timestamps among good ones): with
+/// `lo..=hi` the range of the non-negative timestamps, an event at `ts < 0` is implausible when
+/// `-ts > hi - lo`. Kept, it would stretch the timeline over decades. A trace with no
+/// non-negative timestamp (an all-relative clock) keeps everything. Counted as
+/// `timestamp_implausible` with the first one's time.
+fn drop_implausible(events: &mut Vec<Pending>, model: &mut Model) {
+    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+    for e in events.iter().filter(|e| e.ts_ns >= 0) {
+        lo = lo.min(e.ts_ns);
+        hi = hi.max(e.ts_ns);
+    }
+    if lo > hi {
+        return;
+    }
+    let span = hi - lo;
+    let implausible = |ts: i64| ts < 0 && ts.checked_neg().is_none_or(|m| m > span);
+    let Some(first) = events
+        .iter()
+        .find(|e| implausible(e.ts_ns))
+        .map(|e| e.ts_ns)
+    else {
+        return;
+    };
+    let before = events.len();
+    events.retain(|e| !implausible(e.ts_ns));
+    let n = (before - events.len()) as u64;
+    model.diagnostics.add_n(
+        crate::model::diagnostics::Kind::TimestampImplausible,
+        n,
+        None,
+        None,
+        || {
+            Some(format!(
+                "first at {first} ns, before 1970 by more than the trace's span of {span} ns"
+            ))
+        },
+    );
+}
+
 /// Collects slice events of one import and builds [`Slices`] into a [`Model`].
 #[derive(Debug, Default)]
 pub struct SliceBuilder {
@@ -226,6 +266,7 @@ impl SliceBuilder {
     /// overflow-lane tracks and diagnostics to `model` as needed.
     pub fn finish(self, model: &mut Model) {
         let mut events = self.events;
+        drop_implausible(&mut events, model);
         events.sort_by_key(|e| (e.track, e.ts_ns, e.order));
         let mut per_track: BTreeMap<TrackId, Vec<Interval>> = BTreeMap::new();
         let mut i = 0;

@@ -156,6 +156,8 @@ diagnostic_kinds! {
         "an event with a missing or non-numeric \"ts\" was dropped"),
     TimestampOutOfRange => ("timestamp_out_of_range", Warning,
         "an event with a timestamp beyond ±2^61 ns was dropped"),
+    TimestampImplausible => ("timestamp_implausible", Warning,
+        "an event before 1970 by more than the trace's own span was dropped (a corrupt timestamp)"),
     CompleteEventInvalidDuration => ("complete_event_invalid_duration", Warning,
         "a complete (X) event with a missing or non-numeric \"dur\" was dropped"),
     SliceNegativeDuration => ("slice_negative_duration", Warning,

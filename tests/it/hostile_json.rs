@@ -365,3 +365,43 @@ fn zeros_peak_memory_in_a_child_process() {
         assert!(peak < 320 << 20, "peak {} MB", peak >> 20);
     }
 }
+
+/// HTA PR #325: CUPTI/Kineto corruption writes a few absurd timestamps among good ones. An
+/// event before 1970 by more than the trace's own span is dropped and counted, so the
+/// timeline covers only the events kept; a small negative time (a relative clock) is kept.
+#[test]
+fn timestamps_before_1970_by_more_than_the_span_are_dropped() {
+    let mut ev = Vec::new();
+    for i in 0..1000u64 {
+        ev.push(format!(
+            r#"{{"ph":"X","name":"k{}","pid":1,"tid":1,"ts":{},"dur":5}}"#,
+            i % 7,
+            1_731_234_567_890_123u64 + i * 10
+        ));
+    }
+    // −31 years, and −5 µs relative to the Unix epoch on another track.
+    ev.push(r#"{"ph":"X","name":"corrupt","pid":1,"tid":2,"ts":-1000000000000000,"dur":5}"#.into());
+    ev.push(r#"{"ph":"B","name":"corrupt_b","pid":1,"tid":3,"ts":-900000000000000}"#.into());
+    let json = format!("{{\"traceEvents\":[{}]}}", ev.join(","));
+    let m = import("hta325.json", json.as_bytes());
+    assert_eq!(m.slices.len(), 1000, "the corrupt events are not slices");
+    assert_eq!(m.diagnostics.count("timestamp_implausible"), 2);
+    let lo = (0..m.slices.len())
+        .map(|i| m.slices.ts_ns[i])
+        .min()
+        .unwrap();
+    assert_eq!(
+        lo, 1_731_234_567_890_123_000,
+        "the timeline starts at the first good event"
+    );
+    assert!(diag_message(&m, "timestamp_implausible").contains("before 1970"));
+
+    // A relative clock with a few µs before zero keeps everything.
+    let rel = r#"{"traceEvents":[
+        {"ph":"X","name":"a","pid":1,"tid":1,"ts":-5,"dur":2},
+        {"ph":"X","name":"b","pid":1,"tid":1,"ts":0,"dur":2},
+        {"ph":"X","name":"c","pid":1,"tid":1,"ts":100,"dur":2}]}"#;
+    let m = import("relative.json", rel.as_bytes());
+    assert_eq!(m.slices.len(), 3);
+    assert_eq!(m.diagnostics.count("timestamp_implausible"), 0);
+}

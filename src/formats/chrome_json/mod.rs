@@ -1856,7 +1856,39 @@ impl<'a, 'm> Importer<'a, 'm> {
                 || None,
             );
         }
-        // Kineto base time: everything onto the Unix-epoch ns timeline.
+        // Kineto base time: everything onto the Unix-epoch ns timeline — unless that would put
+        // a time beyond ±2^61 ns (the bound every timestamp is held to), when the base is
+        // ignored and the times stay relative, counted.
+        let beyond = |t: i64, base: i64| {
+            t.checked_add(base)
+                .is_none_or(|v| v.unsigned_abs() > MAX_ABS_TS_NS as u64)
+        };
+        if let Some(base) = self.base_time_ns {
+            let n = self
+                .model
+                .slices
+                .ts_ns
+                .iter()
+                .filter(|&&t| beyond(t, base))
+                .count()
+                + self
+                    .model
+                    .counters
+                    .iter()
+                    .map(|c| c.ts_ns.iter().filter(|&&t| beyond(t, base)).count())
+                    .sum::<usize>();
+            if n > 0 {
+                self.model
+                    .diagnostics
+                    .add(Diag::TimestampOutOfRange, None, None, || {
+                        Some(format!(
+                            "baseTimeNanoseconds {base} was ignored: added, it would put {n} \
+                         timestamps beyond ±2^61 ns"
+                        ))
+                    });
+                self.base_time_ns = None;
+            }
+        }
         if let Some(base) = self.base_time_ns {
             for t in &mut self.model.slices.ts_ns {
                 *t = t.saturating_add(base);
