@@ -758,7 +758,10 @@ fn test_hook_and_crashed_messages_round_trip() {
         name: "a.json".into(),
     };
     let j = serde_json::to_value(&prepare).unwrap();
-    assert_eq!(j, serde_json::json!({"type": "prepare", "id": 3, "name": "a.json"}));
+    assert_eq!(
+        j,
+        serde_json::json!({"type": "prepare", "id": 3, "name": "a.json"})
+    );
     let prepared = FromWorker::Prepared {
         id: 3,
         name: "a.json".into(),

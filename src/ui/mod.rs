@@ -33,6 +33,8 @@ use crate::session::{AnalyseRequest, FileId, FromWorker, ImportSummary, ToWorker
 pub enum Status {
     /// Being read into memory by the page.
     Reading,
+    /// Being downloaded (`?trace=`); the fraction when the server sent a length.
+    Fetching(Option<f64>),
     /// In the worker; fraction in [0, 1].
     Importing(f64),
     Imported(Arc<ImportSummary>),
@@ -137,7 +139,7 @@ impl AppState {
             f.iter().any(|r| {
                 matches!(
                     r.status.get_untracked(),
-                    Status::Reading | Status::Importing(_)
+                    Status::Reading | Status::Fetching(_) | Status::Importing(_)
                 )
             })
         })
@@ -341,6 +343,11 @@ fn on_message(state: AppState, msg: FromWorker) {
         }
         FromWorker::ImportFailed { id, message, .. } => {
             if let Some(r) = row_of(id) {
+                // A file opened by link is named by its URL.
+                let message = match files::source_url(id) {
+                    Some(url) => format!("{url}: {message}"),
+                    None => message,
+                };
                 r.status.set(Status::Failed(message));
             }
             request_analysis(state);
@@ -455,9 +462,14 @@ pub fn App() -> impl IntoView {
     let state = AppState::new();
     provide_context(state);
     bridge::start(state);
-    if files::demo_wanted() {
+    let link = files::page_link();
+    if let Some(p) = &link.input {
+        state.pattern.set(p.clone());
+    }
+    if link.wants_demo() {
         files::load_demo(state);
     }
+    files::load_link(state, &link);
     let tab_button = move |tab: Tab, label: &'static str, testid: &'static str| {
         view! {
             <button

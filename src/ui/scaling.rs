@@ -159,6 +159,7 @@ fn trial_row(state: AppState, row: FileRow) -> impl IntoView {
             <td>
                 {move || match status.get() {
                     Status::Reading => view! { <span class="muted">"reading…"</span> }.into_any(),
+                    Status::Fetching(f) => fetching(f),
                     Status::Importing(f) => {
                         view! { <progress data-testid="progress" max="1" value=f></progress> }
                             .into_any()
@@ -305,6 +306,7 @@ fn TrialTable() -> impl IntoView {
                                             }
                                                 .into_any()
                                         }
+                                        Status::Fetching(f) => fetching(f),
                                         _ => view! { <span class="muted">"reading…"</span> }.into_any(),
                                     }}
                                 </li>
@@ -780,5 +782,18 @@ fn ImportStats() -> impl IntoView {
                 </p>
             }
         })
+    }
+}
+
+/// A download's state: "downloading" with a bar when the server sent the length.
+fn fetching(fraction: Option<f64>) -> AnyView {
+    match fraction {
+        Some(f) => view! {
+            <span class="muted">"downloading "</span>
+            <progress data-testid="download-progress" max="1" value=f></progress>
+        }
+        .into_any(),
+        None => view! { <span class="muted" data-testid="download-progress">"downloading…"</span> }
+            .into_any(),
     }
 }

@@ -11,6 +11,8 @@
 //! * `browser` — the site in headless Chromium: corpus trials through the file picker, the demo,
 //!   a synthesized drop, a folder; every request stays local
 //! * `browser_json` — the site on JSON traces (JAX, PyTorch): inputs, joined hotspots, reports
+//! * `browser_link` — links that open traces (`?trace=` on other local origins, with and
+//!   without CORS): the hotspot table, per-file errors naming the URL and the cause
 //! * `browser_security` — the site's CSP, hostile names shown as text, crash isolation of
 //!   the import worker (test hook)
 //! * `browser_triage` — the site's compile-triage view on the JAX and torch.compile records
@@ -59,6 +61,7 @@ mod support;
 
 mod browser;
 mod browser_json;
+mod browser_link;
 mod browser_security;
 mod browser_triage;
 mod cli_exports;
