@@ -611,8 +611,8 @@ pub async fn assert_local_only_with(c: &Client, server: &Server, others: &[&Serv
     }
     let log = server.log.lock().unwrap().clone();
     assert!(!log.is_empty());
-    for (m, p, s) in log.iter().cloned() {
-        assert_eq!(s, 200, "the server answered {s} to {m} {p}");
+    for (m, p, s) in &log {
+        assert_eq!(*s, 200, "the server answered {s} to {m} {p}");
         assert!(
             p.starts_with(PREFIX),
             "request outside the sub-path: {m} {p}"
