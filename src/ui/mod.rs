@@ -11,6 +11,7 @@
 
 pub mod bridge;
 pub mod chart;
+pub mod embed;
 pub mod files;
 pub mod memory;
 pub mod pool;
@@ -352,6 +353,7 @@ fn on_message(state: AppState, msg: FromWorker) {
             }
             request_analysis(state);
             triage::request_triage(state);
+            embed::check(state, None);
         }
         FromWorker::Analysed {
             seq,
@@ -360,6 +362,7 @@ fn on_message(state: AppState, msg: FromWorker) {
         } => {
             finish_analysis(state, seq);
             state.analysis_error.set(None);
+            let ids: Vec<FileId> = inputs.iter().map(|(id, _)| *id).collect();
             state.inputs.set(inputs.into_iter().collect());
             let keep = state.selected.with_untracked(|s| {
                 s.as_ref().is_some_and(|(v, id)| {
@@ -377,7 +380,9 @@ fn on_message(state: AppState, msg: FromWorker) {
                         .map(|h| (h.variant.clone(), h.semantic_frame_id.clone())),
                 );
             }
+            let hotspots = report.hotspots.len();
             state.report.set(Some(Arc::from(report)));
+            embed::check(state, Some((&ids, hotspots)));
             if !state.busy() {
                 state.timing.update(|t| {
                     if let (Some(s), None) = (t.batch_start, t.end_to_end_ms) {
@@ -395,11 +400,13 @@ fn on_message(state: AppState, msg: FromWorker) {
             state.files.update(|f| f.retain(|r| r.id != summary.id));
             triage::records_imported(state, summary);
             request_analysis(state);
+            embed::check(state, None);
         }
         FromWorker::PinsLoaded { id, name, pins } => {
             state.files.update(|f| f.retain(|r| r.id != id));
             triage::pins_loaded(state, name, pins);
             request_analysis(state);
+            embed::check(state, None);
         }
         FromWorker::Triaged { seq, view } => triage::triaged(state, seq, view),
         // Telemetry files leave the trial table (no scaling trial): the memory tab lists them.
@@ -407,6 +414,7 @@ fn on_message(state: AppState, msg: FromWorker) {
             state.files.update(|f| f.retain(|r| r.id != summary.id));
             memory::telemetry_imported(state, summary);
             request_analysis(state);
+            embed::check(state, None);
         }
         FromWorker::MemoryAnalysed { seq, view } => {
             if seq == memory::latest_seq() {
@@ -456,7 +464,8 @@ pub fn start_app() {
     leptos::mount::mount_to_body(App);
 }
 
-/// The page: header with the view switcher, then the selected view.
+/// The page: header with the view switcher, then the selected view (with `?embed=1` only the
+/// view: [`embed`]).
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::new();
@@ -470,6 +479,14 @@ pub fn App() -> impl IntoView {
         files::load_demo(state);
     }
     files::load_link(state, &link);
+    let embedded = link.embed;
+    if embedded {
+        // The parent frame drives the app; no chrome (see [`embed`]).
+        embed::start(state);
+        if let Some(body) = web_sys::window().and_then(|w| w.document()?.body()) {
+            body.set_class_name("embedded");
+        }
+    }
     let tab_button = move |tab: Tab, label: &'static str, testid: &'static str| {
         view! {
             <button
@@ -483,6 +500,7 @@ pub fn App() -> impl IntoView {
         }
     };
     view! {
+        <Show when=move || !embedded>
         <header>
             <h1>"trialscope"</h1>
             <span class="tagline">
@@ -494,8 +512,11 @@ pub fn App() -> impl IntoView {
                 {tab_button(Tab::Memory, "Memory", "tab-memory")}
             </nav>
         </header>
+        </Show>
         <main>
-            <files::DropZone />
+            <Show when=move || !embedded>
+                <files::DropZone />
+            </Show>
             {move || match state.tab.get() {
                 Tab::Scaling => view! { <scaling::ScalingView /> }.into_any(),
                 Tab::Triage => view! { <triage::TriageView /> }.into_any(),

@@ -509,7 +509,7 @@ fn HotspotTable() -> impl IntoView {
                         prop:value=move || filter.get()
                         on:input=move |ev| filter.set(event_target_value(&ev))
                     />
-                    <span class="muted">
+                    <span class="muted" data-testid="hotspot-count">
                         {move || {
                             let (idx, total) = rows.get();
                             if total > idx.len() {

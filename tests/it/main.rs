@@ -10,6 +10,8 @@
 //!   a Kineto-like trace generator, the 4-rank Perfetto memory fixture, the browser harness
 //! * `browser` — the site in headless Chromium: corpus trials through the file picker, the demo,
 //!   a synthesized drop, a folder; every request stays local
+//! * `browser_embed` — the site in an iframe of a page on another origin: ping/pong, `open`,
+//!   `loaded` with the hotspot count; malformed messages ignored; no chrome
 //! * `browser_json` — the site on JSON traces (JAX, PyTorch): inputs, joined hotspots, reports
 //! * `browser_link` — links that open traces (`?trace=` on other local origins, with and
 //!   without CORS): the hotspot table, per-file errors naming the URL and the cause
@@ -60,6 +62,7 @@
 mod support;
 
 mod browser;
+mod browser_embed;
 mod browser_json;
 mod browser_link;
 mod browser_security;
