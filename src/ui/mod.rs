@@ -12,6 +12,7 @@
 pub mod bridge;
 pub mod chart;
 pub mod embed;
+pub mod export;
 pub mod files;
 pub mod memory;
 pub mod pool;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::scatter::ScatterPlot;
-use super::{remove_file, request_analysis, AppState, FileRow, Status};
+use super::{export, remove_file, request_analysis, AppState, FileRow, Status};
 use crate::analysis::scaling::{EvidenceStatus, Hotspot, Metric, Report};
 use crate::plot::format_value;
 use crate::session::ImportSummary;
@@ -509,6 +509,16 @@ fn HotspotTable() -> impl IntoView {
                         prop:value=move || filter.get()
                         on:input=move |ev| filter.set(event_target_value(&ev))
                     />
+                    <span class="exports">
+                        " download "
+                        {export::button("export-hotspots-csv", "CSV", "hotspots.csv", "text/csv", move || {
+                            state.report.get_untracked().map(|r| crate::report::export::hotspots_csv(&r))
+                        })}
+                        " "
+                        {export::button("export-hotspots-json", "JSON", "hotspots.json", "application/json", move || {
+                            state.report.get_untracked().map(|r| export::scaling_json(state, &r))
+                        })}
+                    </span>
                     <span class="muted" data-testid="hotspot-count">
                         {move || {
                             let (idx, total) = rows.get();

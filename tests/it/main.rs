@@ -12,6 +12,8 @@
 //!   a synthesized drop, a folder; every request stays local
 //! * `browser_embed` — the site in an iframe of a page on another origin: ping/pong, `open`,
 //!   `loaded` with the hotspot count; malformed messages ignored; no chrome
+//! * `browser_exports` — the download buttons: hotspots, findings, intervals as CSV/JSON equal
+//!   the CLI's `--csv`/`--json`; the scatter plot as well-formed SVG and a non-blank PNG
 //! * `browser_json` — the site on JSON traces (JAX, PyTorch): inputs, joined hotspots, reports
 //! * `browser_link` — links that open traces (`?trace=` on other local origins, with and
 //!   without CORS): the hotspot table, per-file errors naming the URL and the cause
@@ -63,6 +65,7 @@ mod support;
 
 mod browser;
 mod browser_embed;
+mod browser_exports;
 mod browser_json;
 mod browser_link;
 mod browser_security;

@@ -187,6 +187,24 @@ pub async fn download(c: &Client, css: &str, file_name: &str) -> String {
     .await
 }
 
+/// [`download`] for a binary file (a PNG): its bytes.
+#[allow(dead_code)]
+pub async fn download_bytes(c: &Client, css: &str, file_name: &str) -> Vec<u8> {
+    let path = setup_of(c).await.1.join(file_name);
+    let _ = std::fs::remove_file(&path);
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no download button {css}: {e}"))
+        .click()
+        .await
+        .unwrap();
+    // Chrome writes to `<name>.crdownload` and renames when done.
+    wait_until(Duration::from_secs(30), "the downloaded file", || async {
+        std::fs::read(&path).ok().filter(|b| !b.is_empty())
+    })
+    .await
+}
+
 /// Starts a logging proxy for one browser; returns its port and log.
 fn start_proxy() -> (u16, Arc<Mutex<Vec<Proxied>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind the proxy on 127.0.0.1");
