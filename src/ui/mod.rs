@@ -1,11 +1,14 @@
 //! The Leptos web app (wasm32 only): page state, the bridge to the Web Worker, and a view
 //! switcher. Views live in their own files: [`scaling`] (trial table, hotspots, scatter plot);
 //! later views (compile triage in `triage.rs`, memory in `memory.rs`) are added as another
-//! [`Tab`] variant, a button in [`App`]'s nav and an arm in its `match`.
+//! [`Tab`] variant, a button in [`App`]'s nav and an arm in its `match`. Around them: links
+//! that open traces (`?trace=`, [`files::load_link`]), embedding in another page's iframe
+//! ([`embed`]) and the download buttons ([`export`]).
 //!
 //! Architecture Invariants: all decoding and analysis happen in the worker
-//! ([`worker::start_worker`]); the page only reads files into `ArrayBuffer`s and transfers
-//! them. Text from traces is only ever rendered as text nodes or attribute values. The page
+//! ([`worker::start_worker`]); the page only hands files (handles, or the Blobs of the traces
+//! a link names, fetched as they stream) to the workers and formats the reports it gets back
+//! for download. The page fetches nothing that the site or the user's link did not name. Text from traces is only ever rendered as text nodes or attribute values. The page
 //! talks to the worker only through [`bridge`], which also replaces a crashed worker so one
 //! file's crash fails that file only.
 

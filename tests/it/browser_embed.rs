@@ -3,7 +3,8 @@
 //! it gets `pong`, posts malformed messages (ignored) and then three traces, and reads back
 //! `loaded` with the hotspot count (the malformed ones are logged as ignored and answered with
 //! nothing); inside the frame the hotspot table shows and the chrome
-//! (drop zone, tabs) does not.
+//! (drop zone, tabs) does not. A second `open` with a file that is no trace gets an `error`
+//! naming it before `loaded`.
 
 use crate::support::browser as harness;
 
@@ -111,6 +112,29 @@ fn embedded_app_answers_its_parent() {
             .filter(|m| m.contains("trialscope embed: ignored a message"))
             .count();
         assert_eq!(ignored, 7, "{console:?}");
+        // A second `open` replaces the files; a file that is no trace gets its `error`
+        // (naming it), and `loaded` counts the three traces.
+        c.execute("window.answers = []; window.openAgainWithJunk();", vec![])
+            .await
+            .unwrap();
+        let again = wait_until(Duration::from_secs(120), "a second `loaded`", || async {
+            let v = c.execute("return window.answers;", vec![]).await.ok()?;
+            let a = v.as_array()?.clone();
+            a.iter().any(|m| m["type"] == "loaded").then_some(a)
+        })
+        .await;
+        let errors: Vec<&Value> = again.iter().filter(|m| m["type"] == "error").collect();
+        assert_eq!(errors.len(), 1, "{again:?}");
+        assert_eq!(errors[0]["file"], "junk_n5.bin", "{again:?}");
+        let message = errors[0]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("not a trace"), "{message}");
+        let loaded: Vec<&Value> = again.iter().filter(|m| m["type"] == "loaded").collect();
+        assert_eq!(loaded[0]["files"], 3, "{again:?}");
+        assert_eq!(loaded[0]["hotspots"], hotspots, "{again:?}");
+        // The error comes before `loaded`.
+        let pos = |t: &str| again.iter().position(|m| m["type"] == t);
+        assert!(pos("error") < pos("loaded"), "{again:?}");
+
         assert_local_only_with(&c, &site, &[&parent]).await;
         c.close().await.unwrap();
     });

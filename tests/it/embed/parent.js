@@ -38,3 +38,16 @@ async function open() {
   post({ type: "open", files, view: { tab: "scaling" } }, files.map((f) => f.buffer));
   window.posted = true;
 }
+
+// Called by the test after the first `loaded`: the same traces again plus one that is no
+// trace, which must give an `error` naming it and then `loaded` with the three.
+window.openAgainWithJunk = async () => {
+  const files = await Promise.all(
+    params.getAll("trace").map(async (name) => ({
+      name,
+      buffer: await (await fetch(name)).arrayBuffer(),
+    })),
+  );
+  files.push({ name: "junk_n5.bin", buffer: new TextEncoder().encode("not a trace at all").buffer });
+  frame.contentWindow.postMessage({ type: "open", files }, app.origin, files.map((f) => f.buffer));
+};
