@@ -376,6 +376,10 @@ pub struct TriageView {
     pub series_pins: Vec<(String, f64)>,
     /// True when some file was a trace without a complete key after the fill-ins.
     pub needs_fill: bool,
+    /// The report as `trialscope triage --json` prints it
+    /// ([`crate::workspace::Workspace::triage_document`], pretty-printed).
+    #[serde(default)]
+    pub document_json: String,
 }
 
 /// The chart series of a key: its text without the cache state.

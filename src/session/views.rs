@@ -187,7 +187,12 @@ pub(super) fn triage_view(ws: &Workspace, req: &TriageRequest) -> TriageView {
         .filter(|p| p.key.cache_state == CacheState::Warm)
         .map(|p| (series_of(&p.key), p.compile_s))
         .collect();
+    // The document `trialscope triage --json` prints, for the app's "findings JSON" download.
+    let document_json = serde_json::to_string_pretty(&ws.triage_document(&report))
+        .map(|t| t + "\n")
+        .unwrap_or_default();
     TriageView {
+        document_json,
         pins_json: records::pins_to_json(pins),
         pins: pins
             .iter()

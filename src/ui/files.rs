@@ -1,7 +1,8 @@
 //! Getting files into the app: the drop zone (files and whole folders, traversed with
 //! `webkitGetAsEntry`), the `multiple` file picker, a folder picker (`webkitdirectory`), and
 //! the demo (the site's own `demo/index.json` and the traces it lists, fetched by relative
-//! URL). Every path ends in [`super::send_file`], so dropped, picked and demo files are handled
+//! URL), and the traces a link names (`?trace=URL`, [`load_link`]: fetched with the body
+//! streamed, each failure naming the URL and the cause). Every path ends in [`super::send_file`], so dropped, picked and demo files are handled
 //! alike.
 
 use leptos::prelude::*;
@@ -13,7 +14,12 @@ use web_sys::{
     FileSystemFileEntry, HtmlInputElement,
 };
 
-use super::{add_file_row, clear_files, fail_row, send_file, AppState};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use super::{add_file_row, clear_files, fail_row, send_file, AppState, FileRow, Status};
+use crate::session::link::{parse_query, Link};
+use crate::session::FileId;
 
 /// Upper bound on files taken from one dropped folder tree (protects against dropping `/`).
 const MAX_FOLDER_FILES: usize = 5000;
@@ -136,15 +142,148 @@ fn on_drop(state: AppState, ev: DragEvent) {
     }
 }
 
-/// True unless the page URL says `demo=0` (the demo loads on first visit).
-pub fn demo_wanted() -> bool {
+/// The page's link ([`crate::session::link`]): what `?trace=`, `?demo=`, `?input=` and
+/// `?embed=` ask for.
+pub fn page_link() -> Link {
     let search = web_sys::window()
         .and_then(|w| w.location().search().ok())
         .unwrap_or_default();
-    !search
-        .trim_start_matches('?')
-        .split('&')
-        .any(|kv| kv == "demo=0" || kv == "demo=false")
+    parse_query(&search)
+}
+
+thread_local! {
+    /// The absolute URL each file opened by link was fetched from, to name it in errors.
+    static SOURCES: RefCell<BTreeMap<FileId, String>> = const { RefCell::new(BTreeMap::new()) };
+}
+
+/// The URL file `id` was fetched from, when it was opened by `?trace=`.
+pub fn source_url(id: FileId) -> Option<String> {
+    SOURCES.with(|s| s.borrow().get(&id).cloned())
+}
+
+/// Opens every `?trace=` of `link`, one after another (each streams into a Blob that goes to
+/// the import pool like a dropped file).
+pub fn load_link(state: AppState, link: &Link) {
+    let traces = link.traces.clone();
+    if traces.is_empty() {
+        return;
+    }
+    let rows: Vec<_> = traces
+        .iter()
+        .map(|t| {
+            let row = add_file_row(state, name_of_url(&t.url), 0.0);
+            row.status.set(Status::Fetching(None));
+            if let Some(v) = &t.variant {
+                row.variant.set(v.clone());
+            }
+            row
+        })
+        .collect();
+    spawn_local(async move {
+        for (t, row) in traces.iter().zip(rows) {
+            fetch_trace(state, &t.url, &row).await;
+        }
+    });
+}
+
+/// The file name a trace URL is shown under (its last path segment, decoded; the input is read
+/// from it), or the URL itself when it has none.
+fn name_of_url(url: &str) -> String {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    let last = path.rsplit('/').next().unwrap_or("");
+    let name = crate::session::link::decode_component(&last.replace('+', "%2B"));
+    if name.trim().is_empty() {
+        url.to_string()
+    } else {
+        name
+    }
+}
+
+/// Fetches `url` (resolved against the page) with its body streamed chunk by chunk (the row
+/// shows the fraction when the server sends a length), then hands the Blob to the pool. Every
+/// failure names the URL and the cause.
+async fn fetch_trace(state: AppState, url: &str, row: &FileRow) {
+    let Some(w) = web_sys::window() else { return };
+    let here = w.location().href().unwrap_or_default();
+    let abs = match web_sys::Url::new_with_base(url, &here) {
+        Ok(u) if u.protocol() == "http:" || u.protocol() == "https:" => u,
+        Ok(u) => {
+            let why = format!(
+                "{url}: only http: and https: links are opened, not {}",
+                u.protocol()
+            );
+            return fail_row(state, row, why);
+        }
+        Err(_) => return fail_row(state, row, format!("{url}: not a valid URL")),
+    };
+    let href = abs.href();
+    SOURCES.with(|s| s.borrow_mut().insert(row.id, href.clone()));
+    let cross = abs.origin() != w.location().origin().unwrap_or_default();
+    let init = web_sys::RequestInit::new();
+    init.set_mode(web_sys::RequestMode::Cors);
+    // No cookies or credentials go with a trace request, whatever the origin.
+    init.set_credentials(web_sys::RequestCredentials::Omit);
+    let resp = match JsFuture::from(w.fetch_with_str_and_init(&href, &init)).await {
+        Ok(r) => r.unchecked_into::<web_sys::Response>(),
+        Err(e) if cross => {
+            let why = format!(
+                "{href}: CORS refused — the server must send Access-Control-Allow-Origin \
+                 (or it could not be reached: {})",
+                js_text(&e)
+            );
+            return fail_row(state, row, why);
+        }
+        Err(e) => {
+            let why = format!("{href}: the server could not be reached: {}", js_text(&e));
+            return fail_row(state, row, why);
+        }
+    };
+    if !resp.ok() {
+        let text = resp.status_text();
+        let why = format!("{href}: HTTP {} {text}", resp.status())
+            .trim_end()
+            .to_string();
+        return fail_row(state, row, why);
+    }
+    let total = resp
+        .headers()
+        .get("content-length")
+        .ok()
+        .flatten()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|n| *n > 0.0);
+    let chunks = js_sys::Array::new();
+    if let Some(body) = resp.body() {
+        let reader: web_sys::ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+        let mut got = 0.0;
+        loop {
+            let step = match JsFuture::from(reader.read()).await {
+                Ok(s) => s,
+                Err(e) => {
+                    let why = format!("{href}: the download broke off: {}", js_text(&e));
+                    return fail_row(state, row, why);
+                }
+            };
+            let done = js_sys::Reflect::get(&step, &JsValue::from_str("done"))
+                .ok()
+                .and_then(|d| d.as_bool())
+                .unwrap_or(true);
+            if done {
+                break;
+            }
+            if let Ok(v) = js_sys::Reflect::get(&step, &JsValue::from_str("value")) {
+                let chunk: js_sys::Uint8Array = v.unchecked_into();
+                got += f64::from(chunk.length());
+                chunks.push(&chunk);
+                row.status
+                    .set(Status::Fetching(total.map(|t| (got / t).min(1.0))));
+            }
+        }
+    }
+    match web_sys::Blob::new_with_u8_array_sequence(&chunks) {
+        Ok(blob) => send_file(row, blob),
+        Err(e) => fail_row(state, row, format!("{href}: {}", js_text(&e))),
+    }
 }
 
 async fn fetch_bytes(url: &str) -> Result<JsValue, String> {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::{chart, post_to_worker, AppState, Status};
+use super::{chart, export, post_to_worker, AppState, Status};
 use crate::analysis::collective_memory::{Classification, Interval, Mapping};
 use crate::plot::{
     self,
@@ -335,6 +335,22 @@ pub fn MemoryTab() -> impl IntoView {
         view! {
             <div>
                 <p data-testid="memory-summary">{counts}</p>
+                <p class="exports">
+                    "Download the intervals: "
+                    {
+                        let v = v.clone();
+                        export::button("export-intervals-csv", "CSV", "intervals.csv", "text/csv", move || {
+                            Some(crate::report::export::intervals_csv(&v.report))
+                        })
+                    }
+                    " "
+                    {
+                        let v = v.clone();
+                        export::button("export-intervals-json", "JSON", "intervals.json", "application/json", move || {
+                            Some(export::memory_json(&state.memory_preset.get_untracked(), &v))
+                        })
+                    }
+                </p>
                 <ul class="warnings" data-testid="memory-warnings">{warnings}</ul>
                 <div class="legend">
                     <span class="used">"device used"</span>

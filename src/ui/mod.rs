@@ -1,16 +1,21 @@
 //! The Leptos web app (wasm32 only): page state, the bridge to the Web Worker, and a view
 //! switcher. Views live in their own files: [`scaling`] (trial table, hotspots, scatter plot);
 //! later views (compile triage in `triage.rs`, memory in `memory.rs`) are added as another
-//! [`Tab`] variant, a button in [`App`]'s nav and an arm in its `match`.
+//! [`Tab`] variant, a button in [`App`]'s nav and an arm in its `match`. Around them: links
+//! that open traces (`?trace=`, [`files::load_link`]), embedding in another page's iframe
+//! ([`embed`]) and the download buttons ([`export`]).
 //!
 //! Architecture Invariants: all decoding and analysis happen in the worker
-//! ([`worker::start_worker`]); the page only reads files into `ArrayBuffer`s and transfers
-//! them. Text from traces is only ever rendered as text nodes or attribute values. The page
+//! ([`worker::start_worker`]); the page only hands files (handles, or the Blobs of the traces
+//! a link names, fetched as they stream) to the workers and formats the reports it gets back
+//! for download. The page fetches nothing that the site or the user's link did not name. Text from traces is only ever rendered as text nodes or attribute values. The page
 //! talks to the worker only through [`bridge`], which also replaces a crashed worker so one
 //! file's crash fails that file only.
 
 pub mod bridge;
 pub mod chart;
+pub mod embed;
+pub mod export;
 pub mod files;
 pub mod memory;
 pub mod pool;
@@ -33,6 +38,8 @@ use crate::session::{AnalyseRequest, FileId, FromWorker, ImportSummary, ToWorker
 pub enum Status {
     /// Being read into memory by the page.
     Reading,
+    /// Being downloaded (`?trace=`); the fraction when the server sent a length.
+    Fetching(Option<f64>),
     /// In the worker; fraction in [0, 1].
     Importing(f64),
     Imported(Arc<ImportSummary>),
@@ -137,7 +144,7 @@ impl AppState {
             f.iter().any(|r| {
                 matches!(
                     r.status.get_untracked(),
-                    Status::Reading | Status::Importing(_)
+                    Status::Reading | Status::Fetching(_) | Status::Importing(_)
                 )
             })
         })
@@ -341,10 +348,16 @@ fn on_message(state: AppState, msg: FromWorker) {
         }
         FromWorker::ImportFailed { id, message, .. } => {
             if let Some(r) = row_of(id) {
+                // A file opened by link is named by its URL.
+                let message = match files::source_url(id) {
+                    Some(url) => format!("{url}: {message}"),
+                    None => message,
+                };
                 r.status.set(Status::Failed(message));
             }
             request_analysis(state);
             triage::request_triage(state);
+            embed::check(state, None);
         }
         FromWorker::Analysed {
             seq,
@@ -353,6 +366,7 @@ fn on_message(state: AppState, msg: FromWorker) {
         } => {
             finish_analysis(state, seq);
             state.analysis_error.set(None);
+            let ids: Vec<FileId> = inputs.iter().map(|(id, _)| *id).collect();
             state.inputs.set(inputs.into_iter().collect());
             let keep = state.selected.with_untracked(|s| {
                 s.as_ref().is_some_and(|(v, id)| {
@@ -370,7 +384,9 @@ fn on_message(state: AppState, msg: FromWorker) {
                         .map(|h| (h.variant.clone(), h.semantic_frame_id.clone())),
                 );
             }
+            let hotspots = report.hotspots.len();
             state.report.set(Some(Arc::from(report)));
+            embed::check(state, Some((&ids, hotspots)));
             if !state.busy() {
                 state.timing.update(|t| {
                     if let (Some(s), None) = (t.batch_start, t.end_to_end_ms) {
@@ -388,11 +404,13 @@ fn on_message(state: AppState, msg: FromWorker) {
             state.files.update(|f| f.retain(|r| r.id != summary.id));
             triage::records_imported(state, summary);
             request_analysis(state);
+            embed::check(state, None);
         }
         FromWorker::PinsLoaded { id, name, pins } => {
             state.files.update(|f| f.retain(|r| r.id != id));
             triage::pins_loaded(state, name, pins);
             request_analysis(state);
+            embed::check(state, None);
         }
         FromWorker::Triaged { seq, view } => triage::triaged(state, seq, view),
         // Telemetry files leave the trial table (no scaling trial): the memory tab lists them.
@@ -400,6 +418,7 @@ fn on_message(state: AppState, msg: FromWorker) {
             state.files.update(|f| f.retain(|r| r.id != summary.id));
             memory::telemetry_imported(state, summary);
             request_analysis(state);
+            embed::check(state, None);
         }
         FromWorker::MemoryAnalysed { seq, view } => {
             if seq == memory::latest_seq() {
@@ -449,14 +468,28 @@ pub fn start_app() {
     leptos::mount::mount_to_body(App);
 }
 
-/// The page: header with the view switcher, then the selected view.
+/// The page: header with the view switcher, then the selected view (with `?embed=1` only the
+/// view: [`embed`]).
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::new();
     provide_context(state);
     bridge::start(state);
-    if files::demo_wanted() {
+    let link = files::page_link();
+    if let Some(p) = &link.input {
+        state.pattern.set(p.clone());
+    }
+    if link.wants_demo() {
         files::load_demo(state);
+    }
+    files::load_link(state, &link);
+    let embedded = link.embed;
+    if embedded {
+        // The parent frame drives the app; no chrome (see [`embed`]).
+        embed::start(state);
+        if let Some(body) = web_sys::window().and_then(|w| w.document()?.body()) {
+            body.set_class_name("embedded");
+        }
     }
     let tab_button = move |tab: Tab, label: &'static str, testid: &'static str| {
         view! {
@@ -471,6 +504,7 @@ pub fn App() -> impl IntoView {
         }
     };
     view! {
+        <Show when=move || !embedded>
         <header>
             <h1>"trialscope"</h1>
             <span class="tagline">
@@ -482,8 +516,11 @@ pub fn App() -> impl IntoView {
                 {tab_button(Tab::Memory, "Memory", "tab-memory")}
             </nav>
         </header>
+        </Show>
         <main>
-            <files::DropZone />
+            <Show when=move || !embedded>
+                <files::DropZone />
+            </Show>
             {move || match state.tab.get() {
                 Tab::Scaling => view! { <scaling::ScalingView /> }.into_any(),
                 Tab::Triage => view! { <triage::TriageView /> }.into_any(),

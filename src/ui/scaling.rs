@@ -8,7 +8,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::scatter::ScatterPlot;
-use super::{remove_file, request_analysis, AppState, FileRow, Status};
+use super::{export, remove_file, request_analysis, AppState, FileRow, Status};
 use crate::analysis::scaling::{EvidenceStatus, Hotspot, Metric, Report};
 use crate::plot::format_value;
 use crate::session::ImportSummary;
@@ -159,6 +159,7 @@ fn trial_row(state: AppState, row: FileRow) -> impl IntoView {
             <td>
                 {move || match status.get() {
                     Status::Reading => view! { <span class="muted">"reading…"</span> }.into_any(),
+                    Status::Fetching(f) => fetching(f),
                     Status::Importing(f) => {
                         view! { <progress data-testid="progress" max="1" value=f></progress> }
                             .into_any()
@@ -305,6 +306,7 @@ fn TrialTable() -> impl IntoView {
                                             }
                                                 .into_any()
                                         }
+                                        Status::Fetching(f) => fetching(f),
                                         _ => view! { <span class="muted">"reading…"</span> }.into_any(),
                                     }}
                                 </li>
@@ -507,7 +509,17 @@ fn HotspotTable() -> impl IntoView {
                         prop:value=move || filter.get()
                         on:input=move |ev| filter.set(event_target_value(&ev))
                     />
-                    <span class="muted">
+                    <span class="exports">
+                        " download "
+                        {export::button("export-hotspots-csv", "CSV", "hotspots.csv", "text/csv", move || {
+                            state.report.get_untracked().map(|r| crate::report::export::hotspots_csv(&r))
+                        })}
+                        " "
+                        {export::button("export-hotspots-json", "JSON", "hotspots.json", "application/json", move || {
+                            state.report.get_untracked().map(|r| export::scaling_json(state, &r))
+                        })}
+                    </span>
+                    <span class="muted" data-testid="hotspot-count">
                         {move || {
                             let (idx, total) = rows.get();
                             if total > idx.len() {
@@ -780,5 +792,18 @@ fn ImportStats() -> impl IntoView {
                 </p>
             }
         })
+    }
+}
+
+/// A download's state: "downloading" with a bar when the server sent the length.
+fn fetching(fraction: Option<f64>) -> AnyView {
+    match fraction {
+        Some(f) => view! {
+            <span class="muted">"downloading "</span>
+            <progress data-testid="download-progress" max="1" value=f></progress>
+        }
+        .into_any(),
+        None => view! { <span class="muted" data-testid="download-progress">"downloading…"</span> }
+            .into_any(),
     }
 }

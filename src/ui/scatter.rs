@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use super::chart;
+use super::{chart, export};
 use crate::analysis::scaling::{Hotspot, Report};
 use crate::plot::{self, ScatterOptions};
 
@@ -47,12 +47,33 @@ pub fn ScatterPlot(report: std::sync::Arc<Report>, hotspot: Hotspot) -> impl Int
             )
         }
     };
+    // The plot as a standalone SVG file, on the current axes.
+    let svg_text = {
+        let (geometry, title) = (geometry.clone(), title.clone());
+        move || geometry().map(|s| crate::report::svg::scatter(&s, &title))
+    };
+    let svg_for_png = svg_text.clone();
     view! {
         <div class="plot" data-testid="scatter">
             <div class="plot-head">
                 <strong>{title}</strong>
                 {log_toggle("x-log", " log x", x_log)}
                 {log_toggle("y-log", " log y", y_log)}
+                " "
+                {export::button("export-scatter-svg", "SVG", "scatter.svg", "image/svg+xml", svg_text)}
+                " "
+                <button
+                    class="small"
+                    data-testid="export-scatter-png"
+                    on:click=move |_| {
+                        if let Some(svg) = svg_for_png() {
+                            let (w, h) = export::svg_size(&svg);
+                            export::save_png(svg, w, h, "scatter.png");
+                        }
+                    }
+                >
+                    "PNG"
+                </button>
             </div>
             {move || match geometry() {
                 None => view! { <p class="muted">"Nothing to plot on these axes."</p> }.into_any(),

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::{add_file_row, chart, post_to_worker, send_file, AppState};
+use super::{add_file_row, chart, export, post_to_worker, send_file, AppState};
 use crate::analysis::compile_triage::{fmt_s, Class, Params};
 use crate::formats::records::KeyDefaults;
 use crate::model::compile_record::{CacheState, FullKey};
@@ -682,6 +682,18 @@ fn Summary(view: Arc<SessionTriageView>) -> impl IntoView {
                 </span>
                 " · "
                 <span data-testid="next-action">{r.next_action.clone()}</span>
+            </p>
+            <p class="exports">
+                "Download the findings: "
+                {
+                    let csv = crate::report::export::findings_csv(r);
+                    export::button("export-findings-csv", "CSV", "findings.csv", "text/csv", move || Some(csv.clone()))
+                }
+                " "
+                {
+                    let json = view.document_json.clone();
+                    export::button("export-findings-json", "JSON", "findings.json", "application/json", move || Some(json.clone()))
+                }
             </p>
             <ul class="counts">{counts} {unpinned}</ul>
         </section>

@@ -2,8 +2,8 @@
 //! on the built site (`dist/`) served under `/trialscope/`.
 //!
 //! * `browser_csp_is_in_force`: the served page carries the Content-Security-Policy (scripts
-//!   from the site and wasm only, nothing inline, no plugins, `base-uri` and `connect-src`
-//!   'self'); dist/index.html has no inline script; the app boots and imports without a single
+//!   from the site and wasm only, nothing inline, no plugins, `base-uri` 'self', `connect-src`
+//!   'self' plus http(s) for `?trace=` links); dist/index.html has no inline script; the app boots and imports without a single
 //!   CSP violation; an inline `<script>` and a `data:` script injected into the page do not
 //!   run (`securitypolicyviolation` fires, their globals stay undefined) and an image from
 //!   another origin is refused (and never reaches the proxy).
@@ -176,7 +176,12 @@ fn browser_csp_is_in_force() {
         );
         assert_eq!(sources("object-src"), ["'none'"], "{csp}");
         assert_eq!(sources("base-uri"), ["'self'"], "{csp}");
-        assert_eq!(sources("connect-src"), ["'self'"], "{csp}");
+        // Any http(s) origin, for `?trace=` links (README "Security of the page").
+        assert_eq!(
+            sources("connect-src"),
+            ["'self'", "https:", "http:"],
+            "{csp}"
+        );
         assert_eq!(sources("style-src"), ["'self'"], "{csp}");
         assert!(
             !csp.contains("unsafe-inline") && !csp.contains("'unsafe-eval'"),

@@ -10,7 +10,13 @@
 //!   a Kineto-like trace generator, the 4-rank Perfetto memory fixture, the browser harness
 //! * `browser` — the site in headless Chromium: corpus trials through the file picker, the demo,
 //!   a synthesized drop, a folder; every request stays local
+//! * `browser_embed` — the site in an iframe of a page on another origin: ping/pong, `open`,
+//!   `loaded` with the hotspot count; malformed messages ignored; no chrome
+//! * `browser_exports` — the download buttons: hotspots, findings, intervals as CSV/JSON equal
+//!   the CLI's `--csv`/`--json`; the scatter plot as well-formed SVG and a non-blank PNG
 //! * `browser_json` — the site on JSON traces (JAX, PyTorch): inputs, joined hotspots, reports
+//! * `browser_link` — links that open traces (`?trace=` on other local origins, with and
+//!   without CORS): the hotspot table, per-file errors naming the URL and the cause
 //! * `browser_security` — the site's CSP, hostile names shown as text, crash isolation of
 //!   the import worker (test hook)
 //! * `browser_triage` — the site's compile-triage view on the JAX and torch.compile records
@@ -70,7 +76,10 @@
 mod support;
 
 mod browser;
+mod browser_embed;
+mod browser_exports;
 mod browser_json;
+mod browser_link;
 mod browser_security;
 mod browser_triage;
 mod cli_exports;

@@ -44,7 +44,13 @@ fn content_type(path: &Path) -> &'static str {
     }
 }
 
-fn serve_one(mut stream: TcpStream, root: &Path, prefix: &str, log: &Mutex<Vec<Logged>>) {
+fn serve_one(
+    mut stream: TcpStream,
+    root: &Path,
+    prefix: &str,
+    cors: bool,
+    log: &Mutex<Vec<Logged>>,
+) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
     let mut reader = BufReader::new(match stream.try_clone() {
         Ok(s) => s,
@@ -86,8 +92,13 @@ fn serve_one(mut stream: TcpStream, root: &Path, prefix: &str, log: &Mutex<Vec<L
         .push((method.clone(), target.clone(), status));
     eprintln!("[server] {method} {target} -> {status}");
     let reason = if status == 200 { "OK" } else { "Not Found" };
+    let cors = if cors {
+        "Access-Control-Allow-Origin: *\r\n"
+    } else {
+        ""
+    };
     let head = format!(
-        "HTTP/1.1 {status} {reason}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nCache-Control: no-store\r\n{cors}Connection: close\r\n\r\n",
         body.len()
     );
     let _ = stream.write_all(head.as_bytes());
@@ -100,6 +111,17 @@ fn serve_one(mut stream: TcpStream, root: &Path, prefix: &str, log: &Mutex<Vec<L
 impl Server {
     /// Starts serving `root` in background threads.
     pub fn start(root: PathBuf, prefix: &'static str) -> Server {
+        Server::start_with(root, prefix, false)
+    }
+
+    /// [`Server::start`] that also answers every request with
+    /// `Access-Control-Allow-Origin: *` (a second origin the page may fetch traces from).
+    #[allow(dead_code)]
+    pub fn start_cors(root: PathBuf, prefix: &'static str) -> Server {
+        Server::start_with(root, prefix, true)
+    }
+
+    fn start_with(root: PathBuf, prefix: &'static str, cors: bool) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let port = listener.local_addr().unwrap().port();
         let log = Arc::new(Mutex::new(Vec::new()));
@@ -108,7 +130,7 @@ impl Server {
             for stream in listener.incoming().flatten() {
                 let root = root.clone();
                 let log = log2.clone();
-                std::thread::spawn(move || serve_one(stream, &root, prefix, &log));
+                std::thread::spawn(move || serve_one(stream, &root, prefix, cors, &log));
             }
         });
         Server { port, log }
@@ -161,6 +183,24 @@ pub async fn download(c: &Client, css: &str, file_name: &str) -> String {
         std::fs::read_to_string(&path)
             .ok()
             .filter(|t| !t.is_empty())
+    })
+    .await
+}
+
+/// [`download`] for a binary file (a PNG): its bytes.
+#[allow(dead_code)]
+pub async fn download_bytes(c: &Client, css: &str, file_name: &str) -> Vec<u8> {
+    let path = setup_of(c).await.1.join(file_name);
+    let _ = std::fs::remove_file(&path);
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no download button {css}: {e}"))
+        .click()
+        .await
+        .unwrap();
+    // Chrome writes to `<name>.crdownload` and renames when done.
+    wait_until(Duration::from_secs(30), "the downloaded file", || async {
+        std::fs::read(&path).ok().filter(|b| !b.is_empty())
     })
     .await
 }
@@ -526,16 +566,30 @@ fn is_browser_service(target: &str) -> bool {
 /// Asserts that every request went to `origin` (or data:/blob:) and was answered with 200.
 #[allow(dead_code)]
 pub async fn assert_local_only(c: &Client, server: &Server) {
+    assert_local_only_with(c, server, &[]).await;
+}
+
+/// [`assert_local_only`] where requests may also go to the `others` servers (more local
+/// origins: trace servers, a parent page), asked only under [`PREFIX`] (what they answered is
+/// the test's to check: a missing trace is a 404 on purpose).
+#[allow(dead_code)]
+pub async fn assert_local_only_with(c: &Client, server: &Server, others: &[&Server]) {
     let entries = log_entries(c, "performance").await;
     let urls = requested_urls(&entries);
     assert!(!urls.is_empty(), "the performance log recorded no request");
     let origin = format!("http://127.0.0.1:{}/", server.port);
+    let other_origins: Vec<String> = others
+        .iter()
+        .map(|s| format!("http://127.0.0.1:{}/", s.port))
+        .collect();
+    let allowed =
+        |u: &str| u.starts_with(&origin) || other_origins.iter().any(|o| u.starts_with(o));
     let mut to_origin = 0;
     for u in &urls {
         // chrome:// and about: are the browser's own pages (its blank new-tab page before
         // navigation), not network requests.
         let internal = u.starts_with("chrome://") || u.starts_with("about:");
-        let local = u.starts_with(&origin) || u.starts_with("data:") || u.starts_with("blob:");
+        let local = allowed(u) || u.starts_with("data:") || u.starts_with("blob:");
         assert!(internal || local, "a request left the test server: {u}");
         to_origin += usize::from(u.starts_with(&origin));
     }
@@ -551,10 +605,7 @@ pub async fn assert_local_only(c: &Client, server: &Server) {
         .filter(|(_, u)| !is_browser_service(u))
         .collect();
     for (m, u) in &proxied {
-        assert!(
-            u.starts_with(&origin),
-            "a request left the test server: {m} {u}"
-        );
+        assert!(allowed(u), "a request left the test server: {m} {u}");
     }
     for part in ["/worker_loader.js", "_bg.wasm", "/boot.js"] {
         assert!(
@@ -570,6 +621,12 @@ pub async fn assert_local_only(c: &Client, server: &Server) {
         worker_wasm >= 1,
         "the worker's wasm was not seen: {proxied:?}"
     );
+    for (m, p, _) in others.iter().flat_map(|o| o.log.lock().unwrap().clone()) {
+        assert!(
+            p.starts_with(PREFIX),
+            "request outside the sub-path: {m} {p}"
+        );
+    }
     let log = server.log.lock().unwrap().clone();
     assert!(!log.is_empty());
     for (m, p, s) in &log {

@@ -1,0 +1,379 @@
+//! Browser tests of the download buttons (README "Exports"): each file the app saves equals
+//! what the CLI prints for the same files — the hotspot table (`scaling --csv` / `--json`), the
+//! triage findings (`triage --csv` / `--json`) and the memory intervals (`memory --csv` /
+//! `--json`); the scatter plot's SVG is well-formed and its PNG decodes and is not blank.
+//!
+//! * `hotspot_and_plot_exports_equal_the_cli`: three demo traces picked.
+//! * `triage_exports_equal_the_cli`: JAX baseline pinned, the cache-regression records picked.
+//! * `memory_exports_equal_the_cli`: the synthetic 4-rank Perfetto job.
+
+use crate::support::browser as harness;
+use crate::support::corpus;
+use crate::support::memory_fixture as perfetto4;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use fantoccini::{Client, Locator};
+use harness::{
+    assert_local_only, assert_visible, attr, connect, count, dist, download, download_bytes,
+    open_without_demo, serial, tmp, wait_until, Driver, Server, PREFIX,
+};
+use serde_json::Value;
+
+const WAIT: Duration = Duration::from_secs(120);
+
+fn cli(args: &[&str]) -> String {
+    cli_in(Path::new("."), args)
+}
+
+/// The CLI run in `dir` (so files named relative to it are named as the app names them).
+fn cli_in(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_trialscope"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn records(text: &str) -> Vec<Vec<String>> {
+    let mut rd = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(text.as_bytes());
+    rd.records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect()
+}
+
+/// The CSV parses and equals the CLI's, header and every cell (numbers by [`same_number`]).
+fn assert_same_csv(app: &str, cli: &str, what: &str) {
+    let (a, c) = (records(app), records(cli));
+    assert!(c.len() > 1, "{what}: the CLI's CSV has no rows: {cli}");
+    assert_eq!(a.len(), c.len(), "{what}: rows");
+    for (i, (x, y)) in a.iter().zip(&c).enumerate() {
+        for (j, (p, q)) in x.iter().zip(y).enumerate() {
+            assert!(
+                same_cell(p, q),
+                "{what}: row {i}, column {}: {p:?} vs {q:?}",
+                c[0][j]
+            );
+        }
+        assert_eq!(x.len(), y.len(), "{what}: row {i}");
+    }
+}
+
+/// Equal numbers up to the last bits: the app's analysis runs as wasm, whose `ln`/`exp`/`powf`
+/// may round differently from the native libm in the last ulp (seen: a Spearman p-value
+/// `0.3333333333333331` vs `0.33333333333333315`). Everything else must be identical.
+fn same_number(a: f64, b: f64) -> bool {
+    a == b || (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1e-300)
+}
+
+fn same_cell(a: &str, b: &str) -> bool {
+    match (a.parse::<f64>(), b.parse::<f64>()) {
+        (Ok(x), Ok(y)) => same_number(x, y),
+        _ => a == b,
+    }
+}
+
+/// `a` equals `b` as JSON, numbers by [`same_number`].
+fn assert_json_same(a: &Value, b: &Value, at: &str) {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => assert!(
+            same_number(x.as_f64().unwrap(), y.as_f64().unwrap()),
+            "{at}: {x} vs {y}"
+        ),
+        (Value::Array(x), Value::Array(y)) => {
+            assert_eq!(x.len(), y.len(), "{at}: length");
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                assert_json_same(p, q, &format!("{at}[{i}]"));
+            }
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            let keys = |m: &serde_json::Map<String, Value>| m.keys().cloned().collect::<Vec<_>>();
+            assert_eq!(keys(x), keys(y), "{at}: keys");
+            for (k, p) in x {
+                assert_json_same(p, &y[k], &format!("{at}.{k}"));
+            }
+        }
+        _ => assert_eq!(a, b, "{at}"),
+    }
+}
+
+fn paths(v: &[PathBuf]) -> Vec<String> {
+    v.iter().map(|p| p.display().to_string()).collect()
+}
+
+async fn pick(c: &Client, files: &[String]) {
+    let input = c.find(Locator::Css("#file-input")).await.unwrap();
+    input.send_keys(&files.join("\n")).await.unwrap();
+}
+
+async fn click(c: &Client, css: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .click()
+        .await
+        .unwrap();
+}
+
+/// `<svg …>…</svg>` with every element closed in order (a small tag-balance check).
+fn assert_well_formed_svg(svg: &str) {
+    assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(200)]);
+    assert!(svg.trim_end().ends_with("</svg>"));
+    let mut stack: Vec<&str> = Vec::new();
+    let mut rest = svg;
+    while let Some(i) = rest.find('<') {
+        let j = rest[i..].find('>').expect("an unclosed tag") + i;
+        let tag = &rest[i + 1..j];
+        if let Some(name) = tag.strip_prefix('/') {
+            assert_eq!(stack.pop(), Some(name.trim()), "</{name}> out of order");
+        } else if !tag.ends_with('/') {
+            let name = tag.split_whitespace().next().unwrap_or("");
+            stack.push(name);
+        }
+        rest = &rest[j + 1..];
+    }
+    assert!(stack.is_empty(), "unclosed: {stack:?}");
+}
+
+/// The PNG's signature and IHDR size; its IDAT is not one byte repeated (not blank). Returns
+/// (width, height).
+fn assert_png(png: &[u8]) -> (u32, u32) {
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "PNG signature");
+    assert_eq!(&png[12..16], b"IHDR");
+    let w = u32::from_be_bytes(png[16..20].try_into().unwrap());
+    let h = u32::from_be_bytes(png[20..24].try_into().unwrap());
+    assert!(w > 0 && h > 0, "{w}x{h}");
+    let mut idat = Vec::new();
+    let mut at = 8;
+    while at + 8 <= png.len() {
+        let len = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
+        if &png[at + 4..at + 8] == b"IDAT" {
+            idat.extend_from_slice(&png[at + 8..at + 8 + len]);
+        }
+        at += 12 + len;
+    }
+    assert!(!idat.is_empty(), "no IDAT");
+    // Decompressed, the pixels must not all be the white ground.
+    let mut raw = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::ZlibDecoder::new(&idat[..]), &mut raw)
+        .expect("IDAT inflates");
+    let stride = raw.len() / h as usize;
+    let pixels: Vec<&[u8]> = raw.chunks(stride).map(|row| &row[1..]).collect();
+    let first = pixels[0][0];
+    assert!(
+        pixels.iter().any(|row| row.iter().any(|b| *b != first)),
+        "the PNG is blank"
+    );
+    (w, h)
+}
+
+#[test]
+fn hotspot_and_plot_exports_equal_the_cli() {
+    let demo = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/www/demo"));
+    let files = paths(&[
+        demo.join("scaling_n1000_r0.pb.gz"),
+        demo.join("scaling_n4000_r0.pb.gz"),
+        demo.join("scaling_n16000_r0.pb.gz"),
+    ]);
+    let args: Vec<&str> = files.iter().map(String::as_str).collect();
+    let cli_csv = cli(&[&["scaling", "--csv"][..], &args].concat());
+    let cli_json: Value =
+        serde_json::from_str(&cli(&[&["scaling", "--json"][..], &args].concat())).unwrap();
+    serial(async {
+        let server = Server::start(dist(), PREFIX);
+        let driver = Driver::start(&tmp());
+        let c = connect(&driver, &tmp()).await;
+        open_without_demo(&c, &server, "#file-input").await;
+        pick(&c, &files).await;
+        wait_until(WAIT, "the hotspot rows", || async {
+            (count(&c, "tr[data-testid=hotspot-row]").await > 0).then_some(())
+        })
+        .await;
+        assert_visible(&c, "[data-testid=export-hotspots-csv]").await;
+
+        let csv_text = download(&c, "[data-testid=export-hotspots-csv]", "hotspots.csv").await;
+        assert_same_csv(&csv_text, &cli_csv, "hotspots.csv");
+
+        let json: Value = serde_json::from_str(
+            &download(&c, "[data-testid=export-hotspots-json]", "hotspots.json").await,
+        )
+        .expect("hotspots.json parses");
+        for key in [
+            "metric",
+            "unit",
+            "params",
+            "variants",
+            "hotspots",
+            "coverage",
+            "significant",
+        ] {
+            assert_json_same(&json[key], &cli_json[key], key);
+        }
+        let (a, b) = (
+            json["trials"].as_array().unwrap(),
+            cli_json["trials"].as_array().unwrap(),
+        );
+        assert_eq!(a.len(), 3);
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(b) {
+            for key in ["input", "variant", "excluded", "format", "diagnostics"] {
+                assert_json_same(&x[key], &y[key], &format!("trials.{key}"));
+            }
+        }
+
+        // The selected hotspot's scatter plot.
+        assert_visible(&c, "[data-testid=export-scatter-svg]").await;
+        let svg = download(&c, "[data-testid=export-scatter-svg]", "scatter.svg").await;
+        assert_well_formed_svg(&svg);
+        assert_eq!(svg.matches("<circle").count(), 3, "one point per trial");
+        let png = download_bytes(&c, "[data-testid=export-scatter-png]", "scatter.png").await;
+        let (w, h) = assert_png(&png);
+        let svg_w = svg
+            .split("width=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        assert_eq!(w as f64, svg_w.parse::<f64>().unwrap().ceil(), "{h}");
+
+        assert_local_only(&c, &server).await;
+        c.close().await.unwrap();
+    });
+}
+
+fn jax(name: &str) -> String {
+    corpus("jax_compile")
+        .join(name)
+        .canonicalize()
+        .expect("../shared/corpus/jax_compile beside the checkout")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn triage_exports_equal_the_cli() {
+    let dir = tmp().join("exports-triage");
+    std::fs::create_dir_all(&dir).unwrap();
+    let pins = dir.join("pins.json");
+    let pins_s = pins.display().to_string();
+    let regression = jax("cache_regression.jsonl");
+    // Run where the records are, so locations read `cache_regression.jsonl:22` as in the app.
+    let here = PathBuf::from(&regression).parent().unwrap().to_path_buf();
+    cli_in(&here, &["pin", "baseline.jsonl", "--out", &pins_s]);
+    let common = [
+        "--min-abs-s",
+        "0.05",
+        "--pins",
+        &pins_s,
+        "cache_regression.jsonl",
+    ];
+    let cli_csv = cli_in(&here, &[&["triage", "--csv"][..], &common[..]].concat());
+    let cli_json: Value = serde_json::from_str(&cli_in(
+        &here,
+        &[&["triage", "--json"][..], &common[..]].concat(),
+    ))
+    .unwrap();
+    serial(async {
+        let server = Server::start(dist(), PREFIX);
+        let driver = Driver::start(&tmp());
+        let c = connect(&driver, &tmp()).await;
+        open_without_demo(&c, &server, "#file-input").await;
+        pick(&c, &[jax("baseline.jsonl")]).await;
+        click(&c, "[data-testid=tab-triage]").await;
+        c.wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("[data-testid=pin-warm-medians]"))
+            .await
+            .unwrap();
+        click(&c, "[data-testid=pin-warm-medians]").await;
+        wait_until(WAIT, "12 pins", || async {
+            (attr(&c, "[data-testid=pin-count]", "data-pins")
+                .await
+                .as_deref()
+                == Some("12"))
+            .then_some(())
+        })
+        .await;
+        // The baseline leaves (the CLI triages the regression records alone), the
+        // regression records come in, the absolute floor as on the command line.
+        click(
+            &c,
+            "tr[data-testid=record-file-row][data-file=\"baseline.jsonl\"] button",
+        )
+        .await;
+        pick(&c, std::slice::from_ref(&regression)).await;
+        let e = c.find(Locator::Css("[data-testid=min-abs]")).await.unwrap();
+        e.clear().await.unwrap();
+        e.send_keys("0.05").await.unwrap();
+        click(&c, "[data-testid=triage-summary]").await;
+        let want = cli_json["findings"].as_array().unwrap().len().to_string();
+        wait_until(WAIT, "the CLI's drift rows", || async {
+            (attr(&c, "[data-testid=drift-count]", "data-count")
+                .await
+                .as_deref()
+                == Some(want.as_str()))
+            .then_some(())
+        })
+        .await;
+        assert_visible(&c, "[data-testid=export-findings-csv]").await;
+        let csv_text = download(&c, "[data-testid=export-findings-csv]", "findings.csv").await;
+        assert_same_csv(&csv_text, &cli_csv, "findings.csv");
+        let json: Value = serde_json::from_str(
+            &download(&c, "[data-testid=export-findings-json]", "findings.json").await,
+        )
+        .expect("findings.json parses");
+        assert_json_same(&json["findings"], &cli_json["findings"], "findings");
+        assert_local_only(&c, &server).await;
+        c.close().await.unwrap();
+    });
+    std::fs::remove_dir_all(Path::new(&dir)).ok();
+}
+
+#[test]
+fn memory_exports_equal_the_cli() {
+    let dir = tmp().join("exports-memory");
+    std::fs::create_dir_all(&dir).unwrap();
+    let files: Vec<String> = (0..4)
+        .map(|r| {
+            let p = dir.join(format!("host{}.pftrace", 7 - r));
+            let bytes =
+                perfetto4::rank_trace(r, 5_000 * perfetto4::MS + r as u64 * 3_000 * perfetto4::MS);
+            std::fs::write(&p, bytes).unwrap();
+            p.display().to_string()
+        })
+        .collect();
+    let args: Vec<&str> = files.iter().map(String::as_str).collect();
+    let cli_csv = cli(&[&["memory", "--csv"][..], &args].concat());
+    let cli_json: Value =
+        serde_json::from_str(&cli(&[&["memory", "--json"][..], &args].concat())).unwrap();
+    serial(async {
+        let server = Server::start(dist(), PREFIX);
+        let driver = Driver::start(&tmp());
+        let c = connect(&driver, &tmp()).await;
+        open_without_demo(&c, &server, "#file-input").await;
+        pick(&c, &files).await;
+        click(&c, "[data-testid=tab-memory]").await;
+        wait_until(WAIT, "4 memory lanes", || async {
+            (count(&c, "[data-testid=memory-lane]").await == 4).then_some(())
+        })
+        .await;
+        assert_visible(&c, "[data-testid=export-intervals-csv]").await;
+        let csv_text = download(&c, "[data-testid=export-intervals-csv]", "intervals.csv").await;
+        assert_same_csv(&csv_text, &cli_csv, "intervals.csv");
+        let json: Value = serde_json::from_str(
+            &download(&c, "[data-testid=export-intervals-json]", "intervals.json").await,
+        )
+        .expect("intervals.json parses");
+        assert!(!cli_json["intervals"].as_array().unwrap().is_empty());
+        assert_json_same(&json, &cli_json, "intervals.json");
+        assert_local_only(&c, &server).await;
+        c.close().await.unwrap();
+    });
+    std::fs::remove_dir_all(Path::new(&dir)).ok();
+}
