@@ -129,6 +129,7 @@ fuzz_one() {
     -max_total_time="$secs" -max_len="${MAX_LEN[$t]}" -timeout="$TIMEOUT_S" \
     -rss_limit_mb="$RSS_LIMIT_MB" -malloc_limit_mb="$MALLOC_LIMIT_MB" \
     -artifact_prefix="$fuzz_dir/artifacts/$t/" -print_final_stats=1 -close_fd_mask=1 \
+    -seed="${FUZZ_SEED:-0}" \
     >"$log" 2>&1
 }
 
