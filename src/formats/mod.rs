@@ -361,6 +361,8 @@ fn traced(
     win: &mut stream::Window<'_>,
     in_memory: usize,
 ) -> Result<Loaded, ImportError> {
+    // Drain (and hash) the rest first: a break found there counts too.
+    let artifact_id = win.finish_hash().unwrap_or_else(|| artifact_id_of(src));
     match win.take_failure() {
         Some(e @ ImportError::TooLarge { .. }) => return Err(e),
         Some(e) => {
@@ -375,7 +377,6 @@ fn traced(
     }
     let decompressed = win.decoded_bytes().max(in_memory as u64);
     model.stats.decompressed_bytes = decompressed;
-    let artifact_id = win.finish_hash().unwrap_or_else(|| artifact_id_of(src));
     Ok(Loaded::Trace(Box::new(Artifact {
         name: name.to_string(),
         size_bytes: src.size(),

@@ -391,7 +391,14 @@ impl<'r> Window<'r> {
                 Ok(0) => self.eof = true,
                 Ok(_) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => self.eof = true,
+                // A stream that breaks while being drained is reported like one that broke
+                // while the importer read it (a corrupt checksum after the last event).
+                Err(e) => {
+                    self.eof = true;
+                    if self.failure.is_none() {
+                        self.failure = Some(self.error_of(e));
+                    }
+                }
             }
         }
         if !state.done.get() {

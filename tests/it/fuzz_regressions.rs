@@ -115,3 +115,29 @@ fn implausible_timestamps_are_judged_against_the_whole_trace_span() {
     assert_eq!(m.diagnostics.count("timestamp_implausible"), 1);
     assert!(!(0..m.slices.len()).any(|i| m.slices.ts_ns[i] == -5000));
 }
+
+/// Fuzz target `load` (CI run of 2026-12-01), `load_corrupt_gzip_crc_after_the_last_event.bin`:
+/// a gzip file whose checksum is corrupt. Read plain, the importer finished at the JSON's end
+/// and the break showed only while the rest was drained for the hash, where it was ignored;
+/// wrapped in one more gzip layer, the same break showed while importing and was reported. Now
+/// a break found while draining is reported too: both loads say `compressed_stream_truncated`.
+#[test]
+fn a_corrupt_checksum_after_the_last_event_is_reported_plain_or_wrapped() {
+    use std::io::Write;
+    let input = regression("load_corrupt_gzip_crc_after_the_last_event.bin");
+    let data = &input[1..]; // the target's first byte picks the name: 0 = trace.json
+    let plain = trialscope::formats::import("trace.json", data)
+        .unwrap()
+        .model;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(data).unwrap();
+    let wrapped = trialscope::formats::import("trace.json", &gz.finish().unwrap())
+        .unwrap()
+        .model;
+    assert_eq!(plain.diagnostics.count("compressed_stream_truncated"), 1);
+    assert_eq!(
+        format!("{:?}", plain.diagnostics.entries()),
+        format!("{:?}", wrapped.diagnostics.entries())
+    );
+    assert_eq!(plain.slices.len(), wrapped.slices.len());
+}

@@ -206,10 +206,17 @@ pub const JSON_MAX_ABS_TS_NS: i64 = 1 << 61;
 ///   still hold one when a Kineto `baseTimeNanoseconds` moved an in-range `ts` past the bound
 ///   (a finding: `tests/it/fuzz_regressions.rs`, `kineto_base_time_keeps_timestamps_in_range`),
 ///   so such rows are left out here rather than failing every run on that known case.
+/// - a complete slice longer than 7 days (a B/E pair can make one) is no plausible Chrome JSON
+///   `X` event: the importer drops an `X` over 7 days (`slice_absurd_duration`).
 pub fn json_expressible(row: &SliceRow) -> bool {
-    let (pid, tid, ts) = (row.0, row.1, row.4);
-    !(tid == 0 && pid != 0) && (-JSON_MAX_ABS_TS_NS..=JSON_MAX_ABS_TS_NS).contains(&ts)
+    let (pid, tid, ts, dur) = (row.0, row.1, row.4, row.5);
+    !(tid == 0 && pid != 0)
+        && (-JSON_MAX_ABS_TS_NS..=JSON_MAX_ABS_TS_NS).contains(&ts)
+        && dur <= JSON_MAX_PLAUSIBLE_DUR_NS
 }
+
+/// The longest `X` duration the Chrome JSON importer keeps: 7 days (`MAX_PLAUSIBLE_DUR_NS`).
+pub const JSON_MAX_PLAUSIBLE_DUR_NS: i64 = 7 * 24 * 3600 * 1_000_000_000;
 
 /// Imports Chrome JSON `data` into a fresh model (`Err` when the container is unreadable).
 pub fn import_chrome_json(data: &[u8]) -> Result<Model, String> {
