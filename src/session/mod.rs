@@ -14,6 +14,7 @@
 //! [`FromWorker::MemoryAnalysed`] / [`FromWorker::MemoryFailed`], a [`TriageRequest`] (and the
 //! pin commands) by [`FromWorker::Triaged`].
 
+pub mod compare;
 pub mod link;
 mod protocol;
 mod views;

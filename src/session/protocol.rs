@@ -111,6 +111,12 @@ pub enum ToWorker {
     Analyse(AnalyseRequest),
     /// Run the rank memory analysis (collective-memory.md) over the imported files.
     Memory(MemoryRequest),
+    /// Run the A/B comparison (issue 13) over the imported traces; answered by
+    /// [`FromWorker::Compared`] / [`FromWorker::CompareFailed`] ([`super::Session::compare`]).
+    Compare(CompareMsg),
+    /// Build one flame tree; answered by [`FromWorker::Flamed`] / [`FromWorker::FlameFailed`]
+    /// ([`super::Session::flame`]).
+    Flame(FlameRequest),
     /// Forget one file.
     Remove {
         id: FileId,
@@ -200,9 +206,69 @@ pub enum FromWorker {
     },
     /// The answer to a [`TriageRequest`] (or a pin command carrying one).
     Triaged { seq: u64, view: Box<TriageView> },
+    /// The answer to [`CompareMsg`] `seq`: each trace's side, the comparison report and (when
+    /// asked) the median trees of both sides and the differential tree.
+    Compared {
+        seq: u64,
+        outcome: Box<crate::workspace::CompareOutcome>,
+    },
+    /// The comparison could not be run (e.g. no trace is loaded).
+    CompareFailed { seq: u64, message: String },
+    /// The answer to [`FlameRequest`] `seq`.
+    Flamed {
+        seq: u64,
+        tree: Box<crate::analysis::flame::FlameTree>,
+    },
+    /// The flame tree could not be built (an unknown trial, an invalid input pattern).
+    FlameFailed { seq: u64, message: String },
     /// The file was memory telemetry JSON Lines (collective-memory.md, "Telemetry records"):
     /// it feeds only the memory view (one lane per rank it holds), never the scaling analysis.
     TelemetryImported { summary: TelemetrySummary },
+}
+
+/// A comparison request ([`crate::workspace::CompareRequest`]: per-trial settings, the rule of
+/// each side, the parameters, whether to build the flame trees) with the app's sequence number.
+/// When both side rules are empty, the sides come from the variant column if it holds exactly
+/// two labels ([`super::compare::default_sides`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CompareMsg {
+    /// Increasing number chosen by the app; echoed so stale answers can be ignored.
+    pub seq: u64,
+    pub request: crate::workspace::CompareRequest,
+}
+
+/// Which flame tree a [`FlameRequest`] asks for.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "of", rename_all = "snake_case")]
+pub enum FlameOf {
+    /// One trace's own tree ([`crate::workspace::Workspace::flame_single`]); value = its
+    /// inclusive ns.
+    Trial { id: FileId },
+    /// The median tree of one side of `compare` (per node, the median inclusive ns over the
+    /// side's trials).
+    Side {
+        side: crate::analysis::compare::Side,
+    },
+    /// The differential tree of `compare` (width = baseline median, colour = Hodges–Lehmann
+    /// shift in ns, q per node).
+    Differential,
+    /// The scaling tree of one variant of `scaling` (colour = Spearman ρ against the input);
+    /// empty = `default`.
+    Scaling { variant: String },
+}
+
+/// A flame tree request: the tree wanted, and the comparison or scaling request it is taken
+/// from (`compare` for [`FlameOf::Side`] / [`FlameOf::Differential`], `scaling` for
+/// [`FlameOf::Scaling`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FlameRequest {
+    /// Increasing number chosen by the app; echoed in the answer.
+    pub seq: u64,
+    pub kind: FlameOf,
+    #[serde(default)]
+    pub compare: Option<crate::workspace::CompareRequest>,
+    #[serde(default)]
+    pub scaling: Option<crate::workspace::ScalingRequest>,
 }
 
 /// What the memory tab lists about one telemetry JSON Lines file.

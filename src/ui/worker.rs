@@ -178,6 +178,8 @@ fn handle(data: JsValue) {
             let out = SESSION.with(|s| s.borrow().analyse_memory(&req));
             post(&out);
         }
+        ToWorker::Compare(req) => post(&SESSION.with(|s| s.borrow().compare(&req))),
+        ToWorker::Flame(req) => post(&SESSION.with(|s| s.borrow().flame(&req))),
         ToWorker::Remove { id } => {
             SESSION.with(|s| s.borrow_mut().remove(id));
             post_updates();
