@@ -228,7 +228,10 @@ mod tests {
         assert_eq!(default_sides(&[1, 2, 3], &three), None, "three labels");
         let mut ex = settings(&[(1, "a"), (2, "b"), (3, "c")]);
         ex[2].excluded = true;
-        assert_eq!(default_sides(&[1, 2, 3], &ex), Some(("a".into(), "b".into())));
+        assert_eq!(
+            default_sides(&[1, 2, 3], &ex),
+            Some(("a".into(), "b".into()))
+        );
     }
 
     #[test]
@@ -310,14 +313,15 @@ mod tests {
     #[test]
     fn flame_requests_build_each_kind_and_fail_cleanly() {
         let s = session();
-        let ask = |kind: FlameOf, compare: Option<CompareRequest>, scaling: Option<ScalingRequest>| {
-            s.flame(&FlameRequest {
-                seq: 9,
-                kind,
-                compare,
-                scaling,
-            })
-        };
+        let ask =
+            |kind: FlameOf, compare: Option<CompareRequest>, scaling: Option<ScalingRequest>| {
+                s.flame(&FlameRequest {
+                    seq: 9,
+                    kind,
+                    compare,
+                    scaling,
+                })
+            };
         let tree = |m: FromWorker| match m {
             FromWorker::Flamed { seq, tree } => {
                 assert_eq!(seq, 9);
@@ -353,7 +357,12 @@ mod tests {
                 .map(|n| n.value)
                 .fold(0.0, f64::max)
         };
-        assert!(dom(&cand) > 4.0 * dom(&base), "{} vs {}", dom(&cand), dom(&base));
+        assert!(
+            dom(&cand) > 4.0 * dom(&base),
+            "{} vs {}",
+            dom(&cand),
+            dom(&base)
+        );
         let diff = tree(ask(FlameOf::Differential, Some(cmp), None));
         assert_eq!((diff.kind, diff.trials), (FlameKind::Differential, 6));
         let dn = diff
@@ -362,7 +371,10 @@ mod tests {
             .filter(|n| n.name == "scalingBuildDom")
             .max_by(|a, b| a.value.total_cmp(&b.value))
             .unwrap();
-        assert!(dn.shift.unwrap() > 0.0, "the candidate (N = 16000) is slower");
+        assert!(
+            dn.shift.unwrap() > 0.0,
+            "the candidate (N = 16000) is slower"
+        );
 
         let scaling_req = ScalingRequest {
             settings: Vec::new(),
@@ -386,7 +398,12 @@ mod tests {
         assert!(grows > 0.8, "ρ = {grows}");
 
         for (kind, c, sreq, want) in [
-            (FlameOf::Trial { id: 77 }, None, None, "no loaded trace has id 77"),
+            (
+                FlameOf::Trial { id: 77 },
+                None,
+                None,
+                "no loaded trace has id 77",
+            ),
             (FlameOf::Differential, None, None, "needs the comparison"),
             (
                 FlameOf::Scaling {

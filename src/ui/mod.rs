@@ -14,9 +14,11 @@
 
 pub mod bridge;
 pub mod chart;
+pub mod compare;
 pub mod embed;
 pub mod export;
 pub mod files;
+pub mod flame;
 pub mod memory;
 pub mod pool;
 pub mod scaling;
@@ -84,6 +86,8 @@ pub enum Tab {
     Triage,
     /// Rank memory timelines ([`memory`]).
     Memory,
+    /// Baseline vs candidate comparison and flame graphs ([`compare`]).
+    Compare,
 }
 
 /// Page state shared by the components (all signals, so it is `Copy`).
@@ -113,6 +117,8 @@ pub struct AppState {
     pub memory_overrides: RwSignal<String>,
     /// Telemetry files, rank overrides and the counter mapping of the memory tab.
     pub memory_inputs: memory::MemoryState,
+    /// The Compare tab and the flame graphs ([`compare`], [`flame`]).
+    pub compare: compare::CompareState,
 }
 
 impl AppState {
@@ -135,6 +141,7 @@ impl AppState {
             memory_preset: RwSignal::new("medium".to_string()),
             memory_overrides: RwSignal::new(String::new()),
             memory_inputs: memory::MemoryState::new(),
+            compare: compare::CompareState::new(),
         }
     }
 
@@ -242,6 +249,7 @@ pub fn clear_files(state: AppState) {
     state.analysis_error.set(None);
     state.memory.set(None);
     state.memory_error.set(None);
+    state.compare.outcome.set(None);
     bridge::post(&ToWorker::Clear);
     triage::forget_all(state);
     memory::forget_all(state);
@@ -255,6 +263,9 @@ pub fn request_analysis(state: AppState) {
     }
     if state.tab.get_untracked() == Tab::Memory {
         memory::request_memory(state);
+    }
+    if compare::active(state) {
+        compare::request_compare(state);
     }
     let imported = state.files.with_untracked(|f| {
         f.iter()
@@ -420,6 +431,10 @@ fn on_message(state: AppState, msg: FromWorker) {
             request_analysis(state);
             embed::check(state, None);
         }
+        FromWorker::Compared { seq, outcome } => compare::compared(state, seq, Ok(*outcome)),
+        FromWorker::CompareFailed { seq, message } => compare::compared(state, seq, Err(message)),
+        FromWorker::Flamed { seq, tree } => flame::flamed(seq, Ok(*tree)),
+        FromWorker::FlameFailed { seq, message } => flame::flamed(seq, Err(message)),
         FromWorker::MemoryAnalysed { seq, view } => {
             if seq == memory::latest_seq() {
                 state.memory_error.set(None);
@@ -514,6 +529,7 @@ pub fn App() -> impl IntoView {
                 {tab_button(Tab::Scaling, "Scaling", "tab-scaling")}
                 {tab_button(Tab::Triage, "Compile triage", "tab-triage")}
                 {tab_button(Tab::Memory, "Memory", "tab-memory")}
+                {tab_button(Tab::Compare, "Compare", "tab-compare")}
             </nav>
         </header>
         </Show>
@@ -525,6 +541,7 @@ pub fn App() -> impl IntoView {
                 Tab::Scaling => view! { <scaling::ScalingView /> }.into_any(),
                 Tab::Triage => view! { <triage::TriageView /> }.into_any(),
                 Tab::Memory => view! { <memory::MemoryTab /> }.into_any(),
+                Tab::Compare => view! { <compare::CompareTab /> }.into_any(),
             }}
         </main>
     }

@@ -25,6 +25,7 @@ pub fn ScalingView() -> impl IntoView {
             <HotspotTable />
             <SelectedPlot />
         </div>
+        <super::flame::ScalingFlame />
         <DiagnosticsPanel />
         <ImportStats />
     }

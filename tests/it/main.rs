@@ -10,6 +10,9 @@
 //!   a Kineto-like trace generator, the 4-rank Perfetto memory fixture, the browser harness
 //! * `browser` — the site in headless Chromium: corpus trials through the file picker, the demo,
 //!   a synthesized drop, a folder; every request stays local
+//! * `browser_compare` — the Compare tab on 4 vs 4 dropped Perfetto traces: exactly the 30 %
+//!   slower frame is "slower", strip plot, differential flame graph (hover, zoom, search,
+//!   keyboard); the demo's scaling flame graph
 //! * `browser_embed` — the site in an iframe of a page on another origin: ping/pong, `open`,
 //!   `loaded` with the hotspot count; malformed messages ignored; no chrome
 //! * `browser_exports` — the download buttons: hotspots, findings, intervals as CSV/JSON equal
@@ -76,6 +79,7 @@
 mod support;
 
 mod browser;
+mod browser_compare;
 mod browser_embed;
 mod browser_exports;
 mod browser_json;
