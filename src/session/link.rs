@@ -1,5 +1,5 @@
 //! What a link to the app asks for, independent of the browser so it is tested natively: the
-//! page's query string (`?trace=URL&variant=V&demo=0&input=REGEX&embed=1`) parsed into a
+//! page's query string (`?trace=URL&variant=V&demo=0&input=REGEX&embed=1&baseline=GLOB&candidate=GLOB`) parsed into a
 //! [`Link`]. The app fetches exactly the [`Link::traces`] named here and nothing else.
 
 /// One `trace=` of a link, with the `variant=` that follows it (if any, before the next
@@ -22,6 +22,10 @@ pub struct Link {
     pub input: Option<String>,
     /// `embed=1|true`: hide the chrome, answer the parent frame's messages.
     pub embed: bool,
+    /// `baseline=GLOB` / `candidate=GLOB`: the Compare tab's side patterns (file-name globs,
+    /// [`crate::workspace::glob_match`]); either opens the Compare tab.
+    pub baseline: Option<String>,
+    pub candidate: Option<String>,
 }
 
 impl Link {
@@ -90,6 +94,8 @@ pub fn parse_query(query: &str) -> Link {
             "demo" => link.demo = flag(&v),
             "input" if !v.is_empty() => link.input = Some(v),
             "embed" => link.embed = flag(&v).unwrap_or(false),
+            "baseline" if !v.trim().is_empty() => link.baseline = Some(v.trim().to_string()),
+            "candidate" if !v.trim().is_empty() => link.candidate = Some(v.trim().to_string()),
             _ => {}
         }
     }
@@ -134,6 +140,15 @@ mod tests {
         let l = parse_query("input=%28%3Fi%29n%28%5Cd%2B%29&embed=true");
         assert_eq!(l.input.as_deref(), Some(r"(?i)n(\d+)"));
         assert!(l.embed);
+    }
+
+    #[test]
+    fn compare_sides() {
+        let l = parse_query("?trace=a.pb&baseline=base_%2A&candidate=cand_%3F.pb");
+        assert_eq!(l.baseline.as_deref(), Some("base_*"));
+        assert_eq!(l.candidate.as_deref(), Some("cand_?.pb"));
+        let none = parse_query("?baseline=&candidate=+");
+        assert_eq!((none.baseline, none.candidate), (None, None));
     }
 
     #[test]

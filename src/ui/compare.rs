@@ -983,6 +983,21 @@ fn CompareFlame() -> impl IntoView {
     }
 }
 
+/// Takes the side patterns of a link (`?baseline=GLOB&candidate=GLOB`); either opens the
+/// Compare tab.
+pub fn from_link(state: AppState, link: &crate::session::link::Link) {
+    let cs = state.compare;
+    if let Some(b) = &link.baseline {
+        cs.baseline.set(b.clone());
+    }
+    if let Some(c) = &link.candidate {
+        cs.candidate.set(c.clone());
+    }
+    if link.baseline.is_some() || link.candidate.is_some() {
+        state.tab.set(Tab::Compare);
+    }
+}
+
 /// True when the Compare tab is showing (its request follows every new analysis).
 pub fn active(state: AppState) -> bool {
     state.tab.get_untracked() == Tab::Compare

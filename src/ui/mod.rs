@@ -494,6 +494,7 @@ pub fn App() -> impl IntoView {
     if let Some(p) = &link.input {
         state.pattern.set(p.clone());
     }
+    compare::from_link(state, &link);
     if link.wants_demo() {
         files::load_demo(state);
     }
