@@ -207,7 +207,7 @@ fn legend(kind: FlameKind, max_abs: f64) -> impl IntoView {
         .iter()
         .map(|t| {
             let fill = pf::diverging(Some(t * max_abs), max_abs);
-            view! { <rect class="swatch" x=(t + 1.0) * 30.0 y="0" width="30" height="12" fill=fill></rect> }
+            view! { <rect class="swatch" x=(t + 1.0) * 60.0 y="0" width="30" height="12" fill=fill></rect> }
         })
         .collect_view();
     view! {
@@ -356,11 +356,14 @@ pub fn FlameGraph(tree: Arc<FlameTree>, testid: &'static str) -> impl IntoView {
                 >
                     "reset zoom"
                 </button>
-                <span class="muted">" " {summary}</span>
                 <span class="muted">
                     {move || {
                         let h = geometry.get().hidden;
-                        (h > 0).then(|| format!("; {h} node(s) too narrow to draw"))
+                        if h > 0 {
+                            format!("{summary}; {h} node(s) too narrow to draw")
+                        } else {
+                            summary.clone()
+                        }
                     }}
                 </span>
             </div>

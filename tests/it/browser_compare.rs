@@ -99,14 +99,11 @@ fn compare_tab_finds_the_slower_frame_and_draws_the_flame_graphs() {
         let c = connect(&driver, &tmp()).await;
         open_without_demo(&c, &server, "#dropzone").await;
         drop_files(&c, traces()).await;
-        wait_until(
-            Duration::from_secs(120),
-            "8 trial rows imported",
-            || async {
-                let rows = count(&c, "tr[data-testid=trial-row]").await;
-                (rows == 8 && count(&c, "tr[data-testid=hotspot-row]").await > 0).then_some(())
-            },
-        )
+        wait_until(Duration::from_secs(120), "8 trials imported", || async {
+            let rows = count(&c, "tr[data-testid=trial-row]").await;
+            let files = harness::attr(&c, "#import-stats", "data-files").await;
+            (rows == 8 && files.as_deref() == Some("8")).then_some(())
+        })
         .await;
 
         c.find(Locator::Css("[data-testid=tab-compare]"))
@@ -362,6 +359,10 @@ fn compare_tab_finds_the_slower_frame_and_draws_the_flame_graphs() {
         })
         .await;
 
+        if let Ok(png) = c.screenshot().await {
+            let _ = std::fs::write(tmp().join("compare-tab.png"), png);
+        }
+
         // One trial's own flame graph.
         c.find(Locator::Css("[data-testid=flame-of]"))
             .await
@@ -375,6 +376,24 @@ fn compare_tab_finds_the_slower_frame_and_draws_the_flame_graphs() {
         })
         .await;
         assert_visible(&c, "[data-testid=trial-flame] g[data-name=Gamma]").await;
+        // One side's median tree.
+        c.find(Locator::Css("[data-testid=flame-of]"))
+            .await
+            .unwrap()
+            .select_by_value("candidate")
+            .await
+            .unwrap();
+        assert_visible(&c, "[data-testid=side-flame] g[data-name=Gamma]").await;
+        let t = js(
+            &c,
+            "return document.querySelector('[data-testid=side-flame] g[data-name=Gamma] title').textContent;",
+        )
+        .await;
+        let t = t.as_str().unwrap_or_default();
+        assert!(
+            t.starts_with("Gamma — 6.") && t.ends_with("(medians over 4 trials)"),
+            "{t}"
+        );
         assert_local_only(&c, &server).await;
 
         // The demo in the Scaling tab: its scaling flame graph, coloured by ρ, with the legend.
@@ -418,6 +437,9 @@ fn compare_tab_finds_the_slower_frame_and_draws_the_flame_graphs() {
         let legend =
             assert_visible(&c, "[data-testid=scaling-flame] [data-testid=flame-legend]").await;
         assert!(legend.contains("ρ +1"), "{legend}");
+        if let Ok(png) = c.screenshot().await {
+            let _ = std::fs::write(tmp().join("scaling-flame.png"), png);
+        }
         assert_local_only(&c, &server).await;
         c.close().await.unwrap();
     });
