@@ -1,6 +1,7 @@
 //! The Leptos web app (wasm32 only): page state, the bridge to the Web Worker, and a view
 //! switcher. Views live in their own files: [`scaling`] (trial table, hotspots, scatter plot);
-//! later views (compile triage in `triage.rs`, memory in `memory.rs`) are added as another
+//! later views (compile triage in `triage.rs`, memory in `memory.rs`, the A/B comparison in
+//! `compare.rs` with its flame graphs in `flame.rs`) are added as another
 //! [`Tab`] variant, a button in [`App`]'s nav and an arm in its `match`. Around them: links
 //! that open traces (`?trace=`, [`files::load_link`]), embedding in another page's iframe
 //! ([`embed`]) and the download buttons ([`export`]).
