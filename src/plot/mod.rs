@@ -166,8 +166,21 @@ pub fn linear_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
     (first..=last.min(first + 100)).map(at).collect()
 }
 
-/// Powers of ten inside `[lo, hi]` (both > 0); adds 2× and 5× when fewer than three decades.
+/// Powers of ten inside `[lo, hi]` (both > 0); adds 2× and 5× when fewer than three decades;
+/// within a narrow domain that holds fewer than three of those (e.g. ratios 0.9–1.4), the
+/// 1-2-5 linear ticks of [`linear_ticks`] instead, so the axis is never left with one label.
 pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let decades = decade_ticks(lo, hi);
+    if decades.len() < 3 {
+        let linear = linear_ticks(lo, hi, 4);
+        if linear.len() > decades.len() {
+            return linear;
+        }
+    }
+    decades
+}
+
+fn decade_ticks(lo: f64, hi: f64) -> Vec<f64> {
     if !(lo > 0.0 && hi > lo && hi.is_finite()) {
         return Vec::new();
     }
@@ -320,6 +333,14 @@ mod tests {
             vec![10000.0, 20000.0, 30000.0]
         );
         assert!(linear_ticks(1.0, 1.0, 5).is_empty());
+    }
+
+    #[test]
+    fn log_ticks_fall_back_to_linear_steps_in_a_narrow_domain() {
+        assert_eq!(log_ticks(0.9, 1.45), vec![1.0, 1.2, 1.4]);
+        assert_eq!(log_ticks(0.8, 1.25), vec![0.8, 1.0, 1.2]);
+        // Wide enough for 1-2-5 decade ticks: unchanged.
+        assert_eq!(log_ticks(0.5, 6.0), vec![0.5, 1.0, 2.0, 5.0]);
     }
 
     #[test]
