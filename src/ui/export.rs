@@ -168,3 +168,30 @@ pub fn svg_size(svg: &str) -> (u32, u32) {
     };
     (attr("width").unwrap_or(640), attr("height").unwrap_or(400))
 }
+
+/// An "SVG" and a "PNG" download button for a plot: `make` gives the plot as a standalone SVG
+/// document (built when clicked, from what the page shows then); the PNG is that SVG drawn
+/// into a canvas ([`save_png`]).
+pub fn plot_buttons(
+    testids: [&'static str; 2],
+    file_names: [&'static str; 2],
+    make: impl Fn() -> Option<String> + Clone + 'static,
+) -> impl IntoView {
+    let for_png = make.clone();
+    view! {
+        {button(testids[0], "SVG", file_names[0], "image/svg+xml", make)}
+        " "
+        <button
+            class="small"
+            data-testid=testids[1]
+            on:click=move |_| {
+                if let Some(svg) = for_png() {
+                    let (w, h) = svg_size(&svg);
+                    save_png(svg, w, h, file_names[1]);
+                }
+            }
+        >
+            "PNG"
+        </button>
+    }
+}

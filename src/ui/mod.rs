@@ -529,3 +529,24 @@ pub fn App() -> impl IntoView {
         </main>
     }
 }
+
+/// Moves the keyboard focus from the table row that received `ev` (a `keydown`) to the next
+/// row (`ArrowDown`) or the previous one (`ArrowUp`), when there is one: the arrow-key
+/// navigation of every table whose rows are focusable.
+pub(crate) fn focus_sibling_row(ev: &leptos::ev::KeyboardEvent) {
+    use wasm_bindgen::JsCast;
+    let Some(row) = ev
+        .current_target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+    else {
+        return;
+    };
+    let next = if ev.key() == "ArrowUp" {
+        row.previous_element_sibling()
+    } else {
+        row.next_element_sibling()
+    };
+    if let Some(el) = next.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+        let _ = el.focus();
+    }
+}
