@@ -420,6 +420,7 @@ fn on_message(state: AppState, msg: FromWorker) {
             request_analysis(state);
             embed::check(state, None);
         }
+        FromWorker::Exported { what, text } => export::exported(state, what, text),
         FromWorker::MemoryAnalysed { seq, view } => {
             if seq == memory::latest_seq() {
                 state.memory_error.set(None);
@@ -520,6 +521,7 @@ pub fn App() -> impl IntoView {
         <main>
             <Show when=move || !embedded>
                 <files::DropZone />
+                <export::WorkspaceDownloads />
             </Show>
             {move || match state.tab.get() {
                 Tab::Scaling => view! { <scaling::ScalingView /> }.into_any(),
@@ -530,23 +532,39 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// Moves the keyboard focus from the table row that received `ev` (a `keydown`) to the next
-/// row (`ArrowDown`) or the previous one (`ArrowUp`), when there is one: the arrow-key
-/// navigation of every table whose rows are focusable.
+/// Moves the keyboard focus from the element that received `ev` (a `keydown` on a table row
+/// or a plot's point) to the next sibling of the same tag (`ArrowDown` / `ArrowRight`) or the
+/// previous one (`ArrowUp` / `ArrowLeft`), when there is one: the arrow-key navigation of every
+/// table whose rows are focusable and of the scatter plot's points (SVG elements too).
 pub(crate) fn focus_sibling_row(ev: &leptos::ev::KeyboardEvent) {
     use wasm_bindgen::JsCast;
-    let Some(row) = ev
+    let Some(from) = ev
         .current_target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
     else {
         return;
     };
-    let next = if ev.key() == "ArrowUp" {
-        row.previous_element_sibling()
-    } else {
-        row.next_element_sibling()
+    let back = matches!(ev.key().as_str(), "ArrowUp" | "ArrowLeft");
+    let step = |e: &web_sys::Element| {
+        if back {
+            e.previous_element_sibling()
+        } else {
+            e.next_element_sibling()
+        }
     };
-    if let Some(el) = next.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
-        let _ = el.focus();
+    let mut next = step(&from);
+    while let Some(e) = &next {
+        if e.tag_name() == from.tag_name() && e.has_attribute("tabindex") {
+            break;
+        }
+        next = step(e);
+    }
+    if let Some(el) = next {
+        // `focus` is on HTMLElement and SVGElement alike.
+        if let Ok(f) = js_sys::Reflect::get(&el, &wasm_bindgen::JsValue::from_str("focus")) {
+            if let Some(f) = f.dyn_ref::<js_sys::Function>() {
+                let _ = f.call0(&el);
+            }
+        }
     }
 }

@@ -191,6 +191,7 @@ fn handle(data: JsValue) {
             post(&SESSION.with(|s| s.borrow_mut().pin_keys(&keys, &request)))
         }
         ToWorker::ClearPins(req) => post(&SESSION.with(|s| s.borrow_mut().clear_pins(&req))),
+        ToWorker::Export { what } => post(&SESSION.with(|s| s.borrow().export(what))),
         ToWorker::TestHook {
             panic_on,
             abort_on,

@@ -70,6 +70,8 @@
 //! * `stats_properties` — properties of `analysis::stats` for any input
 //! * `stats_reference` — `analysis::stats` against SciPy and statsmodels reference values
 //! * `stream_load` — a file read in chunks of any size loads as when read whole, every kind
+//! * `stylesheet` — dark mode from `prefers-color-scheme` with WCAG contrast, Okabe–Ito series
+//!   colours (a check of `www/style.css`; WebDriver cannot emulate the media feature)
 //! * `tidy` — the layout rules (one load path, facts only in the workspace, no importer in
 //!   the front ends, one median, web crates only in `ui`, the dependency direction)
 //! * `triage_corpus` — compile-drift triage on the real JAX and torch.compile records
@@ -125,6 +127,7 @@ mod scaling_regression;
 mod stats_properties;
 mod stats_reference;
 mod stream_load;
+mod stylesheet;
 mod tidy;
 mod triage_corpus;
 mod triage_records;
