@@ -14,6 +14,8 @@
 //!   `loaded` with the hotspot count; malformed messages ignored; no chrome
 //! * `browser_exports` — the download buttons: hotspots, findings, intervals as CSV/JSON equal
 //!   the CLI's `--csv`/`--json`; the scatter plot as well-formed SVG and a non-blank PNG
+//! * `browser_keyboard` — keyboard navigation: ↓/Enter select a hotspot, → walks the scatter
+//!   plot's points
 //! * `browser_memory_zoom` — the memory lanes' time and byte ticks, brush zoom and pan shared
 //!   by every lane, reset, and the interval table linked to the lanes (mouse and keyboard)
 //! * `browser_json` — the site on JSON traces (JAX, PyTorch): inputs, joined hotspots, reports
@@ -84,6 +86,7 @@ mod browser_embed;
 mod browser_exports;
 mod browser_json;
 mod browser_link;
+mod browser_keyboard;
 mod browser_memory_zoom;
 mod browser_security;
 mod browser_triage;
