@@ -184,26 +184,6 @@ impl Session {
         }
     }
 
-    /// Builds the download `what` from the loaded files, as the CLI would for the same files
-    /// (`report --html` with its defaults, `inspect --json`).
-    pub fn export(&self, what: ExportKind) -> FromWorker {
-        let ws = self.workspace();
-        let text = match what {
-            ExportKind::Report => crate::report::workspace_html(
-                ws,
-                &crate::report::ReportParams {
-                    command: "the trialscope web app (Download report)".into(),
-                    ..Default::default()
-                },
-            )
-            .map_err(|e| e.to_string()),
-            ExportKind::FileReports => {
-                crate::report::files::file_reports_json(ws).map_err(|e| e.to_string())
-            }
-        };
-        FromWorker::Exported { what, text }
-    }
-
     /// Runs the rank memory analysis over the imported files and thins the series for
     /// drawing. Returns [`FromWorker::MemoryAnalysed`], or [`FromWorker::MemoryFailed`] naming
     /// a bad preset or knob.

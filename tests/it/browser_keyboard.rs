@@ -80,9 +80,12 @@ fn browser_keyboard_selects_a_hotspot_and_walks_the_points() {
             .find(Locator::Css("tr[data-testid=hotspot-row]"))
             .await
             .unwrap();
-        c.execute("arguments[0].focus();", vec![serde_json::to_value(&first).unwrap()])
-            .await
-            .unwrap();
+        c.execute(
+            "arguments[0].focus();",
+            vec![serde_json::to_value(&first).unwrap()],
+        )
+        .await
+        .unwrap();
         press(&c, Key::Down).await;
         press(&c, Key::Down).await;
         assert_eq!(
@@ -112,13 +115,19 @@ fn browser_keyboard_selects_a_hotspot_and_walks_the_points() {
             .find(Locator::Css("[data-testid=trial-point]"))
             .await
             .unwrap();
-        c.execute("arguments[0].focus();", vec![serde_json::to_value(&point).unwrap()])
-            .await
-            .unwrap();
+        c.execute(
+            "arguments[0].focus();",
+            vec![serde_json::to_value(&point).unwrap()],
+        )
+        .await
+        .unwrap();
         let label0 = active(&c, "e.getAttribute('aria-label')").await;
         press(&c, Key::Right).await;
         let label1 = active(&c, "e.getAttribute('aria-label')").await;
-        assert_eq!(active(&c, "e.dataset.testid").await.as_str(), Some("trial-point"));
+        assert_eq!(
+            active(&c, "e.dataset.testid").await.as_str(),
+            Some("trial-point")
+        );
         assert_ne!(label0, label1, "→ moved to another point");
         let readout = assert_visible(&c, "[data-testid=point-readout]").await;
         assert_eq!(Some(readout.trim()), label1.as_str());

@@ -72,6 +72,7 @@
 //! * `stats_properties` — properties of `analysis::stats` for any input
 //! * `stats_reference` — `analysis::stats` against SciPy and statsmodels reference values
 //! * `stream_load` — a file read in chunks of any size loads as when read whole, every kind
+//! * `screenshots` — (ignored; `tools/screenshots.sh`) the README's screenshot of each tab
 //! * `stylesheet` — dark mode from `prefers-color-scheme` with WCAG contrast, Okabe–Ito series
 //!   colours (a check of `www/style.css`; WebDriver cannot emulate the media feature)
 //! * `tidy` — the layout rules (one load path, facts only in the workspace, no importer in
@@ -85,8 +86,8 @@ mod browser;
 mod browser_embed;
 mod browser_exports;
 mod browser_json;
-mod browser_link;
 mod browser_keyboard;
+mod browser_link;
 mod browser_memory_zoom;
 mod browser_security;
 mod browser_triage;
@@ -127,6 +128,7 @@ mod perfetto_props;
 mod scaling_corpus;
 mod scaling_cost;
 mod scaling_regression;
+mod screenshots;
 mod stats_properties;
 mod stats_reference;
 mod stream_load;
