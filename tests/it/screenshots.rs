@@ -36,9 +36,18 @@ async fn pick(c: &Client, files: &[String]) {
         .unwrap();
 }
 
-/// Saves the viewport as `docs/screenshots/<name>.png` (scrolled to the top).
-async fn shot(c: &Client, name: &str) {
-    c.execute("window.scrollTo(0, 0);", vec![]).await.unwrap();
+/// Saves the viewport as `docs/screenshots/<name>.png`, scrolled so that the element `top`
+/// is at the top (or to the page's top).
+async fn shot(c: &Client, name: &str, top: Option<&str>) {
+    // A laptop-sized viewport keeps each PNG small.
+    c.set_window_size(1200, 760).await.unwrap();
+    c.execute(
+        "const e = arguments[0] && document.querySelector(arguments[0]);\
+         if (e) e.scrollIntoView({block: 'start'}); else window.scrollTo(0, 0);",
+        vec![serde_json::to_value(top).unwrap()],
+    )
+    .await
+    .unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     let png = c.screenshot().await.unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
@@ -66,7 +75,7 @@ fn screenshots_of_every_tab() {
                 .then_some(())
         })
         .await;
-        shot(&c, "scaling").await;
+        shot(&c, "scaling", None).await;
         c.close().await.unwrap();
 
         // Compile triage: the JAX baseline pinned, then the cache regression's records.
@@ -88,18 +97,29 @@ fn screenshots_of_every_tab() {
             .await
             .unwrap();
         click(&c, "[data-testid=pin-warm-medians]").await;
-        tokio::time::sleep(Duration::from_secs(1)).await;
+        wait_until(WAIT, "12 pins", || async {
+            (harness::attr(&c, "[data-testid=pin-count]", "data-pins")
+                .await
+                .as_deref()
+                == Some("12"))
+            .then_some(())
+        })
+        .await;
         click(
             &c,
             "tr[data-testid=record-file-row][data-file=\"baseline.jsonl\"] button",
         )
         .await;
         pick(&c, &[jax("cache_regression.jsonl")]).await;
+        let e = c.find(Locator::Css("[data-testid=min-abs]")).await.unwrap();
+        e.clear().await.unwrap();
+        e.send_keys("0.05").await.unwrap();
+        click(&c, "[data-testid=triage-summary]").await;
         wait_until(WAIT, "the per-key chart", || async {
             (count(&c, "[data-testid=key-chart] circle").await > 0).then_some(())
         })
         .await;
-        shot(&c, "triage").await;
+        shot(&c, "triage", Some("[data-testid=key-chart]")).await;
         c.close().await.unwrap();
 
         // Memory: the synthetic 4-rank Perfetto job.
@@ -124,7 +144,7 @@ fn screenshots_of_every_tab() {
             (count(&c, "[data-testid=memory-lane]").await == 4).then_some(())
         })
         .await;
-        shot(&c, "memory").await;
+        shot(&c, "memory", Some("[data-testid=memory-zoom]")).await;
         c.close().await.unwrap();
         std::fs::remove_dir_all(&dir).ok();
     });
