@@ -10,6 +10,8 @@
 //!   a Kineto-like trace generator, the 4-rank Perfetto memory fixture, the browser harness
 //! * `browser` — the site in headless Chromium: corpus trials through the file picker, the demo,
 //!   a synthesized drop, a folder; every request stays local
+//! * `browser_dark_mode` — `prefers-color-scheme: dark` (emulated through the DevTools
+//!   protocol) gives the dark ground, text and palette; light comes back
 //! * `browser_embed` — the site in an iframe of a page on another origin: ping/pong, `open`,
 //!   `loaded` with the hotspot count; malformed messages ignored; no chrome
 //! * `browser_exports` — the download buttons: hotspots, findings, intervals as CSV/JSON equal
@@ -74,7 +76,7 @@
 //! * `stream_load` — a file read in chunks of any size loads as when read whole, every kind
 //! * `screenshots` — (ignored; `tools/screenshots.sh`) the README's screenshot of each tab
 //! * `stylesheet` — dark mode from `prefers-color-scheme` with WCAG contrast, Okabe–Ito series
-//!   colours (a check of `www/style.css`; WebDriver cannot emulate the media feature)
+//!   colours (a check of `www/style.css`)
 //! * `tidy` — the layout rules (one load path, facts only in the workspace, no importer in
 //!   the front ends, one median, web crates only in `ui`, the dependency direction)
 //! * `triage_corpus` — compile-drift triage on the real JAX and torch.compile records
@@ -83,6 +85,7 @@
 mod support;
 
 mod browser;
+mod browser_dark_mode;
 mod browser_embed;
 mod browser_exports;
 mod browser_json;

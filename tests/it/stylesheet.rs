@@ -1,6 +1,6 @@
-//! The style sheet's dark mode and palette (`www/style.css`), checked on its text: WebDriver
-//! through fantoccini cannot emulate `prefers-color-scheme` (that needs the DevTools
-//! protocol's `Emulation.setEmulatedMedia`), so the browser tests do not cover dark mode.
+//! The style sheet's dark mode and palette (`www/style.css`), checked on its text (the
+//! browser test `browser_dark_mode` checks the rendered page with the media feature
+//! emulated).
 //!
 //! * Both the light `:root` and the `prefers-color-scheme: dark` one define the text, muted
 //!   text and ground colours; text on ground has a WCAG 2 contrast ratio of at least 7:1 and
