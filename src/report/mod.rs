@@ -5,6 +5,7 @@
 //! ([`svg::escape`]), never markup.
 
 pub mod export;
+pub mod files;
 pub mod hotspot;
 pub mod svg;
 
@@ -357,4 +358,88 @@ fn memory_section(o: &mut String, m: &cm::Report) {
         o.push_str("</tr>");
     }
     o.push_str("</tbody></table>\n");
+}
+
+/// What [`workspace_html`] runs: the flags of `trialscope report` (the app passes the
+/// defaults, [`ReportParams::default`]).
+#[derive(Clone, Debug)]
+pub struct ReportParams {
+    /// Regex whose first capture group is each trial's numeric input (scaling).
+    pub input_pattern: String,
+    pub metric: scaling::Metric,
+    /// Memory sensitivity preset (`low`, `medium`, `high`).
+    pub preset: String,
+    /// Hotspot rows listed and scatter plots drawn.
+    pub top: usize,
+    pub plots: usize,
+    /// How the report was made, shown verbatim (escaped).
+    pub command: String,
+}
+
+impl Default for ReportParams {
+    /// The defaults of `trialscope report`: the default input pattern, inclusive time,
+    /// preset `medium`, 50 rows, 6 plots.
+    fn default() -> Self {
+        ReportParams {
+            input_pattern: scaling::DEFAULT_INPUT_PATTERN.to_string(),
+            metric: scaling::Metric::default(),
+            preset: "medium".into(),
+            top: 50,
+            plots: 6,
+            command: "trialscope report".into(),
+        }
+    }
+}
+
+/// The invalid parameter of a [`workspace_html`] call.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReportError {
+    /// `--input-regex` does not compile or has no capture group.
+    #[error("--input-regex: {0}")]
+    InputPattern(String),
+    /// `--preset` is not a known preset.
+    #[error("--preset: {0}")]
+    Preset(String),
+}
+
+/// The one self-contained HTML report ([`html`]) of everything `ws` supports, as
+/// `trialscope report --html` writes it and the app's "Download report" saves it: scaling
+/// when there are traces, compile triage when there are compile records (default
+/// parameters, the workspace's pins), rank memory when some file has memory series.
+pub fn workspace_html(ws: &Workspace, p: &ReportParams) -> Result<String, ReportError> {
+    use crate::workspace::{MemoryRequest, ScalingRequest};
+    scaling::compile_input_regex(&p.input_pattern).map_err(ReportError::InputPattern)?;
+    let traces = ws.entries().iter().filter(|e| e.trace().is_some()).count();
+    let scaling = if traces > 0 {
+        let req = ScalingRequest {
+            settings: Vec::new(),
+            metric: p.metric,
+            pattern: p.input_pattern.clone(),
+        };
+        Some(ws.scaling(&req).map_err(ReportError::InputPattern)?.report)
+    } else {
+        None
+    };
+    let triage = (!ws.compile_records(&[]).is_empty())
+        .then(|| ws.triage(&compile_triage::Params::default(), &[]));
+    let memory = ws
+        .memory(&MemoryRequest {
+            preset: p.preset.clone(),
+            overrides: Vec::new(),
+            mapping: None,
+            rank_overrides: Vec::new(),
+        })
+        .map_err(ReportError::Preset)?;
+    let memory = (!memory.report.ranks.is_empty()).then_some(memory.report);
+    Ok(html(&HtmlReport {
+        title: "trialscope report".into(),
+        command: p.command.clone(),
+        workspace: ws,
+        scaling: scaling.as_ref(),
+        triage: triage.as_ref(),
+        memory: memory.as_ref(),
+        top: p.top,
+        plots: p.plots,
+    }))
 }

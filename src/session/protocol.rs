@@ -134,6 +134,11 @@ pub enum ToWorker {
         keys: Vec<FullKey>,
         request: TriageRequest,
     },
+    /// Build a download from the loaded files ([`ExportKind`]); answered by a
+    /// [`FromWorker::Exported`].
+    Export {
+        what: ExportKind,
+    },
     /// Forget every pin ("no pins" state). Answered by a [`FromWorker::Triaged`].
     ClearPins(TriageRequest),
     /// **Test hook** (the browser tests' only way to make the importer crash, since no real
@@ -224,6 +229,23 @@ pub enum FromWorker {
     /// The file was memory telemetry JSON Lines (collective-memory.md, "Telemetry records"):
     /// it feeds only the memory view (one lane per rank it holds), never the scaling analysis.
     TelemetryImported { summary: TelemetrySummary },
+    /// The answer to [`ToWorker::Export`]: the file's text, or why it could not be made.
+    Exported {
+        what: ExportKind,
+        text: Result<String, String>,
+    },
+}
+
+/// A download the worker builds from its workspace, with the CLI's own functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportKind {
+    /// The self-contained HTML report of `trialscope report --html`
+    /// ([`crate::report::workspace_html`], default parameters).
+    Report,
+    /// The per-file import reports as `trialscope inspect --json` prints them
+    /// ([`crate::report::files::file_reports_json`]).
+    FileReports,
 }
 
 /// A comparison request ([`crate::workspace::CompareRequest`]: per-trial settings, the rule of

@@ -12,7 +12,7 @@ use wasm_bindgen::JsCast;
 
 use super::{AppState, Status};
 use crate::analysis::scaling::Report;
-use crate::session::MemoryView;
+use crate::session::{ExportKind, MemoryView, ToWorker};
 
 /// Saves `blob` as `file_name` (a temporary `<a download>` of its object URL).
 fn save_blob(blob: &web_sys::Blob, file_name: &str) {
@@ -167,4 +167,94 @@ pub fn svg_size(svg: &str) -> (u32, u32) {
             .map(|f| f.ceil() as u32)
     };
     (attr("width").unwrap_or(640), attr("height").unwrap_or(400))
+}
+
+/// An "SVG" and a "PNG" download button for a plot: `make` gives the plot as a standalone SVG
+/// document (built when clicked, from what the page shows then); the PNG is that SVG drawn
+/// into a canvas ([`save_png`]).
+pub fn plot_buttons(
+    testids: [&'static str; 2],
+    file_names: [&'static str; 2],
+    make: impl Fn() -> Option<String> + Clone + 'static,
+) -> impl IntoView {
+    let for_png = make.clone();
+    view! {
+        {button(testids[0], "SVG", file_names[0], "image/svg+xml", make)}
+        " "
+        <button
+            class="small"
+            data-testid=testids[1]
+            on:click=move |_| {
+                if let Some(svg) = for_png() {
+                    let (w, h) = svg_size(&svg);
+                    save_png(svg, w, h, file_names[1]);
+                }
+            }
+        >
+            "PNG"
+        </button>
+    }
+}
+
+thread_local! {
+    /// Why the last workspace download could not be made (shown by [`WorkspaceDownloads`]).
+    static EXPORT_ERROR: RwSignal<Option<String>> = RwSignal::new(None);
+}
+
+/// The worker's answer to a [`ToWorker::Export`]: saves the file, or shows why it could not
+/// be made.
+pub fn exported(_state: AppState, what: ExportKind, text: Result<String, String>) {
+    let error = EXPORT_ERROR.with(|e| *e);
+    match text {
+        Ok(text) => {
+            error.set(None);
+            match what {
+                ExportKind::Report => save_text(&text, "trialscope-report.html", "text/html"),
+                ExportKind::FileReports => {
+                    save_text(&text, "file-reports.json", "application/json")
+                }
+            }
+        }
+        Err(e) => error.set(Some(e)),
+    }
+}
+
+/// "Download report" (the HTML file of `trialscope report --html` for the loaded files) and
+/// "file reports (JSON)" (what `trialscope inspect --json` prints for them): both built by the
+/// worker from its workspace with the CLI's own functions.
+#[component]
+pub fn WorkspaceDownloads() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let error = EXPORT_ERROR.with(|e| *e);
+    let none = move || {
+        !state.files.with(|f| {
+            f.iter()
+                .any(|r| matches!(r.status.get(), Status::Imported(_)))
+        })
+    };
+    let ask = move |what: ExportKind| super::post_to_worker(&ToWorker::Export { what });
+    view! {
+        <p class="exports workspace-downloads">
+            <button
+                class="small"
+                data-testid="download-report"
+                title="one self-contained HTML file, as trialscope report --html writes it"
+                disabled=none
+                on:click=move |_| ask(ExportKind::Report)
+            >
+                "Download report"
+            </button>
+            " "
+            <button
+                class="small"
+                data-testid="export-file-reports-json"
+                title="the per-file import reports, as trialscope inspect --json prints them"
+                disabled=none
+                on:click=move |_| ask(ExportKind::FileReports)
+            >
+                "file reports (JSON)"
+            </button>
+            {move || error.get().map(|e| view! { <span class="error" data-testid="export-error">{e}</span> })}
+        </p>
+    }
 }

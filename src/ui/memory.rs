@@ -234,23 +234,122 @@ fn time_domain_of(v: &MemoryView) -> TimeDomain {
     plot::memory::time_domain(&lanes, v.report.intervals.iter().map(span))
 }
 
-fn lane_view(l: &MemoryLane, v: &MemoryView, time: TimeDomain) -> impl IntoView {
-    let ivs: Vec<&Interval> = v
+/// The zoom, brush and selection of the memory tab, shared by every lane and the interval
+/// table (all signals, so it is `Copy`).
+#[derive(Clone, Copy)]
+struct Zoom {
+    /// The full time axis of the current view.
+    full: RwSignal<TimeDomain>,
+    /// The window every lane shows (`None`: the full axis).
+    window: RwSignal<Option<TimeDomain>>,
+    /// A drag in progress: the lane's rank, where it started (lane px), whether it pans
+    /// (Shift held) and the window when it started.
+    drag: RwSignal<Option<(u32, f64, bool, TimeDomain)>>,
+    /// The brush being drawn: rank, and the two ends in lane px.
+    brush: RwSignal<Option<(u32, f64, f64)>>,
+    /// The selected and the hovered interval (index into the report's intervals).
+    selected: RwSignal<Option<usize>>,
+    hovered: RwSignal<Option<usize>>,
+}
+
+impl Zoom {
+    fn new() -> Self {
+        Zoom {
+            full: RwSignal::new(TimeDomain { t0_ns: 0, t1_ns: 1 }),
+            window: RwSignal::new(None),
+            drag: RwSignal::new(None),
+            brush: RwSignal::new(None),
+            selected: RwSignal::new(None),
+            hovered: RwSignal::new(None),
+        }
+    }
+
+    /// The window shown, inside the full axis.
+    fn shown(&self) -> TimeDomain {
+        let full = self.full.get();
+        self.window
+            .get()
+            .map_or(full, |w| plot::memory::clamp_window(full, w))
+    }
+
+    fn shown_untracked(&self) -> TimeDomain {
+        let full = self.full.get_untracked();
+        self.window
+            .get_untracked()
+            .map_or(full, |w| plot::memory::clamp_window(full, w))
+    }
+
+    fn set(&self, w: TimeDomain) {
+        let full = self.full.get_untracked();
+        self.window
+            .set((w != full).then_some(plot::memory::clamp_window(full, w)));
+    }
+
+    fn pan(&self, fraction: f64) {
+        let full = self.full.get_untracked();
+        let w = self.window.get_untracked().unwrap_or(full);
+        self.set(plot::memory::pan(full, w, fraction));
+    }
+
+    fn zoom(&self, factor: f64) {
+        let full = self.full.get_untracked();
+        let w = self.window.get_untracked().unwrap_or(full);
+        self.set(plot::memory::zoom(full, w, factor));
+    }
+}
+
+/// The pointer's x in the lane SVG's own coordinates (the SVG may be drawn scaled).
+fn lane_x(ev: &leptos::ev::MouseEvent) -> Option<f64> {
+    use wasm_bindgen::JsCast;
+    let svg: web_sys::Element = ev.current_target()?.dyn_into().ok()?;
+    let r = svg.get_bounding_client_rect();
+    (r.width() > 0.0)
+        .then(|| (f64::from(ev.client_x()) - r.left()) * plot::memory::LANE_WIDTH / r.width())
+}
+
+fn lane_view(
+    l: &MemoryLane,
+    v: &MemoryView,
+    shown: TimeDomain,
+    full: TimeDomain,
+    z: Zoom,
+) -> impl IntoView {
+    let ivs: Vec<(usize, &Interval)> = v
         .report
         .intervals
         .iter()
-        .filter(|iv| iv.rank == l.rank)
+        .enumerate()
+        .filter(|(_, iv)| iv.rank == l.rank)
         .collect();
-    let spans: Vec<(i64, i64)> = ivs.iter().map(|iv| span(iv)).collect();
-    let g = plot::memory::lane(&lane_input(l, &spans), time);
+    let spans: Vec<(i64, i64)> = ivs.iter().map(|(_, iv)| span(iv)).collect();
+    let g = plot::memory::lane(&lane_input(l, &spans), shown, full.t0_ns);
     let intervals: Vec<_> = ivs
         .iter()
         .zip(&g.intervals)
-        .map(|(iv, r)| {
-            let cls = format!("interval {}", class_name(iv.classification));
-            let tip = tooltip(iv, time);
+        .filter_map(|((i, iv), r)| Some((*i, *iv, (*r)?)))
+        .map(|(i, iv, r)| {
+            let base = format!("interval {}", class_name(iv.classification));
+            let cls = move || {
+                let on = z.selected.get() == Some(i) || z.hovered.get() == Some(i);
+                if on {
+                    format!("{base} highlight")
+                } else {
+                    base.clone()
+                }
+            };
+            let tip = tooltip(iv, full);
             view! {
-                <rect class=cls x=format!("{:.1}", r.x) y=r.y width=format!("{:.1}", r.width) height=r.height>
+                <rect
+                    class=cls
+                    data-testid="memory-interval"
+                    data-index=i
+                    x=format!("{:.1}", r.x)
+                    y=r.y
+                    width=format!("{:.1}", r.width)
+                    height=r.height
+                    on:mousedown=|ev| ev.stop_propagation()
+                    on:click=move |_| z.selected.set(Some(i))
+                >
                     <title>{tip}</title>
                 </rect>
             }
@@ -259,6 +358,7 @@ fn lane_view(l: &MemoryLane, v: &MemoryView, time: TimeDomain) -> impl IntoView 
     let markers: Vec<_> = g
         .markers
         .iter()
+        .flatten()
         .map(|r| {
             view! { <rect class="marker" x=format!("{:.1}", r.x) y=r.y width=format!("{:.1}", r.width) height=r.height /> }
         })
@@ -276,18 +376,97 @@ fn lane_view(l: &MemoryLane, v: &MemoryView, time: TimeDomain) -> impl IntoView 
     let hidden =
         (l.markers_hidden > 0).then(|| format!(" (+{} markers not drawn)", l.markers_hidden));
     let base = g.baseline;
+    let area = g.area;
+    let rank = l.rank;
+    let x_ticks: Vec<_> = g
+        .x_axis
+        .ticks
+        .iter()
+        .map(|tk| {
+            let m = tk.line;
+            view! {
+                <g class="tick" data-testid="time-tick">
+                    <line x1=m.x1 x2=m.x2 y1=m.y1 y2=m.y2 />
+                    {chart::text(&tk.label, Some("axis"))}
+                </g>
+            }
+        })
+        .collect();
+    let y_ticks: Vec<_> = g
+        .y_axis
+        .ticks
+        .iter()
+        .map(|tk| {
+            let m = tk.line;
+            view! {
+                <g class="tick" data-testid="byte-tick">
+                    <line class="grid" x1=m.x1 x2=m.x2 y1=m.y1 y2=m.y2 />
+                    {chart::text(&tk.label, Some("axis"))}
+                </g>
+            }
+        })
+        .collect();
+    let brush = move || {
+        z.brush.get().filter(|b| b.0 == rank).map(|(_, a, b)| {
+            let (a, b) = (a.min(b).max(area.left), a.max(b).min(area.right));
+            view! {
+                <rect class="brush" data-testid="memory-brush" x=a y=area.top width=(b - a).max(0.0) height=area.bottom - area.top />
+            }
+        })
+    };
+    let finish = move |ev: leptos::ev::MouseEvent| {
+        let Some((r, x0, panning, start)) = z.drag.get_untracked() else {
+            return;
+        };
+        z.drag.set(None);
+        z.brush.set(None);
+        if panning || r != rank {
+            return;
+        }
+        if let Some(x1) = lane_x(&ev) {
+            if let Some(w) = plot::memory::brush_window(z.full.get_untracked(), start, x0, x1) {
+                z.set(w);
+            }
+        }
+    };
     view! {
-        <div class="memory-lane" data-testid="memory-lane">
+        <div class="memory-lane" data-testid="memory-lane" data-rank=rank>
             <div class="lane-title">{title}{hidden}</div>
             <svg
                 width=g.width
                 height=g.height
                 viewBox=format!("0 0 {} {}", g.width, g.height)
                 role="img"
+                aria-label=format!("memory of rank {rank}; drag to zoom, Shift+drag to pan")
                 class="memory-svg"
+                data-t0-ns=shown.t0_ns
+                data-t1-ns=shown.t1_ns
+                on:mousedown=move |ev| {
+                    if let Some(x) = lane_x(&ev) {
+                        ev.prevent_default();
+                        z.drag.set(Some((rank, x, ev.shift_key(), z.shown())));
+                    }
+                }
+                on:mousemove=move |ev| {
+                    let Some((r, x0, panning, start)) = z.drag.get_untracked() else {
+                        return;
+                    };
+                    let Some(x) = lane_x(&ev) else { return };
+                    if panning {
+                        let dx = (x0 - x) / (area.right - area.left);
+                        z.set(plot::memory::pan(z.full.get_untracked(), start, dx));
+                    } else if r == rank {
+                        z.brush.set(Some((rank, x0, x)));
+                    }
+                }
+                on:mouseup=finish
+                on:mouseleave=move |_| {
+                    z.drag.set(None);
+                    z.brush.set(None);
+                }
             >
-                {chart::text(&g.y_labels[0], Some("axis"))}
-                {chart::text(&g.y_labels[1], Some("axis"))}
+                {y_ticks}
+                {x_ticks}
                 <line class="axis" x1=base.x1 x2=base.x2 y1=base.y1 y2=base.y2 />
                 {intervals}
                 {gap}
@@ -295,8 +474,167 @@ fn lane_view(l: &MemoryLane, v: &MemoryView, time: TimeDomain) -> impl IntoView 
                 {allocated}
                 {used}
                 {markers}
+                {brush}
             </svg>
         </div>
+    }
+}
+
+/// Every lane of `v` over the window `shown` as one standalone SVG document
+/// ([`crate::report::svg::memory_lanes`]).
+fn lanes_svg(v: &MemoryView, shown: TimeDomain, full: TimeDomain) -> String {
+    let parts: Vec<(String, plot::memory::Lane, Vec<&'static str>)> = v
+        .lanes
+        .iter()
+        .map(|l| {
+            let ivs: Vec<&Interval> = v
+                .report
+                .intervals
+                .iter()
+                .filter(|iv| iv.rank == l.rank)
+                .collect();
+            let spans: Vec<(i64, i64)> = ivs.iter().map(|iv| span(iv)).collect();
+            let classes = ivs.iter().map(|iv| class_name(iv.classification)).collect();
+            let g = plot::memory::lane(&lane_input(l, &spans), shown, full.t0_ns);
+            (format!("rank {} · {}", l.rank, l.label), g, classes)
+        })
+        .collect();
+    let lanes: Vec<crate::report::svg::LaneSvg<'_>> = parts
+        .iter()
+        .map(|(title, lane, classes)| crate::report::svg::LaneSvg {
+            title,
+            lane,
+            classes,
+        })
+        .collect();
+    crate::report::svg::memory_lanes(&lanes, "rank memory lanes")
+}
+
+/// Milliseconds of `t_ns` after `origin_ns`, as the interval table prints times.
+fn ms(t_ns: i64, origin_ns: i64) -> String {
+    format!("{:.3}", t_ns.saturating_sub(origin_ns) as f64 / 1e6)
+}
+
+/// The zoom controls: the shown window as text, and buttons to pan, zoom and reset.
+fn zoom_controls(z: Zoom) -> impl IntoView {
+    let range = move || {
+        let full = z.full.get();
+        let s = z.shown();
+        format!(
+            "showing {}–{} ms of {} ms",
+            ms(s.t0_ns, full.t0_ns),
+            ms(s.t1_ns, full.t0_ns),
+            ms(full.t1_ns, full.t0_ns)
+        )
+    };
+    view! {
+        <div
+            class="controls zoom"
+            data-testid="memory-zoom"
+            tabindex="0"
+            aria-label="memory time axis: arrow keys pan, + and - zoom, 0 resets"
+            on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                match ev.key().as_str() {
+                    "ArrowLeft" => z.pan(-0.25),
+                    "ArrowRight" => z.pan(0.25),
+                    "+" | "=" => z.zoom(0.5),
+                    "-" => z.zoom(2.0),
+                    "0" => z.window.set(None),
+                    _ => return,
+                }
+                ev.prevent_default();
+            }
+        >
+            <span data-testid="memory-range">{range}</span>
+            <button class="small" data-testid="memory-pan-left" title="earlier (←)" on:click=move |_| z.pan(-0.25)>"◀"</button>
+            <button class="small" data-testid="memory-pan-right" title="later (→)" on:click=move |_| z.pan(0.25)>"▶"</button>
+            <button class="small" data-testid="memory-zoom-in" title="zoom in (+)" on:click=move |_| z.zoom(0.5)>"+"</button>
+            <button class="small" data-testid="memory-zoom-out" title="zoom out (−)" on:click=move |_| z.zoom(2.0)>"−"</button>
+            <button
+                class="small"
+                data-testid="memory-zoom-reset"
+                disabled=move || z.window.get().is_none()
+                on:click=move |_| z.window.set(None)
+            >
+                "reset zoom"
+            </button>
+            <span class="hint">" Drag on a lane to zoom; Shift+drag pans."</span>
+        </div>
+    }
+}
+
+/// The attributed intervals as a table linked to the lanes: hovering or focusing a row
+/// highlights its interval, clicking (or Enter) selects it; ↑/↓ move between rows.
+fn interval_table(v: &MemoryView, origin_ns: i64, z: Zoom) -> impl IntoView {
+    let rows: Vec<_> = v
+        .report
+        .intervals
+        .iter()
+        .enumerate()
+        .map(|(i, iv)| {
+            let cls = move || {
+                if z.selected.get() == Some(i) {
+                    "selected"
+                } else {
+                    ""
+                }
+            };
+            let phase = iv.phase.clone().unwrap_or_default();
+            let (start, end) = (iv.start_ns, iv.end_ns);
+            view! {
+                <tr
+                    data-testid="interval-row"
+                    data-index=i
+                    tabindex="0"
+                    class=cls
+                    aria-selected=move || (z.selected.get() == Some(i)).to_string()
+                    on:mouseenter=move |_| z.hovered.set(Some(i))
+                    on:mouseleave=move |_| z.hovered.set(None)
+                    on:focus=move |_| z.hovered.set(Some(i))
+                    on:blur=move |_| z.hovered.set(None)
+                    on:click=move |_| z.selected.set(Some(i))
+                    on:dblclick=move |_| {
+                        let pad = (end - start).max(1_000);
+                        z.set(TimeDomain { t0_ns: start - pad, t1_ns: end + pad });
+                    }
+                    on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                        match ev.key().as_str() {
+                            "Enter" | " " => z.selected.set(Some(i)),
+                            "ArrowDown" | "ArrowUp" => super::focus_sibling_row(&ev),
+                            _ => return,
+                        }
+                        ev.prevent_default();
+                    }
+                >
+                    <td>{iv.rank}</td>
+                    <td class="num">{ms(start, origin_ns)}</td>
+                    <td class="num">{ms(end, origin_ns)}</td>
+                    <td class="num">{format!("{:.3}", (end - start) as f64 / 1e6)}</td>
+                    <td>{class_name(iv.classification)}</td>
+                    <td class="num">{format!("{:.2}", iv.confidence)}</td>
+                    <td class="num">{format_mib(iv.evidence.peak_gap_bytes)}</td>
+                    <td>{phase}</td>
+                </tr>
+            }
+        })
+        .collect();
+    view! {
+        <table class="intervals" data-testid="memory-intervals">
+            <caption>"Attributed intervals (click a row to highlight it in its lane; double-click to zoom to it)"</caption>
+            <thead>
+                <tr>
+                    <th>"Rank"</th>
+                    <th>"Start (ms)"</th>
+                    <th>"End (ms)"</th>
+                    <th>"Duration (ms)"</th>
+                    <th>"Class"</th>
+                    <th>"Confidence"</th>
+                    <th>"Peak gap"</th>
+                    <th>"Phase"</th>
+                </tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
     }
 }
 
@@ -305,6 +643,19 @@ fn lane_view(l: &MemoryLane, v: &MemoryView, time: TimeDomain) -> impl IntoView 
 pub fn MemoryTab() -> impl IntoView {
     let state = expect_context::<AppState>();
     request_memory(state);
+    let z = Zoom::new();
+    // A new view keeps the zoom where it still fits, and drops a selection it no longer has.
+    Effect::new(move |_| {
+        if let Some(v) = state.memory.get() {
+            z.full.set(time_domain_of(&v));
+            if z.selected
+                .get_untracked()
+                .is_some_and(|i| i >= v.report.intervals.len())
+            {
+                z.selected.set(None);
+            }
+        }
+    });
     let body = move || {
         let v: Option<Arc<MemoryView>> = state.memory.get();
         let Some(v) = v else {
@@ -315,13 +666,22 @@ pub fn MemoryTab() -> impl IntoView {
         };
         let time = time_domain_of(&v);
         let start = v.report.trace_start_ns.unwrap_or(time.t0_ns);
+        let shown = z
+            .window
+            .get()
+            .map_or(time, |w| plot::memory::clamp_window(time, w));
         let warnings: Vec<_> = v
             .report
             .warnings
             .iter()
             .map(|w| view! { <li>{w.clone()}</li> })
             .collect();
-        let lanes: Vec<_> = v.lanes.iter().map(|l| lane_view(l, &v, time)).collect();
+        let lanes: Vec<_> = v
+            .lanes
+            .iter()
+            .map(|l| lane_view(l, &v, shown, time, z))
+            .collect();
+        let table = interval_table(&v, time.t0_ns, z);
         let sources = sources_view(state, &v);
         let counts = format!(
             "{} ranks · world size {} · {} attributed intervals · clock {} (skew {:.3} ms) · axis {:.1} ms",
@@ -351,6 +711,17 @@ pub fn MemoryTab() -> impl IntoView {
                         })
                     }
                 </p>
+                <p class="exports">
+                    "Download the lanes (as shown): "
+                    {
+                        let v = v.clone();
+                        export::plot_buttons(
+                            ["export-lanes-svg", "export-lanes-png"],
+                            ["memory-lanes.svg", "memory-lanes.png"],
+                            move || Some(lanes_svg(&v, z.shown_untracked(), z.full.get_untracked())),
+                        )
+                    }
+                </p>
                 <ul class="warnings" data-testid="memory-warnings">{warnings}</ul>
                 <div class="legend">
                     <span class="used">"device used"</span>
@@ -360,7 +731,9 @@ pub fn MemoryTab() -> impl IntoView {
                     <span class="marker">"collective"</span>
                 </div>
                 {sources}
+                {zoom_controls(z)}
                 {lanes}
+                {table}
             </div>
         }
         .into_any()

@@ -436,6 +436,7 @@ fn on_message(state: AppState, msg: FromWorker) {
         FromWorker::CompareFailed { seq, message } => compare::compared(state, seq, Err(message)),
         FromWorker::Flamed { seq, tree } => flame::flamed(seq, Ok(*tree)),
         FromWorker::FlameFailed { seq, message } => flame::flamed(seq, Err(message)),
+        FromWorker::Exported { what, text } => export::exported(state, what, text),
         FromWorker::MemoryAnalysed { seq, view } => {
             if seq == memory::latest_seq() {
                 state.memory_error.set(None);
@@ -538,6 +539,7 @@ pub fn App() -> impl IntoView {
         <main>
             <Show when=move || !embedded>
                 <files::DropZone />
+                <export::WorkspaceDownloads />
             </Show>
             {move || match state.tab.get() {
                 Tab::Scaling => view! { <scaling::ScalingView /> }.into_any(),
@@ -546,5 +548,42 @@ pub fn App() -> impl IntoView {
                 Tab::Compare => view! { <compare::CompareTab /> }.into_any(),
             }}
         </main>
+    }
+}
+
+/// Moves the keyboard focus from the element that received `ev` (a `keydown` on a table row
+/// or a plot's point) to the next sibling of the same tag (`ArrowDown` / `ArrowRight`) or the
+/// previous one (`ArrowUp` / `ArrowLeft`), when there is one: the arrow-key navigation of every
+/// table whose rows are focusable and of the scatter plot's points (SVG elements too).
+pub(crate) fn focus_sibling_row(ev: &leptos::ev::KeyboardEvent) {
+    use wasm_bindgen::JsCast;
+    let Some(from) = ev
+        .current_target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+    else {
+        return;
+    };
+    let back = matches!(ev.key().as_str(), "ArrowUp" | "ArrowLeft");
+    let step = |e: &web_sys::Element| {
+        if back {
+            e.previous_element_sibling()
+        } else {
+            e.next_element_sibling()
+        }
+    };
+    let mut next = step(&from);
+    while let Some(e) = &next {
+        if e.tag_name() == from.tag_name() && e.has_attribute("tabindex") {
+            break;
+        }
+        next = step(e);
+    }
+    if let Some(el) = next {
+        // `focus` is on HTMLElement and SVGElement alike.
+        if let Ok(f) = js_sys::Reflect::get(&el, &wasm_bindgen::JsValue::from_str("focus")) {
+            if let Some(f) = f.dyn_ref::<js_sys::Function>() {
+                let _ = f.call0(&el);
+            }
+        }
     }
 }

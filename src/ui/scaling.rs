@@ -584,10 +584,26 @@ fn hotspot_row(state: AppState, r: &Report, i: usize) -> impl IntoView {
             data-q=h.q_value.to_string()
             data-trials=h.trials.to_string()
             data-provider=h.provider.clone()
-            class:selected=is_selected
+            class:selected=is_selected.clone()
             class:significant=h.significant
             title=h.warnings.join("; ")
-            on:click=move |_| state.selected.set(Some(key.clone()))
+            tabindex="0"
+            aria-selected={
+                let f = is_selected.clone();
+                move || f().to_string()
+            }
+            on:click={
+                let key = key.clone();
+                move |_| state.selected.set(Some(key.clone()))
+            }
+            on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                match ev.key().as_str() {
+                    "Enter" | " " => state.selected.set(Some(key.clone())),
+                    "ArrowDown" | "ArrowUp" => super::focus_sibling_row(&ev),
+                    _ => return,
+                }
+                ev.prevent_default();
+            }
         >
             <td class="name">
                 {name}

@@ -106,12 +106,32 @@ fn render(s: plot::Scatter) -> impl IntoView {
             }
         })
         .collect_view();
+    // The point the keyboard is on: its tooltip is spelled out under the plot.
+    let focused: RwSignal<Option<String>> = RwSignal::new(None);
     let points = s
         .points
         .into_iter()
         .map(|p| {
+            let title = p.title.clone();
+            let label = p.title.clone();
             view! {
-                <circle class="pt" data-testid="trial-point" cx=p.cx cy=p.cy r="4">
+                <circle
+                    class="pt"
+                    data-testid="trial-point"
+                    cx=p.cx
+                    cy=p.cy
+                    r="4"
+                    tabindex="0"
+                    aria-label=label
+                    on:focus=move |_| focused.set(Some(title.clone()))
+                    on:blur=move |_| focused.set(None)
+                    on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                        if ev.key().starts_with("Arrow") {
+                            super::focus_sibling_row(&ev);
+                            ev.prevent_default();
+                        }
+                    }
+                >
                     <title>{p.title}</title>
                 </circle>
             }
@@ -135,6 +155,9 @@ fn render(s: plot::Scatter) -> impl IntoView {
             {points}
             {chart::axis_title(&s.x_axis)}
         </svg>
+        <p class="muted point-readout" data-testid="point-readout" aria-live="polite">
+            {move || focused.get().unwrap_or_else(|| "Tab to the points; ← → move between them.".into())}
+        </p>
         {(hidden > 0)
             .then(|| {
                 view! {

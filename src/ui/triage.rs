@@ -954,18 +954,32 @@ fn KeyChart(view: Arc<SessionTriageView>, series: String) -> impl IntoView {
             </line>
         }
     });
+    let dot_title = |d: &plot::triage::KeyDot| {
+        let p = pts[d.index];
+        format!(
+            "{}: {} {}{}",
+            p.location,
+            if p.cold { "cold" } else { "warm" },
+            format_value(p.compile_s, " s"),
+            if p.drift { " (drift)" } else { "" }
+        )
+    };
+    let titles: Vec<String> = c.dots.iter().map(dot_title).collect();
+    let svg_text = {
+        let (c, series) = (c.clone(), series.clone());
+        move || {
+            Some(crate::report::svg::key_chart(
+                &c,
+                &format!("compile seconds of {series}"),
+                &titles,
+            ))
+        }
+    };
     let dots = c
         .dots
         .iter()
         .map(|d| {
-            let p = pts[d.index];
-            let title = format!(
-                "{}: {} {}{}",
-                p.location,
-                if p.cold { "cold" } else { "warm" },
-                format_value(p.compile_s, " s"),
-                if p.drift { " (drift)" } else { "" }
-            );
+            let title = dot_title(d);
             let class = match (d.cold, d.drift) {
                 (true, _) => "pt cold",
                 (false, true) => "pt warm drift",
@@ -986,6 +1000,14 @@ fn KeyChart(view: Arc<SessionTriageView>, series: String) -> impl IntoView {
     view! {
         <div class="key-chart" data-testid="key-chart" data-series=series.clone()>
             <strong>{series.clone()}</strong>
+            <span class="exports">
+                " download "
+                {export::plot_buttons(
+                    ["export-chart-svg", "export-chart-png"],
+                    ["triage-chart.svg", "triage-chart.png"],
+                    svg_text,
+                )}
+            </span>
             <svg width=c.width height=c.height viewBox=format!("0 0 {} {}", c.width, c.height) role="img">
                 {chart::area_rect(c.area.rect())}
                 {chart::axis_ticks(&c.y_axis)}

@@ -193,6 +193,7 @@ fn handle(data: JsValue) {
             post(&SESSION.with(|s| s.borrow_mut().pin_keys(&keys, &request)))
         }
         ToWorker::ClearPins(req) => post(&SESSION.with(|s| s.borrow_mut().clear_pins(&req))),
+        ToWorker::Export { what } => post(&SESSION.with(|s| export(s.borrow().workspace(), what))),
         ToWorker::TestHook {
             panic_on,
             abort_on,
@@ -304,4 +305,25 @@ fn post_updates() {
     if let Some(u) = SESSION.with(|s| s.borrow_mut().take_updates()) {
         post(&u);
     }
+}
+
+/// Builds the download `what` from the session's files with the CLI's own functions
+/// (`report --html` with its defaults, `inspect --json`), answered as
+/// [`FromWorker::Exported`].
+fn export(ws: &crate::workspace::Workspace, what: crate::session::ExportKind) -> FromWorker {
+    use crate::session::ExportKind;
+    let text = match what {
+        ExportKind::Report => crate::report::workspace_html(
+            ws,
+            &crate::report::ReportParams {
+                command: "the trialscope web app (Download report)".into(),
+                ..Default::default()
+            },
+        )
+        .map_err(|e| e.to_string()),
+        ExportKind::FileReports => {
+            crate::report::files::file_reports_json(ws).map_err(|e| e.to_string())
+        }
+    };
+    FromWorker::Exported { what, text }
 }

@@ -4,8 +4,12 @@
 //! `--json`); the scatter plot's SVG is well-formed and its PNG decodes and is not blank.
 //!
 //! * `hotspot_and_plot_exports_equal_the_cli`: three demo traces picked.
-//! * `triage_exports_equal_the_cli`: JAX baseline pinned, the cache-regression records picked.
-//! * `memory_exports_equal_the_cli`: the synthetic 4-rank Perfetto job.
+//! * `triage_exports_equal_the_cli`: JAX baseline pinned, the cache-regression records picked
+//!   (also: the per-key chart as SVG/PNG).
+//! * `memory_exports_equal_the_cli`: the synthetic 4-rank Perfetto job (also: the lanes as
+//!   SVG/PNG, the file reports equal `inspect --json`).
+//! * `download_report_equals_the_cli_report`: "Download report" on three demo traces is the
+//!   CLI's `report --html` of them but for the command line; no script, no external URL.
 
 use crate::support::browser as harness;
 use crate::support::corpus;
@@ -329,6 +333,20 @@ fn triage_exports_equal_the_cli() {
         )
         .expect("findings.json parses");
         assert_json_same(&json["findings"], &cli_json["findings"], "findings");
+
+        // The per-key chart shown beside the table, as SVG and PNG.
+        assert_visible(&c, "[data-testid=export-chart-svg]").await;
+        let dots = count(&c, "[data-testid=key-chart] circle").await;
+        let svg = download(&c, "[data-testid=export-chart-svg]", "triage-chart.svg").await;
+        assert_well_formed_svg(&svg);
+        assert_eq!(
+            svg.matches("<circle").count(),
+            dots,
+            "one dot per row drawn"
+        );
+        assert!(dots > 0);
+        let png = download_bytes(&c, "[data-testid=export-chart-png]", "triage-chart.png").await;
+        assert_eq!(assert_png(&png), (640, 260));
         assert_local_only(&c, &server).await;
         c.close().await.unwrap();
     });
@@ -349,6 +367,8 @@ fn memory_exports_equal_the_cli() {
         })
         .collect();
     let args: Vec<&str> = files.iter().map(String::as_str).collect();
+    let names: Vec<String> = (0..4).map(|r| format!("host{}.pftrace", 7 - r)).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let cli_csv = cli(&[&["memory", "--csv"][..], &args].concat());
     let cli_json: Value =
         serde_json::from_str(&cli(&[&["memory", "--json"][..], &args].concat())).unwrap();
@@ -372,8 +392,110 @@ fn memory_exports_equal_the_cli() {
         .expect("intervals.json parses");
         assert!(!cli_json["intervals"].as_array().unwrap().is_empty());
         assert_json_same(&json, &cli_json, "intervals.json");
+
+        // The lanes as shown, as SVG (every interval drawn) and PNG.
+        assert_visible(&c, "[data-testid=export-lanes-svg]").await;
+        let svg = download(&c, "[data-testid=export-lanes-svg]", "memory-lanes.svg").await;
+        assert_well_formed_svg(&svg);
+        assert_eq!(svg.matches("<polygon").count(), 4, "a gap band per lane");
+        assert_eq!(
+            svg.matches("<title>collective_confident</title>").count(),
+            cli_json["intervals"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|i| i["classification"] == "collective_confident")
+                .count()
+        );
+        let png = download_bytes(&c, "[data-testid=export-lanes-png]", "memory-lanes.png").await;
+        assert_eq!(assert_png(&png), (960, 4 * (150 + 18)));
+
+        // The per-file import reports equal `inspect --json` of the same files (run where
+        // they are, so each is named as the app names it).
+        let mut app: Vec<Value> = serde_json::from_str::<Value>(
+            &download(
+                &c,
+                "[data-testid=export-file-reports-json]",
+                "file-reports.json",
+            )
+            .await,
+        )
+        .expect("file-reports.json parses")
+        .as_array()
+        .unwrap()
+        .clone();
+        let mut want: Vec<Value> = serde_json::from_str::<Value>(&cli_in(
+            &dir,
+            &[&["inspect", "--json"][..], &names[..]].concat(),
+        ))
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone();
+        assert_eq!(want.len(), 4);
+        let by_path = |v: &Value| v["path"].as_str().unwrap_or("").to_string();
+        app.sort_by_key(by_path);
+        want.sort_by_key(by_path);
+        assert_json_same(&Value::Array(app), &Value::Array(want), "file-reports.json");
         assert_local_only(&c, &server).await;
         c.close().await.unwrap();
     });
     std::fs::remove_dir_all(Path::new(&dir)).ok();
+}
+
+/// The report file without the line that says how it was made (the command line differs).
+fn without_command(html: &str) -> String {
+    let a = html.find("<code>").expect("the command line");
+    let b = html[a..].find("</code>").expect("its end") + a;
+    format!("{}{}", &html[..a], &html[b..])
+}
+
+#[test]
+fn download_report_equals_the_cli_report() {
+    let demo = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/www/demo"));
+    let names = [
+        "scaling_n1000_r0.pb.gz",
+        "scaling_n4000_r0.pb.gz",
+        "scaling_n16000_r0.pb.gz",
+    ];
+    let files = paths(&names.map(|n| demo.join(n)));
+    let out = tmp().join("exports-report-cli.html");
+    let out_s = out.display().to_string();
+    // Run in the demo folder so the files are named as the app names them.
+    cli_in(
+        &demo,
+        &[&["report", "--html", &out_s][..], &names[..]].concat(),
+    );
+    let cli_html = std::fs::read_to_string(&out).expect("the CLI wrote its report");
+    serial(async {
+        let server = Server::start(dist(), PREFIX);
+        let driver = Driver::start(&tmp());
+        let c = connect(&driver, &tmp()).await;
+        open_without_demo(&c, &server, "#file-input").await;
+        pick(&c, &files).await;
+        wait_until(WAIT, "the hotspot rows", || async {
+            (count(&c, "tr[data-testid=hotspot-row]").await > 0).then_some(())
+        })
+        .await;
+        assert_visible(&c, "[data-testid=download-report]").await;
+        let html = download(
+            &c,
+            "[data-testid=download-report]",
+            "trialscope-report.html",
+        )
+        .await;
+        assert!(!html.contains("<script"), "a script in the report");
+        let external: Vec<&str> = html
+            .match_indices("http")
+            .map(|(i, _)| &html[i..(i + 40).min(html.len())])
+            .filter(|u| !u.starts_with("http://www.w3.org/2000/svg"))
+            .collect();
+        assert!(external.is_empty(), "external URLs: {external:?}");
+        assert!(html.contains("<svg"), "the report draws its plots");
+        // The same report as the CLI's, byte for byte, but for the line naming the command.
+        assert_eq!(without_command(&html), without_command(&cli_html));
+        assert_local_only(&c, &server).await;
+        c.close().await.unwrap();
+    });
+    std::fs::remove_file(&out).ok();
 }

@@ -13,10 +13,16 @@
 //! * `browser_compare` — the Compare tab on 4 vs 4 dropped Perfetto traces: exactly the 30 %
 //!   slower frame is "slower", strip plot, differential flame graph (hover, zoom, search,
 //!   keyboard); the demo's scaling flame graph
+//! * `browser_dark_mode` — `prefers-color-scheme: dark` (emulated through the DevTools
+//!   protocol) gives the dark ground, text and palette; light comes back
 //! * `browser_embed` — the site in an iframe of a page on another origin: ping/pong, `open`,
 //!   `loaded` with the hotspot count; malformed messages ignored; no chrome
 //! * `browser_exports` — the download buttons: hotspots, findings, intervals as CSV/JSON equal
 //!   the CLI's `--csv`/`--json`; the scatter plot as well-formed SVG and a non-blank PNG
+//! * `browser_keyboard` — keyboard navigation: ↓/Enter select a hotspot, → walks the scatter
+//!   plot's points
+//! * `browser_memory_zoom` — the memory lanes' time and byte ticks, brush zoom and pan shared
+//!   by every lane, reset, and the interval table linked to the lanes (mouse and keyboard)
 //! * `browser_json` — the site on JSON traces (JAX, PyTorch): inputs, joined hotspots, reports
 //! * `browser_link` — links that open traces (`?trace=` on other local origins, with and
 //!   without CORS): the hotspot table, per-file errors naming the URL and the cause
@@ -71,6 +77,9 @@
 //! * `stats_properties` — properties of `analysis::stats` for any input
 //! * `stats_reference` — `analysis::stats` against SciPy and statsmodels reference values
 //! * `stream_load` — a file read in chunks of any size loads as when read whole, every kind
+//! * `screenshots` — (ignored; `tools/screenshots.sh`) the README's screenshot of each tab
+//! * `stylesheet` — dark mode from `prefers-color-scheme` with WCAG contrast, Okabe–Ito series
+//!   colours (a check of `www/style.css`)
 //! * `tidy` — the layout rules (one load path, facts only in the workspace, no importer in
 //!   the front ends, one median, web crates only in `ui`, the dependency direction)
 //! * `triage_corpus` — compile-drift triage on the real JAX and torch.compile records
@@ -80,10 +89,13 @@ mod support;
 
 mod browser;
 mod browser_compare;
+mod browser_dark_mode;
 mod browser_embed;
 mod browser_exports;
 mod browser_json;
+mod browser_keyboard;
 mod browser_link;
+mod browser_memory_zoom;
 mod browser_security;
 mod browser_triage;
 mod cli_exports;
@@ -123,9 +135,11 @@ mod perfetto_props;
 mod scaling_corpus;
 mod scaling_cost;
 mod scaling_regression;
+mod screenshots;
 mod stats_properties;
 mod stats_reference;
 mod stream_load;
+mod stylesheet;
 mod tidy;
 mod triage_corpus;
 mod triage_records;

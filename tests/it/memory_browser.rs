@@ -28,7 +28,12 @@ async fn text(c: &Client, css: &str) -> Option<String> {
 
 /// Opens the page without the demo, picks `paths`, opens the memory tab and waits for `lanes`
 /// lanes.
-async fn open_memory(server: &Server, driver: &Driver, paths: &[String], lanes: usize) -> Client {
+pub(crate) async fn open_memory(
+    server: &Server,
+    driver: &Driver,
+    paths: &[String],
+    lanes: usize,
+) -> Client {
     let c = connect(driver, &tmp()).await;
     let input = open_without_demo(&c, server, "#file-input").await;
     input.send_keys(&paths.join("\n")).await.unwrap();

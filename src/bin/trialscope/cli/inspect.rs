@@ -15,8 +15,6 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
-use trialscope::model::Diagnostic;
 use trialscope::workspace::{Content, Entry, Workspace};
 
 use super::load;
@@ -32,47 +30,7 @@ pub struct Args {
     pub files: Vec<PathBuf>,
 }
 
-/// The inspect summary of one trace.
-#[derive(Serialize)]
-pub struct Summary<'a> {
-    pub path: &'a str,
-    pub format: &'static str,
-    pub compression: trialscope::formats::Compression,
-    pub artifact_id: &'a str,
-    pub size_bytes: u64,
-    pub decompressed_bytes: u64,
-    pub events: u64,
-    pub tracks: u64,
-    pub slices: u64,
-    pub counters: u64,
-    pub frames: u64,
-    pub rank: Option<u32>,
-    pub world_size: Option<u32>,
-    pub hostname: Option<&'a str>,
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-/// Builds the summary of one trace entry (`None` for other kinds of file).
-pub fn summary(e: &Entry) -> Option<Summary<'_>> {
-    let t = e.trace()?;
-    Some(Summary {
-        path: e.name(),
-        format: t.format.as_str(),
-        compression: e.source.compression,
-        artifact_id: &e.source.artifact_id,
-        size_bytes: e.source.size_bytes,
-        decompressed_bytes: e.source.decompressed_bytes,
-        events: t.counts.events,
-        tracks: t.counts.tracks,
-        slices: t.counts.slices,
-        counters: t.counts.counters,
-        frames: t.counts.frames,
-        rank: e.facts.rank,
-        world_size: e.facts.world_size,
-        hostname: e.facts.hostname.as_deref(),
-        diagnostics: e.diagnostics(),
-    })
-}
+use trialscope::report::files::{file_report as summary, FileReport as Summary};
 
 /// Notes on stderr that `e` is not a trace (inspect lists traces only).
 fn note_not_a_trace(e: &Entry) {
@@ -104,9 +62,8 @@ pub fn run(args: Args) -> std::process::ExitCode {
     );
     load::note_skipped(&ws);
     if args.json {
-        let sums: Vec<Summary<'_>> = ws.entries().iter().filter_map(summary).collect();
-        match serde_json::to_string_pretty(&sums) {
-            Ok(s) => load::write_stdout(&(s + "\n")),
+        match trialscope::report::files::file_reports_json(&ws) {
+            Ok(s) => load::write_stdout(&s),
             Err(e) => {
                 errln!("error: cannot encode JSON: {e}");
                 return std::process::ExitCode::from(1);

@@ -9,10 +9,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use trialscope::analysis::compile_triage;
 use trialscope::analysis::scaling::{compile_input_regex, Metric, DEFAULT_INPUT_PATTERN};
-use trialscope::report::{html, HtmlReport};
-use trialscope::workspace::{MemoryRequest, ScalingRequest};
+use trialscope::report::{workspace_html, ReportParams};
 
 use super::load;
 use super::scaling::MetricArg;
@@ -64,52 +62,25 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(1);
         }
     }
-    let traces = ws.entries().iter().filter(|e| e.trace().is_some()).count();
-    let scaling = (traces > 0)
-        .then(|| {
-            ws.scaling(&ScalingRequest {
-                settings: Vec::new(),
-                metric: Metric::from(args.metric),
-                pattern: pattern.to_string(),
-            })
-        })
-        .transpose();
-    let scaling = match scaling {
-        Ok(s) => s.map(|o| o.report),
-        Err(e) => {
-            errln!("error: --input-regex: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let triage = (!ws.compile_records(&[]).is_empty())
-        .then(|| ws.triage(&compile_triage::Params::default(), &[]));
-    let memory = match ws.memory(&MemoryRequest {
-        preset: args.preset.clone(),
-        overrides: Vec::new(),
-        mapping: None,
-        rank_overrides: Vec::new(),
-    }) {
-        Ok(o) if !o.report.ranks.is_empty() => Some(o.report),
-        Ok(_) => None,
-        Err(e) => {
-            errln!("error: --preset: {e}");
-            return ExitCode::from(2);
-        }
-    };
     let command: Vec<String> = std::env::args()
         .skip(1)
         .map(|a| if a.contains(' ') { format!("{a:?}") } else { a })
         .collect();
-    let text = html(&HtmlReport {
-        title: "trialscope report".into(),
-        command: format!("trialscope {}", command.join(" ")),
-        workspace: &ws,
-        scaling: scaling.as_ref(),
-        triage: triage.as_ref(),
-        memory: memory.as_ref(),
+    let params = ReportParams {
+        input_pattern: pattern.to_string(),
+        metric: Metric::from(args.metric),
+        preset: args.preset.clone(),
         top: args.top,
         plots: args.plots,
-    });
+        command: format!("trialscope {}", command.join(" ")),
+    };
+    let text = match workspace_html(&ws, &params) {
+        Ok(t) => t,
+        Err(e) => {
+            errln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     if let Err(e) = std::fs::write(&args.html, text) {
         errln!(
             "error: {}: cannot write the report: {e}",
