@@ -138,6 +138,10 @@ pub enum ToWorker {
     /// [`FromWorker::Exported`].
     Export {
         what: ExportKind,
+        /// The page's current input pattern, metric and memory preset, so the report shows the
+        /// view the user sees (`None`: the CLI's defaults, [`crate::report::ReportParams`]).
+        #[serde(default)]
+        settings: Option<ExportSettings>,
     },
     /// Forget every pin ("no pins" state). Answered by a [`FromWorker::Triaged`].
     ClearPins(TriageRequest),
@@ -234,6 +238,17 @@ pub enum FromWorker {
         what: ExportKind,
         text: Result<String, String>,
     },
+}
+
+/// The page settings a [`ToWorker::Export`] report is made with (the CLI's `report` flags of
+/// the same names).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExportSettings {
+    /// Regex whose first capture group is each trial's numeric input.
+    pub input_pattern: String,
+    pub metric: crate::analysis::scaling::Metric,
+    /// Memory sensitivity preset (`low`, `medium`, `high`).
+    pub preset: String,
 }
 
 /// A download the worker builds from its workspace, with the CLI's own functions.

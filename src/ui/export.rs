@@ -232,7 +232,17 @@ pub fn WorkspaceDownloads() -> impl IntoView {
                 .any(|r| matches!(r.status.get(), Status::Imported(_)))
         })
     };
-    let ask = move |what: ExportKind| super::post_to_worker(&ToWorker::Export { what });
+    let ask = move |what: ExportKind| {
+        let settings = crate::session::ExportSettings {
+            input_pattern: state.pattern.get_untracked(),
+            metric: state.metric.get_untracked(),
+            preset: state.memory_preset.get_untracked(),
+        };
+        super::post_to_worker(&ToWorker::Export {
+            what,
+            settings: Some(settings),
+        })
+    };
     view! {
         <p class="exports workspace-downloads">
             <button

@@ -193,7 +193,9 @@ fn handle(data: JsValue) {
             post(&SESSION.with(|s| s.borrow_mut().pin_keys(&keys, &request)))
         }
         ToWorker::ClearPins(req) => post(&SESSION.with(|s| s.borrow_mut().clear_pins(&req))),
-        ToWorker::Export { what } => post(&SESSION.with(|s| export(s.borrow().workspace(), what))),
+        ToWorker::Export { what, settings } => {
+            post(&SESSION.with(|s| export(s.borrow().workspace(), what, settings.as_ref())))
+        }
         ToWorker::TestHook {
             panic_on,
             abort_on,
@@ -310,17 +312,25 @@ fn post_updates() {
 /// Builds the download `what` from the session's files with the CLI's own functions
 /// (`report --html` with its defaults, `inspect --json`), answered as
 /// [`FromWorker::Exported`].
-fn export(ws: &crate::workspace::Workspace, what: crate::session::ExportKind) -> FromWorker {
+fn export(
+    ws: &crate::workspace::Workspace,
+    what: crate::session::ExportKind,
+    settings: Option<&crate::session::ExportSettings>,
+) -> FromWorker {
     use crate::session::ExportKind;
     let text = match what {
-        ExportKind::Report => crate::report::workspace_html(
-            ws,
-            &crate::report::ReportParams {
+        ExportKind::Report => {
+            let mut params = crate::report::ReportParams {
                 command: "the trialscope web app (Download report)".into(),
                 ..Default::default()
-            },
-        )
-        .map_err(|e| e.to_string()),
+            };
+            if let Some(s) = settings {
+                params.input_pattern.clone_from(&s.input_pattern);
+                params.metric = s.metric;
+                params.preset.clone_from(&s.preset);
+            }
+            crate::report::workspace_html(ws, &params).map_err(|e| e.to_string())
+        }
         ExportKind::FileReports => {
             crate::report::files::file_reports_json(ws).map_err(|e| e.to_string())
         }
