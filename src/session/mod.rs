@@ -17,6 +17,7 @@
 pub mod link;
 mod protocol;
 mod views;
+pub mod viewstate;
 
 pub use protocol::*;
 

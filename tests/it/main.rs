@@ -17,6 +17,8 @@
 //! * `browser_json` — the site on JSON traces (JAX, PyTorch): inputs, joined hotspots, reports
 //! * `browser_link` — links that open traces (`?trace=` on other local origins, with and
 //!   without CORS): the hotspot table, per-file errors naming the URL and the cause
+//! * `browser_offline` — offline after the first visit: the service worker's cache, a new
+//!   deploy's new cache, the app started and analysing with its server stopped
 //! * `browser_security` — the site's CSP, hostile names shown as text, crash isolation of
 //!   the import worker (test hook)
 //! * `browser_triage` — the site's compile-triage view on the JAX and torch.compile records
@@ -80,6 +82,7 @@ mod browser_embed;
 mod browser_exports;
 mod browser_json;
 mod browser_link;
+mod browser_offline;
 mod browser_security;
 mod browser_triage;
 mod cli_exports;
