@@ -8,9 +8,11 @@
 //   `trialscope-shell:` cache.
 // * What is cached (the app shell only, fetched once at install): index.html (the base URL),
 //   boot.js, the files index.html names beside it (the app's hashed JS, wasm and CSS), the
-//   worker loader and the hashed JS and wasm it names, `demo/index.json` and the demo traces it
-//   lists. Nothing else is ever put in the cache: not `?trace=` URLs (of any origin), not any
-//   other request.
+//   worker loader and the JS and wasm it names. The demo (`demo/index.json` and the traces it
+//   lists) is kept when the page loads it (a plain visit, or "Load demo"), not at install: a
+//   visit by a `?trace=` link or with `?demo=0` fetches nothing the link did not name. Nothing
+//   else is ever put in the cache: not `?trace=` URLs (of any origin, even a relative one into
+//   `demo/`: only a request without a query is kept), not any other request.
 // * Strategy: content-hashed names (`app-<hash>.js`, `app-<hash>_bg.wasm`, `style-<hash>.css`) are
 //   cache-first: such a name never changes its bytes. Everything else of the shell — the page
 //   itself (navigations in scope, whatever their query), boot.js, the worker's loader, JS and
@@ -74,18 +76,36 @@ async function precache() {
   await put(new URL("worker_loader.js", BASE).href, loader);
   names.delete("worker_loader.js");
   names.delete("sw.js");
-  const demo = await fetchOk(new URL("demo/index.json", BASE).href);
-  const listed = await demo.clone().json();
-  await put(new URL("demo/index.json", BASE).href, demo);
-  const files = Array.isArray(listed.files) ? listed.files.filter(plainName) : [];
-  const urls = [...[...names].map((n) => new URL(n, BASE).href),
-    ...files.map((n) => new URL(`demo/${n}`, BASE).href)];
+  const urls = [...names].map((n) => new URL(n, BASE).href);
   await Promise.all(urls.map(async (u) => put(u, await fetchOk(u))));
 }
 
 self.addEventListener("install", (event) => {
   if (!VALID) throw new Error("sw.js: registered without plain js= and wasm= names");
   event.waitUntil(precache().then(() => self.skipWaiting()));
+});
+
+// The page's "keep the demo" message (boot.js, after a visit that loaded the demo before this
+// worker controlled the page): `{type: "keep-demo"}`. Keeps `demo/index.json` and the plain
+// names it lists inside `demo/` — the files the page's demo loads.
+self.addEventListener("message", (event) => {
+  if (!event.data || event.data.type !== "keep-demo") return;
+  event.waitUntil((async () => {
+    const cache = await caches.open(CACHE);
+    const index = new URL("demo/index.json", BASE).href;
+    try {
+      const response = await fetchOk(index);
+      const listed = await response.clone().json();
+      await cache.put(index, response);
+      const names = Array.isArray(listed.files) ? listed.files.filter(plainName) : [];
+      for (const n of names.slice(0, 1000)) {
+        const u = new URL(`demo/${n}`, BASE).href;
+        await cache.put(u, await fetchOk(u));
+      }
+    } catch (e) {
+      console.warn(`sw.js: could not keep the demo: ${e}`);
+    }
+  })());
 });
 
 self.addEventListener("activate", (event) => {
@@ -108,9 +128,14 @@ async function cached(request, key) {
     headers: hit.headers });
 }
 
-async function networkFirst(request, key) {
+/// Network first; `keep` = store a good answer (the demo's files, fetched by the page).
+async function networkFirst(request, key, keep = false) {
   try {
     const response = await fetch(request);
+    if (response.ok && keep) {
+      const cache = await caches.open(CACHE);
+      await cache.put(key, response.clone());
+    }
     if (response.ok) return response;
     return (await cached(request, key)) || response;
   } catch (e) {
@@ -145,5 +170,7 @@ self.addEventListener("fetch", (event) => {
   if ((dir !== "" && dir !== "demo") || rel.split("/").length > 2 || !plainName(name)) return;
   if (url.search !== "" && !boot) return;
   const key = `${url.origin}${url.pathname}`;
-  event.respondWith(HASHED.test(name) ? cacheFirst(request, key) : networkFirst(request, key));
+  const demo = dir === "demo" && url.search === "";
+  event.respondWith(HASHED.test(name) ? cacheFirst(request, key)
+    : networkFirst(request, key, demo));
 });

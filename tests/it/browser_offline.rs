@@ -3,7 +3,8 @@
 //!
 //! * `offline_after_first_visit`: the first visit shows "offline ready" and holds one cache,
 //!   named after the build; a new deploy (the copy's wasm renamed, as a new build's hash would)
-//!   gets a new cache and the old one is deleted; then the server stops answering, the page is
+//!   gets a new cache and the old one is deleted (the first visit loads the demo, which is
+//!   kept in the cache with the shell); then the server stops answering, the page is
 //!   reloaded, and the app starts from the cache and analyses dropped demo traces (the hotspot
 //!   table appears) with not one request answered by the server.
 
@@ -58,8 +59,32 @@ async fn cache_names(c: &Client) -> Vec<String> {
     }
 }
 
+/// The URLs kept in the cache `name`.
+async fn cached_urls(c: &Client, name: &str) -> Vec<String> {
+    let v = c
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             caches.open(arguments[0]).then((c) => c.keys())
+               .then((k) => done(k.map((r) => r.url)), (e) => done(String(e)));",
+            vec![Value::String(name.to_string())],
+        )
+        .await
+        .unwrap();
+    match v {
+        Value::Array(a) => a
+            .into_iter()
+            .filter_map(|s| s.as_str().map(str::to_string))
+            .collect(),
+        other => panic!("cache.keys() failed: {other}"),
+    }
+}
+
 async fn open(c: &Client, site: &Server) {
-    c.goto(&format!("http://127.0.0.1:{}{PREFIX}?demo=0", site.port))
+    open_query(c, site, "?demo=0").await;
+}
+
+async fn open_query(c: &Client, site: &Server, query: &str) {
+    c.goto(&format!("http://127.0.0.1:{}{PREFIX}{query}", site.port))
         .await
         .unwrap();
     c.wait()
@@ -87,8 +112,9 @@ fn offline_after_first_visit() {
         let driver = Driver::start(&tmp());
         let c = connect(&driver, &tmp()).await;
 
-        // First visit: the shell is cached under a name derived from the build.
-        open(&c, &site).await;
+        // First visit (a plain one: the demo loads): the shell is cached under a name derived
+        // from the build, and the demo the page loaded is kept too.
+        open_query(&c, &site, "").await;
         let text = wait_offline_ready(&c).await;
         assert_eq!(text.trim(), "offline ready");
         let wasm = app_wasm(&root);
@@ -98,6 +124,24 @@ fn offline_after_first_visit() {
             first[0].starts_with("trialscope-shell:app-") && first[0].ends_with(&wasm),
             "{first:?} does not name {wasm}"
         );
+        let base = format!("http://127.0.0.1:{}{PREFIX}", site.port);
+        let kept = wait_until(Duration::from_secs(30), "the demo kept", || async {
+            let urls = cached_urls(&c, &first[0]).await;
+            (urls.iter().filter(|u| u.contains("/demo/")).count() == 13).then_some(urls)
+        })
+        .await;
+        for part in [
+            "",
+            "boot.js",
+            "worker_loader.js",
+            "worker.js",
+            "worker_bg.wasm",
+        ] {
+            let u = format!("{base}{part}");
+            assert!(kept.contains(&u), "{u} not in {kept:?}");
+        }
+        assert!(kept.contains(&format!("{base}{wasm}")), "{kept:?}");
+        assert!(kept.iter().all(|u| !u.contains('?')), "{kept:?}");
 
         // A new deploy: the same site with the app's wasm under another hashed name.
         let renamed = wasm.replace("_bg.wasm", "0_bg.wasm");
