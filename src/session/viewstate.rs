@@ -18,7 +18,7 @@
 //! | `in.<file name>` | a trial row's input override (repeatable, one per file) |
 //! | `ratio`, `abs`, `load`, `percore` | triage thresholds: drift ratio, absolute floor (s), host load, per core (`1`/`0`) |
 //! | `preset`, `knobs` | the memory preset (`low`, `medium`, `high`) and its `knob=value` overrides |
-//! | `file` | `<artifact id>:<file name>` of each file the view was made from (repeatable) |
+//! | `file` | `<artifact id>:<file name>` of each file the view was made from (repeatable; the artifact id is `<algorithm>:<hex digest>`, e.g. `sha256:…`) |
 //!
 //! Parsing never fails: an unknown key, a malformed number or an unknown enum value is left out
 //! (that part of the view keeps its default).
@@ -26,7 +26,7 @@
 use crate::analysis::scaling::Metric;
 
 /// A file the view was made from: its name (as shown in the trial table) and artifact id
-/// (SHA-256 of its bytes, hex).
+/// (`sha256:<hex>` of its bytes, as in the import report).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ExpectedFile {
     pub name: String,
@@ -175,14 +175,19 @@ impl ViewState {
                 "preset" if PRESETS.contains(&val.as_str()) => v.preset = Some(val),
                 "knobs" if !val.is_empty() => v.knobs = Some(val),
                 "file" => {
-                    if let Some((id, name)) = val.split_once(':') {
-                        let hex = !id.is_empty() && id.bytes().all(|b| b.is_ascii_hexdigit());
-                        if hex && !name.is_empty() {
-                            v.files.push(ExpectedFile {
-                                name: name.to_string(),
-                                artifact_id: id.to_ascii_lowercase(),
-                            });
-                        }
+                    // `<algorithm>:<hex digest>:<name>`; the name may hold `:` itself.
+                    let parts = val.split_once(':').and_then(|(algo, rest)| {
+                        let (hex, name) = rest.split_once(':')?;
+                        let algo_ok =
+                            !algo.is_empty() && algo.bytes().all(|b| b.is_ascii_alphanumeric());
+                        let hex_ok = !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit());
+                        (algo_ok && hex_ok && !name.is_empty()).then_some((algo, hex, name))
+                    });
+                    if let Some((algo, hex, name)) = parts {
+                        v.files.push(ExpectedFile {
+                            name: name.to_string(),
+                            artifact_id: format!("{algo}:{}", hex.to_ascii_lowercase()),
+                        });
                     }
                 }
                 other => {
@@ -292,8 +297,8 @@ mod tests {
             preset: Some("high".into()),
             knobs: Some("gap_floor_bytes=1000, min_interval_s=0.5".into()),
             files: vec![ExpectedFile {
-                name: "scaling_n1000_r0.pb.gz".into(),
-                artifact_id: "ab".repeat(32),
+                name: "a:b n1000.pb.gz".into(),
+                artifact_id: format!("sha256:{}", "ab".repeat(32)),
             }],
         }
     }
@@ -338,7 +343,7 @@ mod tests {
     fn malformed_parts_are_left_out() {
         let v = ViewState::parse(
             "tab=plot&metric=wall&sort=-size&ratio=-1&abs=NaN&load=x&percore=yes&preset=max\
-             &file=nothex:a.pb&file=abc:&file=abc&in.=3&unknown=1&%ZZ&sel=",
+             &file=sha256:nothex:a.pb&file=sha256:abc:&file=sha256:abc&file=abc:a.pb&file=s-1:ab:a.pb&in.=3&unknown=1&%ZZ&sel=",
         );
         assert_eq!(v, ViewState::default());
         // `+` reads as a space, and a later value wins.
@@ -353,9 +358,9 @@ mod tests {
         let mut v = full();
         v.files.push(ExpectedFile {
             name: "other.pb".into(),
-            artifact_id: "cd".repeat(32),
+            artifact_id: format!("sha256:{}", "cd".repeat(32)),
         });
-        let ab = "ab".repeat(32);
+        let ab = format!("sha256:{}", "ab".repeat(32));
         let missing = v.missing(&[ab.as_str()]);
         assert_eq!(missing.len(), 1);
         assert_eq!(missing[0].name, "other.pb");

@@ -18,10 +18,12 @@ pub mod embed;
 pub mod export;
 pub mod files;
 pub mod memory;
+pub mod persist;
 pub mod pool;
 pub mod scaling;
 pub mod scatter;
 pub mod triage;
+pub mod viewstate;
 pub mod worker;
 
 use std::cell::{Cell, RefCell};
@@ -113,6 +115,11 @@ pub struct AppState {
     pub memory_overrides: RwSignal<String>,
     /// Telemetry files, rank overrides and the counter mapping of the memory tab.
     pub memory_inputs: memory::MemoryState,
+    /// The hotspot table's filter text and sort (column, descending; `None` = report order).
+    pub hotspot_filter: RwSignal<String>,
+    pub hotspot_sort: RwSignal<Option<(crate::session::viewstate::SortKey, bool)>>,
+    /// The view a link's hash asks for, until it is applied ([`viewstate`]).
+    pub link_view: viewstate::LinkView,
 }
 
 impl AppState {
@@ -135,6 +142,9 @@ impl AppState {
             memory_preset: RwSignal::new("medium".to_string()),
             memory_overrides: RwSignal::new(String::new()),
             memory_inputs: memory::MemoryState::new(),
+            hotspot_filter: RwSignal::new(String::new()),
+            hotspot_sort: RwSignal::new(None),
+            link_view: viewstate::LinkView::new(),
         }
     }
 
@@ -226,6 +236,12 @@ pub fn fail_row(state: AppState, row: &FileRow, message: String) {
 
 /// Removes one file from the page and the worker.
 pub fn remove_file(state: AppState, id: FileId) {
+    if let Some(name) = state
+        .files
+        .with_untracked(|f| f.iter().find(|r| r.id == id).map(|r| r.name.clone()))
+    {
+        persist::removed(&name);
+    }
     state.files.update(|f| f.retain(|r| r.id != id));
     bridge::post(&ToWorker::Remove { id });
     request_analysis(state);
@@ -235,6 +251,7 @@ pub fn remove_file(state: AppState, id: FileId) {
 
 /// Removes every file.
 pub fn clear_files(state: AppState) {
+    persist::cleared();
     state.files.set(Vec::new());
     state.report.set(None);
     state.inputs.set(BTreeMap::new());
@@ -479,6 +496,9 @@ pub fn App() -> impl IntoView {
     if let Some(p) = &link.input {
         state.pattern.set(p.clone());
     }
+    if !link.embed {
+        viewstate::start(state);
+    }
     if link.wants_demo() {
         files::load_demo(state);
     }
@@ -520,6 +540,8 @@ pub fn App() -> impl IntoView {
         <main>
             <Show when=move || !embedded>
                 <files::DropZone />
+                <persist::KeepSession />
+                <viewstate::LinkFiles />
             </Show>
             {move || match state.tab.get() {
                 Tab::Scaling => view! { <scaling::ScalingView /> }.into_any(),
