@@ -38,12 +38,15 @@ const BASE = new URL("./", self.location.href);
 /// A content-hashed file name of Trunk (`<stem>-<hex hash>[_bg].<js|wasm|css>`).
 const HASHED = /-[0-9a-f]{8,16}(?:_bg)?\.(?:js|wasm|css)$/;
 
-/// Plain file names (`name.ext`, no folder) quoted in `text` after `href=`/`src=`, or as
-/// `"./name"` string literals (the worker loader); folders, queries and other origins are left
-/// out.
+/// Plain file names (`name.ext`, no folder) of files beside this worker, quoted in `text`
+/// after `href=`/`src=` (relative, `./name`, or absolute under the site's path as a
+/// `--public-url /sub/` build writes them), or as `"./name"` string literals (the worker
+/// loader); other folders, queries and other origins are left out.
 function namesIn(text) {
   const out = new Set();
-  for (const m of text.matchAll(/(?:href|src)="(?:\.\/)?([^"?#/]+)(?:[?#][^"]*)?"/g)) {
+  const base = BASE.pathname.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const attr = new RegExp(`(?:href|src)="(?:\\./|${base})?([^"?#/]+)(?:[?#][^"]*)?"`, "g");
+  for (const m of text.matchAll(attr)) {
     if (plainName(m[1])) out.add(m[1]);
   }
   for (const m of text.matchAll(/["']\.\/([^"'?#/]+)["']/g)) {

@@ -3,8 +3,9 @@
 //! `/trialscope/`, as GitHub Pages serves a project site.
 //!
 //! * `subpath_build_works_under_its_path`: served under `/trialscope/`, the app starts,
-//!   analyses three picked demo traces (the hotspot table is visible) and every request stays
-//!   under the sub-path on the test server.
+//!   analyses three picked demo traces (the hotspot table is visible), says "offline ready"
+//!   with the shell (CSS included) cached, and every request stays under the sub-path on the
+//!   test server.
 
 use crate::support::browser as harness;
 
@@ -65,6 +66,34 @@ fn subpath_build_works_under_its_path() {
         .await;
         assert_visible(&c, "[data-testid=hotspot-table]").await;
         assert_eq!(count(&c, "[data-testid=file-error]").await, 0);
+        // The service worker works with the absolute URLs too: the shell, CSS included, is
+        // cached under the sub-path.
+        wait_until(Duration::from_secs(60), "\"offline ready\"", || async {
+            (count(&c, "[data-testid=offline-ready]").await > 0).then_some(())
+        })
+        .await;
+        assert_visible(&c, "[data-testid=offline-ready]").await;
+        let cached = c
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 caches.keys().then((k) => caches.open(k[0])).then((c) => c.keys())
+                   .then((r) => done(r.map((x) => x.url)), (e) => done([String(e)]));",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let cached: Vec<String> = serde_json::from_value(cached).unwrap();
+        let base = format!("http://127.0.0.1:{}{PREFIX}", site.port);
+        for part in ["", "boot.js", "worker.js", "worker_bg.wasm"] {
+            let u = format!("{base}{part}");
+            assert!(cached.contains(&u), "{u} not cached: {cached:?}");
+        }
+        assert!(
+            cached
+                .iter()
+                .any(|u| u.starts_with(&format!("{base}style-")) && u.ends_with(".css")),
+            "{cached:?}"
+        );
         assert_local_only(&c, &site).await;
         c.close().await.unwrap();
     });
