@@ -55,8 +55,14 @@ function namesIn(text) {
   return out;
 }
 
+/// Fetches `url` for the cache, marked `?sw=install` (a static server ignores the query) so
+/// that server logs — and the tests' request counts — tell the worker's own fetches from the
+/// page's; the copy is kept under `url` itself.
 async function fetchOk(url) {
-  const response = await fetch(new Request(url, { cache: "reload", credentials: "same-origin" }));
+  const marked = new URL(url);
+  marked.search = "sw=install";
+  const response = await fetch(new Request(marked.href,
+    { cache: "reload", credentials: "same-origin" }));
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   return response;
 }
@@ -120,13 +126,14 @@ self.addEventListener("activate", (event) => {
   })());
 });
 
-/// This version's cached copy of `key`, answering `request`. A copy kept under another URL
-/// (boot.js without its query, the page without its `?…`) is given back as a new response, so
+/// This version's cached copy of `key`, answering `request`. A copy fetched from another URL
+/// (boot.js without its query, the page without its `?…`, `?sw=install`) is given back as a
+/// new response, so
 /// the browser sees it at the URL it asked for: a module's `import.meta.url` (boot.js reads its
 /// query from it) is the URL of the response it got.
 async function cached(request, key) {
   const hit = await caches.match(key, { cacheName: CACHE });
-  if (!hit || request.url === key) return hit;
+  if (!hit || hit.url === request.url) return hit;
   return new Response(hit.body, { status: hit.status, statusText: hit.statusText,
     headers: hit.headers });
 }
