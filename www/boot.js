@@ -39,12 +39,6 @@ const offlineReady = async () => {
     reg.addEventListener("updatefound", () => watch(reg.installing));
     check();
   });
-  // The demo this visit loads (it was asked for before the worker controlled the page) is
-  // kept too: the worker keeps demo/index.json and the traces it lists.
-  const demo = new URL("demo/index.json", here).href;
-  if (performance.getEntriesByType("resource").some((e) => e.name === demo)) {
-    reg.active.postMessage({ type: "keep-demo" });
-  }
   const cache = `trialscope-shell:${here.searchParams.get("js")}:${here.searchParams.get("wasm")}`;
   if (!(await caches.has(cache))) return;
   const badge = document.createElement("p");

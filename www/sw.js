@@ -9,8 +9,10 @@
 // * What is cached (the app shell only, fetched once at install): index.html (the base URL),
 //   boot.js, the files index.html names beside it (the app's hashed JS, wasm and CSS), the
 //   worker loader and the JS and wasm it names. The demo (`demo/index.json` and the traces it
-//   lists) is kept when the page loads it (a plain visit, or "Load demo"), not at install: a
-//   visit by a `?trace=` link or with `?demo=0` fetches nothing the link did not name. Nothing
+//   lists) is kept as it passes, when a page this worker controls loads it (a plain visit
+//   after the first, or "Load demo"): never fetched by the worker itself, so a visit by a
+//   `?trace=` link or with `?demo=0` fetches nothing the link did not name, and no visit
+//   downloads the demo twice. Nothing
 //   else is ever put in the cache: not `?trace=` URLs (of any origin, even a relative one into
 //   `demo/`: only a request without a query is kept), not any other request.
 // * Strategy: content-hashed names (`app-<hash>.js`, `app-<hash>_bg.wasm`, `style-<hash>.css`) are
@@ -55,7 +57,7 @@ function namesIn(text) {
   return out;
 }
 
-/// Fetches `url` for the cache, marked `?sw=install` (a static server ignores the query) so
+/// Fetches `url` for the install, marked `?sw=install` (a static server ignores the query) so
 /// that server logs — and the tests' request counts — tell the worker's own fetches from the
 /// page's; the copy is kept under `url` itself.
 async function fetchOk(url) {
@@ -92,29 +94,6 @@ async function precache() {
 self.addEventListener("install", (event) => {
   if (!VALID) throw new Error("sw.js: registered without plain js= and wasm= names");
   event.waitUntil(precache().then(() => self.skipWaiting()));
-});
-
-// The page's "keep the demo" message (boot.js, after a visit that loaded the demo before this
-// worker controlled the page): `{type: "keep-demo"}`. Keeps `demo/index.json` and the plain
-// names it lists inside `demo/` — the files the page's demo loads.
-self.addEventListener("message", (event) => {
-  if (!event.data || event.data.type !== "keep-demo") return;
-  event.waitUntil((async () => {
-    const cache = await caches.open(CACHE);
-    const index = new URL("demo/index.json", BASE).href;
-    try {
-      const response = await fetchOk(index);
-      const listed = await response.clone().json();
-      await cache.put(index, response);
-      const names = Array.isArray(listed.files) ? listed.files.filter(plainName) : [];
-      for (const n of names.slice(0, 1000)) {
-        const u = new URL(`demo/${n}`, BASE).href;
-        await cache.put(u, await fetchOk(u));
-      }
-    } catch (e) {
-      console.warn(`sw.js: could not keep the demo: ${e}`);
-    }
-  })());
 });
 
 self.addEventListener("activate", (event) => {

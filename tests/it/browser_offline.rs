@@ -3,8 +3,8 @@
 //!
 //! * `offline_after_first_visit`: the first visit shows "offline ready" and holds one cache,
 //!   named after the build; a new deploy (the copy's wasm renamed, as a new build's hash would)
-//!   gets a new cache and the old one is deleted (the first visit loads the demo, which is
-//!   kept in the cache with the shell); then the server stops answering, the page is
+//!   gets a new cache and the old one is deleted (the demo is kept from the second plain
+//!   visit on, as the page loads it, never downloaded twice); then the server stops answering, the page is
 //!   reloaded, and the app starts from the cache and analyses dropped demo traces (the hotspot
 //!   table appears) with not one request answered by the server.
 
@@ -59,6 +59,16 @@ async fn cache_names(c: &Client) -> Vec<String> {
     }
 }
 
+/// How many requests for the demo's files `site` answered.
+fn demo_requests(site: &Server) -> usize {
+    site.log
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(_, p, _)| p.contains("/demo/"))
+        .count()
+}
+
 /// The URLs kept in the cache `name`.
 async fn cached_urls(c: &Client, name: &str) -> Vec<String> {
     let v = c
@@ -94,6 +104,13 @@ async fn open_query(c: &Client, site: &Server, query: &str) {
         .expect("the app mounted");
 }
 
+async fn wait_rows(c: &Client) {
+    wait_until(Duration::from_secs(120), "the hotspot rows", || async {
+        (count(c, "tr[data-testid=hotspot-row]").await > 0).then_some(())
+    })
+    .await;
+}
+
 async fn wait_offline_ready(c: &Client) -> String {
     wait_until(Duration::from_secs(60), "\"offline ready\"", || async {
         (count(c, "[data-testid=offline-ready]").await > 0).then_some(())
@@ -113,7 +130,7 @@ fn offline_after_first_visit() {
         let c = connect(&driver, &tmp()).await;
 
         // First visit (a plain one: the demo loads): the shell is cached under a name derived
-        // from the build, and the demo the page loaded is kept too.
+        // from the build.
         open_query(&c, &site, "").await;
         let text = wait_offline_ready(&c).await;
         assert_eq!(text.trim(), "offline ready");
@@ -125,11 +142,7 @@ fn offline_after_first_visit() {
             "{first:?} does not name {wasm}"
         );
         let base = format!("http://127.0.0.1:{}{PREFIX}", site.port);
-        let kept = wait_until(Duration::from_secs(30), "the demo kept", || async {
-            let urls = cached_urls(&c, &first[0]).await;
-            (urls.iter().filter(|u| u.contains("/demo/")).count() == 13).then_some(urls)
-        })
-        .await;
+        let kept = cached_urls(&c, &first[0]).await;
         for part in [
             "",
             "boot.js",
@@ -142,6 +155,24 @@ fn offline_after_first_visit() {
         }
         assert!(kept.contains(&format!("{base}{wasm}")), "{kept:?}");
         assert!(kept.iter().all(|u| !u.contains('?')), "{kept:?}");
+        // The demo is kept as a page the worker controls loads it (the worker never downloads
+        // it itself): all of it by the next plain visit, each visit downloading it once.
+        wait_rows(&c).await;
+        let demo_before = demo_requests(&site);
+        assert_eq!(demo_before, 13, "index.json + 12 trials, once");
+        open_query(&c, &site, "").await;
+        wait_offline_ready(&c).await;
+        wait_rows(&c).await;
+        wait_until(Duration::from_secs(30), "the demo kept", || async {
+            let urls = cached_urls(&c, &first[0]).await;
+            (urls.iter().filter(|u| u.contains("/demo/")).count() == 13).then_some(())
+        })
+        .await;
+        assert_eq!(
+            demo_requests(&site),
+            2 * demo_before,
+            "one download per visit"
+        );
 
         // A new deploy: the same site with the app's wasm under another hashed name.
         let renamed = wasm.replace("_bg.wasm", "0_bg.wasm");
@@ -173,10 +204,7 @@ fn offline_after_first_visit() {
         .collect();
         let input = c.find(Locator::Css("#file-input")).await.unwrap();
         input.send_keys(&paths.join("\n")).await.unwrap();
-        wait_until(Duration::from_secs(120), "the hotspot rows", || async {
-            (count(&c, "tr[data-testid=hotspot-row]").await > 0).then_some(())
-        })
-        .await;
+        wait_rows(&c).await;
         assert_visible(&c, "[data-testid=hotspot-table]").await;
         assert_eq!(count(&c, "[data-testid=file-error]").await, 0);
         let log = site.log.lock().unwrap().clone();
