@@ -3,9 +3,9 @@
 //! CORS), opened by `?trace=`.
 //!
 //! * `a_copied_link_reproduces_the_view`: switch the metric, select a hotspot that is not the
-//!   first, open the triage tab and edit a threshold; the page's URL (updated in place) opened in
-//!   a fresh browser (a new profile) shows the same view: the triage tab with the threshold, then
-//!   the same metric and the same selected row. Opened without its `?trace=` files, the link
+//!   first, filter and sort the table, open the triage tab and edit a threshold; the page's URL
+//!   (updated in place) opened in a fresh browser (a new profile) shows the same view: the triage
+//!   tab with the threshold, then the same metric, filter, sort and selected row. Opened without its `?trace=` files, the link
 //!   lists the three files it expects as missing, by name.
 
 use crate::support::browser as harness;
@@ -115,6 +115,30 @@ fn a_copied_link_reproduces_the_view() {
         )
         .await;
 
+        // Filter the table by the chosen frame's name and sort it by q.
+        c.find(Locator::Css("[data-testid=hotspot-filter]"))
+            .await
+            .unwrap()
+            .send_keys(&chosen)
+            .await
+            .unwrap();
+        let q_header = c
+            .find(Locator::XPath(
+                "//table[@data-testid='hotspot-table']//th[starts-with(., 'q')]",
+            ))
+            .await
+            .unwrap();
+        q_header.click().await.unwrap();
+        wait_until(
+            Duration::from_secs(30),
+            "the filter and sort in the hash",
+            || async {
+                let h = href(&c).await;
+                (h.contains("filter=") && h.contains("sort=q")).then_some(())
+            },
+        )
+        .await;
+
         // Triage tab, drift ratio 3.5.
         c.find(Locator::Css("[data-testid=tab-triage]"))
             .await
@@ -200,6 +224,20 @@ fn a_copied_link_reproduces_the_view() {
             value(&c, "[data-testid=metric]").await.as_deref(),
             Some("self")
         );
+        assert_eq!(
+            value(&c, "[data-testid=hotspot-filter]").await.as_deref(),
+            Some(chosen.as_str())
+        );
+        let q_header = c
+            .find(Locator::XPath(
+                "//table[@data-testid='hotspot-table']//th[starts-with(., 'q')]",
+            ))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert_eq!(q_header.trim(), "q ▲", "sorted by q, ascending");
         let selected = wait_until(Duration::from_secs(30), "the selected row", || async {
             attr(&c, "tr[data-testid=hotspot-row].selected", "data-name").await
         })
