@@ -4,6 +4,8 @@
 //! * `kept_session_comes_back_and_is_forgotten`: keeping is off by default; turned on, three
 //!   picked demo traces and the metric are kept; a reload (even without the hash) brings the
 //!   files back, analysed, with the metric; "Forget everything", reload: no file, keeping off.
+//! * `storage_errors_are_shown_not_fatal`: with IndexedDB refusing (a quota error), turning
+//!   keeping on and picking files shows the error beside the toggle; the files are analysed.
 
 use crate::support::browser as harness;
 
@@ -176,6 +178,65 @@ fn kept_session_comes_back_and_is_forgotten() {
         assert!(!checked(&c).await);
         assert_eq!(kept_names(&c).await, Vec::<String>::new());
         assert_local_only(&c, &site).await;
+        c.close().await.unwrap();
+    });
+}
+
+#[test]
+fn storage_errors_are_shown_not_fatal() {
+    serial(async {
+        let site = Server::start(dist(), PREFIX);
+        let driver = Driver::start(&tmp());
+        let c = connect(&driver, &tmp()).await;
+        open(&c, &site).await;
+        // A browser whose IndexedDB refuses every database (as a full quota or a private window
+        // may).
+        c.execute(
+            "IDBFactory.prototype.open = function () {
+               throw new DOMException('the quota has been exceeded', 'QuotaExceededError');
+             };",
+            vec![],
+        )
+        .await
+        .unwrap();
+        c.find(Locator::Css("[data-testid=persist-toggle]"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let demo = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/www/demo"));
+        let paths: Vec<String> = [
+            "scaling_n1000_r0.pb.gz",
+            "scaling_n4000_r0.pb.gz",
+            "scaling_n16000_r0.pb.gz",
+        ]
+        .iter()
+        .map(|n| demo.join(n).display().to_string())
+        .collect();
+        c.find(Locator::Css("#file-input"))
+            .await
+            .unwrap()
+            .send_keys(&paths.join("\n"))
+            .await
+            .unwrap();
+        let note = wait_until(Duration::from_secs(30), "the storage message", || async {
+            let t = c
+                .find(Locator::Css("[data-testid=persist-message]"))
+                .await
+                .ok()?
+                .text()
+                .await
+                .ok()?;
+            t.contains("QuotaExceededError").then_some(t)
+        })
+        .await;
+        assert!(note.starts_with("Could not "), "{note}");
+        assert!(note.contains("the app works on"), "{note}");
+        assert_visible(&c, "[data-testid=persist-message]").await;
+        // The app is not stopped by it: the files are analysed.
+        wait_analysed(&c, 3).await;
+        assert_eq!(count(&c, "[data-testid=file-error]").await, 0);
         c.close().await.unwrap();
     });
 }
