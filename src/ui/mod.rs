@@ -3,7 +3,8 @@
 //! later views (compile triage in `triage.rs`, memory in `memory.rs`) are added as another
 //! [`Tab`] variant, a button in [`App`]'s nav and an arm in its `match`. Around them: links
 //! that open traces (`?trace=`, [`files::load_link`]), embedding in another page's iframe
-//! ([`embed`]) and the download buttons ([`export`]).
+//! ([`embed`]), the download buttons ([`export`]), the view kept in the URL hash
+//! ([`viewstate`]) and the opt-in kept session ([`persist`]).
 //!
 //! Architecture Invariants: all decoding and analysis happen in the worker
 //! ([`worker::start_worker`]); the page only hands files (handles, or the Blobs of the traces
