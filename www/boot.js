@@ -12,3 +12,41 @@ const plain = (name) => {
 const { default: init } = await import(plain(here.searchParams.get("js")));
 const wasm = await init({ module_or_path: plain(here.searchParams.get("wasm")) });
 dispatchEvent(new CustomEvent("TrunkApplicationStarted", { detail: { wasm } }));
+
+// Offline use (README "Offline use"): the service worker `sw.js` keeps the app shell in a cache
+// named after this build, so the same js= and wasm= names go to its registration URL: every
+// deploy registers a new script URL, hence a new worker and a new cache (its `activate` deletes
+// the old ones). Its scope is this file's folder, the site's base. Once the worker of *this*
+// build is active (its install has cached the whole shell), the page says "offline ready".
+const offlineReady = async () => {
+  if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
+  const sw = new URL("sw.js", here);
+  sw.searchParams.set("js", here.searchParams.get("js"));
+  sw.searchParams.set("wasm", here.searchParams.get("wasm"));
+  const reg = await navigator.serviceWorker.register(sw.href, { scope: new URL("./", here).href });
+  await new Promise((resolve, reject) => {
+    const check = () => {
+      const w = reg.active;
+      if (w && w.scriptURL === sw.href && w.state === "activated") resolve();
+    };
+    const watch = (w) => w && w.addEventListener("statechange", () => {
+      if (w.state === "redundant" && w.scriptURL === sw.href) {
+        reject(new Error("the service worker could not cache the app shell"));
+      }
+      check();
+    });
+    [reg.installing, reg.waiting, reg.active].forEach(watch);
+    reg.addEventListener("updatefound", () => watch(reg.installing));
+    check();
+  });
+  const cache = `trialscope-shell:${here.searchParams.get("js")}:${here.searchParams.get("wasm")}`;
+  if (!(await caches.has(cache))) return;
+  const badge = document.createElement("p");
+  badge.id = "offline-ready";
+  badge.dataset.testid = "offline-ready";
+  badge.setAttribute("role", "status");
+  badge.title = "The app is kept in this browser: it starts without the server.";
+  badge.textContent = "offline ready";
+  document.body.append(badge);
+};
+offlineReady().catch((e) => console.warn(`trialscope: offline use not available: ${e}`));

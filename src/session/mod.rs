@@ -18,6 +18,7 @@ pub mod compare;
 pub mod link;
 mod protocol;
 mod views;
+pub mod viewstate;
 
 pub use protocol::*;
 

@@ -27,6 +27,7 @@ const MAX_FOLDER_FILES: usize = 5000;
 /// Hands `file` to the worker under `name`: the handle only (the worker reads the file in
 /// chunks; the page never holds its bytes).
 fn ingest(state: AppState, name: String, file: File) {
+    super::persist::dropped(&name, &file);
     let row = add_file_row(state, name, file.size());
     send_file(&row, file.into());
 }

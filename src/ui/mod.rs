@@ -4,7 +4,8 @@
 //! `compare.rs` with its flame graphs in `flame.rs`) are added as another
 //! [`Tab`] variant, a button in [`App`]'s nav and an arm in its `match`. Around them: links
 //! that open traces (`?trace=`, [`files::load_link`]), embedding in another page's iframe
-//! ([`embed`]) and the download buttons ([`export`]).
+//! ([`embed`]), the download buttons ([`export`]), the view kept in the URL hash
+//! ([`viewstate`]) and the opt-in kept session ([`persist`]).
 //!
 //! Architecture Invariants: all decoding and analysis happen in the worker
 //! ([`worker::start_worker`]); the page only hands files (handles, or the Blobs of the traces
@@ -21,10 +22,12 @@ pub mod export;
 pub mod files;
 pub mod flame;
 pub mod memory;
+pub mod persist;
 pub mod pool;
 pub mod scaling;
 pub mod scatter;
 pub mod triage;
+pub mod viewstate;
 pub mod worker;
 
 use std::cell::{Cell, RefCell};
@@ -120,6 +123,11 @@ pub struct AppState {
     pub memory_inputs: memory::MemoryState,
     /// The Compare tab and the flame graphs ([`compare`], [`flame`]).
     pub compare: compare::CompareState,
+    /// The hotspot table's filter text and sort (column, descending; `None` = report order).
+    pub hotspot_filter: RwSignal<String>,
+    pub hotspot_sort: RwSignal<Option<(crate::session::viewstate::SortKey, bool)>>,
+    /// The view a link's hash asks for, until it is applied ([`viewstate`]).
+    pub link_view: viewstate::LinkView,
 }
 
 impl AppState {
@@ -143,6 +151,9 @@ impl AppState {
             memory_overrides: RwSignal::new(String::new()),
             memory_inputs: memory::MemoryState::new(),
             compare: compare::CompareState::new(),
+            hotspot_filter: RwSignal::new(String::new()),
+            hotspot_sort: RwSignal::new(None),
+            link_view: viewstate::LinkView::new(),
         }
     }
 
@@ -234,6 +245,12 @@ pub fn fail_row(state: AppState, row: &FileRow, message: String) {
 
 /// Removes one file from the page and the worker.
 pub fn remove_file(state: AppState, id: FileId) {
+    if let Some(name) = state
+        .files
+        .with_untracked(|f| f.iter().find(|r| r.id == id).map(|r| r.name.clone()))
+    {
+        persist::removed(&name);
+    }
     state.files.update(|f| f.retain(|r| r.id != id));
     bridge::post(&ToWorker::Remove { id });
     request_analysis(state);
@@ -243,6 +260,7 @@ pub fn remove_file(state: AppState, id: FileId) {
 
 /// Removes every file.
 pub fn clear_files(state: AppState) {
+    persist::cleared();
     state.files.set(Vec::new());
     state.report.set(None);
     state.inputs.set(BTreeMap::new());
@@ -497,6 +515,9 @@ pub fn App() -> impl IntoView {
         state.pattern.set(p.clone());
     }
     compare::from_link(state, &link);
+    if !link.embed {
+        viewstate::start(state);
+    }
     if link.wants_demo() {
         files::load_demo(state);
     }
@@ -540,6 +561,8 @@ pub fn App() -> impl IntoView {
             <Show when=move || !embedded>
                 <files::DropZone />
                 <export::WorkspaceDownloads />
+                <persist::KeepSession />
+                <viewstate::LinkFiles />
             </Show>
             {move || match state.tab.get() {
                 Tab::Scaling => view! { <scaling::ScalingView /> }.into_any(),

@@ -392,16 +392,8 @@ fn Summary() -> impl IntoView {
     }
 }
 
-/// Columns the hotspot table sorts by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum SortCol {
-    Name,
-    Rho,
-    Q,
-    Trials,
-    Range,
-    Median,
-}
+/// The hotspot table's sort columns (the view state's names, [`crate::session::viewstate`]).
+use crate::session::viewstate::SortKey as SortCol;
 
 fn sort_value(h: &Hotspot, c: SortCol) -> f64 {
     match c {
@@ -419,9 +411,10 @@ const MAX_ROWS: usize = 300;
 #[component]
 fn HotspotTable() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let filter = RwSignal::new(String::new());
+    // In the page state, so a link's view carries them ([`super::viewstate`]).
+    let filter = state.hotspot_filter;
     // None = report order (|ρ| descending, then q).
-    let sort = RwSignal::new(None::<(SortCol, bool)>);
+    let sort = state.hotspot_sort;
     let rows = Memo::new(move |_| {
         let Some(r) = state.report.get() else {
             return (Vec::new(), 0);

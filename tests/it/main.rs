@@ -26,9 +26,17 @@
 //! * `browser_json` — the site on JSON traces (JAX, PyTorch): inputs, joined hotspots, reports
 //! * `browser_link` — links that open traces (`?trace=` on other local origins, with and
 //!   without CORS): the hotspot table, per-file errors naming the URL and the cause
+//! * `browser_offline` — offline after the first visit: the service worker's cache, a new
+//!   deploy's new cache, the app started and analysing with its server stopped
+//! * `browser_persist` — "Keep my session": files and view kept in IndexedDB across a
+//!   reload, "Forget everything"
 //! * `browser_security` — the site's CSP, hostile names shown as text, crash isolation of
 //!   the import worker (test hook)
+//! * `browser_subpath` — the site built with `--public-url /trialscope/` (target/dist-subpath)
+//!   under that sub-path
 //! * `browser_triage` — the site's compile-triage view on the JAX and torch.compile records
+//! * `browser_viewstate` — a copied link (view state in the hash) reproduces the view in a
+//!   fresh browser; without its files it lists them as missing
 //! * `cli_exports` — CSV exports equal the CLI's JSON reports cell for cell
 //! * `cli_inspect` — `trialscope inspect` / `slices` as a user runs them
 //! * `cli_stream` — the CLI in a pipeline: `inspect` prints each file once its facts are final
@@ -96,8 +104,12 @@ mod browser_json;
 mod browser_keyboard;
 mod browser_link;
 mod browser_memory_zoom;
+mod browser_offline;
+mod browser_persist;
 mod browser_security;
+mod browser_subpath;
 mod browser_triage;
+mod browser_viewstate;
 mod cli_exports;
 mod cli_inspect;
 mod cli_report;

@@ -30,6 +30,8 @@ pub type Logged = (String, String, u16);
 pub struct Server {
     pub port: u16,
     pub log: Arc<Mutex<Vec<Logged>>>,
+    /// Set by [`Server::stop`]: connections are then closed unanswered.
+    stopped: Arc<std::sync::atomic::AtomicBool>,
 }
 
 fn content_type(path: &Path) -> &'static str {
@@ -126,14 +128,30 @@ impl Server {
         let port = listener.local_addr().unwrap().port();
         let log = Arc::new(Mutex::new(Vec::new()));
         let log2 = log.clone();
+        let stopped = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stopped2 = stopped.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
+                if stopped2.load(std::sync::atomic::Ordering::SeqCst) {
+                    // As a server that is gone: the connection closes with no answer, which
+                    // the browser reports as a network error (ERR_EMPTY_RESPONSE).
+                    let _ = stream.shutdown(std::net::Shutdown::Both);
+                    continue;
+                }
                 let root = root.clone();
                 let log = log2.clone();
                 std::thread::spawn(move || serve_one(stream, &root, prefix, cors, &log));
             }
         });
-        Server { port, log }
+        Server { port, log, stopped }
+    }
+
+    /// Stops answering: every later connection is closed without a response (the browser
+    /// sees a network error, as when the site's server is down).
+    #[allow(dead_code)]
+    pub fn stop(&self) {
+        self.stopped
+            .store(true, std::sync::atomic::Ordering::SeqCst);
     }
 }
 

@@ -1,0 +1,392 @@
+//! The view a link reproduces (README "Links that reproduce a view"), independent of the
+//! browser so it is tested natively: [`ViewState`] ↔ the URL's hash (fragment).
+//!
+//! Format: `key=value` pairs joined by `&`, each key and value percent-encoded (every byte
+//! but `A–Z a–z 0–9 - . _ ~` as `%XX`; `+` is also read as a space, as in a query string), in
+//! a fixed order; only values that differ from the defaults are written, so a plain view has an
+//! empty hash. A fragment never reaches a server, so the view (file names, frame names) stays
+//! in the browser when a link is opened. Keys:
+//!
+//! | key | value |
+//! | --- | --- |
+//! | `tab` | `scaling`, `triage`, `memory` or `compare` |
+//! | `metric` | `inclusive`, `self` or `count` |
+//! | `sel`, `selv` | the selected hotspot's semantic frame id and its variant (`selv` only when not empty) |
+//! | `sort` | a hotspot-table column (`name`, `rho`, `q`, `trials`, `range`, `median`), `-` first for descending |
+//! | `filter` | the hotspot table's filter text |
+//! | `input` | the input pattern |
+//! | `in.<file name>` | a trial row's input override (repeatable, one per file) |
+//! | `ratio`, `abs`, `load`, `percore` | triage thresholds: drift ratio, absolute floor (s), host load, per core (`1`/`0`) |
+//! | `preset`, `knobs` | the memory preset (`low`, `medium`, `high`) and its `knob=value` overrides |
+//! | `base`, `cand` | the Compare tab's baseline and candidate file-name globs |
+//! | `file` | `<artifact id>:<file name>` of each file the view was made from (repeatable; the artifact id is `<algorithm>:<hex digest>`, e.g. `sha256:…`) |
+//!
+//! Parsing never fails: an unknown key, a malformed number or an unknown enum value is left out
+//! (that part of the view keeps its default).
+
+use crate::analysis::scaling::Metric;
+
+/// A file the view was made from: its name (as shown in the trial table) and artifact id
+/// (`sha256:<hex>` of its bytes, as in the import report).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExpectedFile {
+    pub name: String,
+    pub artifact_id: String,
+}
+
+/// Hotspot-table columns a view can be sorted by (their [`SortKey::as_str`] names are the
+/// hash's `sort` values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortKey {
+    Name,
+    Rho,
+    Q,
+    Trials,
+    Range,
+    Median,
+}
+
+impl SortKey {
+    const ALL: [SortKey; 6] = [
+        SortKey::Name,
+        SortKey::Rho,
+        SortKey::Q,
+        SortKey::Trials,
+        SortKey::Range,
+        SortKey::Median,
+    ];
+
+    /// The name in the hash: `name`, `rho`, `q`, `trials`, `range`, `median`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SortKey::Name => "name",
+            SortKey::Rho => "rho",
+            SortKey::Q => "q",
+            SortKey::Trials => "trials",
+            SortKey::Range => "range",
+            SortKey::Median => "median",
+        }
+    }
+
+    /// The column named `s`, if any.
+    pub fn parse(s: &str) -> Option<SortKey> {
+        SortKey::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// Everything of a view a link carries. `None` (or empty) = the default of that part.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ViewState {
+    /// `scaling`, `triage`, `memory` or `compare` (other values are dropped when parsing).
+    pub tab: Option<String>,
+    pub metric: Option<Metric>,
+    /// The selected hotspot: (variant, semantic frame id).
+    pub selected: Option<(String, String)>,
+    /// Hotspot-table sort: column and descending.
+    pub sort: Option<(SortKey, bool)>,
+    /// Hotspot-table filter text.
+    pub filter: Option<String>,
+    /// The input pattern (regex with one capture group).
+    pub input: Option<String>,
+    /// Input overrides by file name, in trial-table order, as typed.
+    pub overrides: Vec<(String, String)>,
+    /// Triage: drift ratio threshold (×).
+    pub min_ratio: Option<f64>,
+    /// Triage: absolute floor, seconds.
+    pub min_abs_s: Option<f64>,
+    /// Triage: host load threshold.
+    pub load_threshold: Option<f64>,
+    /// Triage: compare the load per core.
+    pub load_per_core: Option<bool>,
+    /// Memory preset: `low`, `medium` or `high`.
+    pub preset: Option<String>,
+    /// Memory knob overrides (`knob=value`, separated by commas or spaces).
+    pub knobs: Option<String>,
+    /// The Compare tab's side globs over file names (`*`, `?`).
+    pub baseline: Option<String>,
+    pub candidate: Option<String>,
+    /// The files the view was made from.
+    pub files: Vec<ExpectedFile>,
+}
+
+const TABS: [&str; 4] = ["scaling", "triage", "memory", "compare"];
+const PRESETS: [&str; 3] = ["low", "medium", "high"];
+
+/// Percent-encodes `s`: every byte but `A–Z a–z 0–9 - . _ ~` becomes `%XX`.
+pub fn encode_component(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn metric_name(m: Metric) -> &'static str {
+    m.as_str()
+}
+
+fn parse_metric(s: &str) -> Option<Metric> {
+    [Metric::Inclusive, Metric::SelfTime, Metric::Count]
+        .into_iter()
+        .find(|m| metric_name(*m) == s)
+}
+
+/// A finite, non-negative number as written by [`ViewState::to_hash`].
+fn parse_number(s: &str) -> Option<f64> {
+    s.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)
+}
+
+impl ViewState {
+    /// Parses a hash (with or without its leading `#`); see the module doc.
+    pub fn parse(hash: &str) -> ViewState {
+        let hash = hash.strip_prefix('#').unwrap_or(hash);
+        let mut v = ViewState::default();
+        let mut sel = None;
+        let mut selv = String::new();
+        for pair in hash.split('&').filter(|p| !p.is_empty()) {
+            let (k, val) = pair.split_once('=').unwrap_or((pair, ""));
+            let k = super::link::decode_component(k);
+            let val = super::link::decode_component(val);
+            match k.as_str() {
+                "tab" if TABS.contains(&val.as_str()) => v.tab = Some(val),
+                "metric" => v.metric = parse_metric(&val).or(v.metric),
+                "sel" if !val.is_empty() => sel = Some(val),
+                "selv" => selv = val,
+                "sort" => {
+                    let (desc, name) = match val.strip_prefix('-') {
+                        Some(n) => (true, n),
+                        None => (false, val.as_str()),
+                    };
+                    v.sort = SortKey::parse(name).map(|k| (k, desc)).or(v.sort);
+                }
+                "filter" if !val.is_empty() => v.filter = Some(val),
+                "input" if !val.is_empty() => v.input = Some(val),
+                "ratio" => v.min_ratio = parse_number(&val).or(v.min_ratio),
+                "abs" => v.min_abs_s = parse_number(&val).or(v.min_abs_s),
+                "load" => v.load_threshold = parse_number(&val).or(v.load_threshold),
+                "percore" => match val.as_str() {
+                    "1" => v.load_per_core = Some(true),
+                    "0" => v.load_per_core = Some(false),
+                    _ => {}
+                },
+                "preset" if PRESETS.contains(&val.as_str()) => v.preset = Some(val),
+                "knobs" if !val.is_empty() => v.knobs = Some(val),
+                "base" if !val.is_empty() => v.baseline = Some(val),
+                "cand" if !val.is_empty() => v.candidate = Some(val),
+                "file" => {
+                    // `<algorithm>:<hex digest>:<name>`; the name may hold `:` itself.
+                    let parts = val.split_once(':').and_then(|(algo, rest)| {
+                        let (hex, name) = rest.split_once(':')?;
+                        let algo_ok =
+                            !algo.is_empty() && algo.bytes().all(|b| b.is_ascii_alphanumeric());
+                        let hex_ok = !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit());
+                        (algo_ok && hex_ok && !name.is_empty()).then_some((algo, hex, name))
+                    });
+                    if let Some((algo, hex, name)) = parts {
+                        v.files.push(ExpectedFile {
+                            name: name.to_string(),
+                            artifact_id: format!("{algo}:{}", hex.to_ascii_lowercase()),
+                        });
+                    }
+                }
+                other => {
+                    if let Some(name) = other.strip_prefix("in.").filter(|n| !n.is_empty()) {
+                        v.overrides.retain(|(n, _)| n != name);
+                        v.overrides.push((name.to_string(), val));
+                    }
+                }
+            }
+        }
+        v.selected = sel.map(|frame| (selv, frame));
+        v
+    }
+
+    /// The hash (without `#`) that [`ViewState::parse`] reads back as `self`; empty for the
+    /// default view.
+    pub fn to_hash(&self) -> String {
+        let mut parts: Vec<(String, String)> = Vec::new();
+        let mut add = |k: &str, v: &str| parts.push((k.to_string(), v.to_string()));
+        if let Some(t) = &self.tab {
+            add("tab", t);
+        }
+        if let Some(m) = self.metric {
+            add("metric", metric_name(m));
+        }
+        if let Some((variant, frame)) = &self.selected {
+            add("sel", frame);
+            if !variant.is_empty() {
+                add("selv", variant);
+            }
+        }
+        if let Some((k, desc)) = self.sort {
+            let name = if desc {
+                format!("-{}", k.as_str())
+            } else {
+                k.as_str().to_string()
+            };
+            add("sort", &name);
+        }
+        if let Some(f) = &self.filter {
+            add("filter", f);
+        }
+        if let Some(p) = &self.input {
+            add("input", p);
+        }
+        for (name, value) in &self.overrides {
+            add(&format!("in.{name}"), value);
+        }
+        for (k, v) in [
+            ("ratio", self.min_ratio),
+            ("abs", self.min_abs_s),
+            ("load", self.load_threshold),
+        ] {
+            if let Some(v) = v {
+                add(k, &v.to_string());
+            }
+        }
+        if let Some(p) = self.load_per_core {
+            add("percore", if p { "1" } else { "0" });
+        }
+        if let Some(p) = &self.preset {
+            add("preset", p);
+        }
+        if let Some(k) = &self.knobs {
+            add("knobs", k);
+        }
+        if let Some(b) = &self.baseline {
+            add("base", b);
+        }
+        if let Some(c) = &self.candidate {
+            add("cand", c);
+        }
+        for f in &self.files {
+            add("file", &format!("{}:{}", f.artifact_id, f.name));
+        }
+        parts
+            .iter()
+            .map(|(k, v)| format!("{}={}", encode_component(k), encode_component(v)))
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+
+    /// The [`ViewState::files`] that no loaded file matches; `loaded` holds the artifact ids of
+    /// the loaded files (a file matches by artifact id: the same bytes under any name).
+    pub fn missing<'a>(&'a self, loaded: &[&str]) -> Vec<&'a ExpectedFile> {
+        self.files
+            .iter()
+            .filter(|f| !loaded.contains(&f.artifact_id.as_str()))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn full() -> ViewState {
+        ViewState {
+            tab: Some("triage".into()),
+            metric: Some(Metric::SelfTime),
+            selected: Some(("patched".into(), "blink::Document::build#a=b&c".into())),
+            sort: Some((SortKey::Rho, true)),
+            filter: Some("build dom".into()),
+            input: Some(r"_n(\d+)_".into()),
+            overrides: vec![
+                ("a n1000.pb.gz".into(), "1200".into()),
+                ("b&c=d.json".into(), "".into()),
+            ],
+            min_ratio: Some(3.5),
+            min_abs_s: Some(0.25),
+            load_threshold: Some(4.0),
+            load_per_core: Some(true),
+            preset: Some("high".into()),
+            knobs: Some("gap_floor_bytes=1000, min_interval_s=0.5".into()),
+            baseline: Some("base_*".into()),
+            candidate: Some("cand_?&x".into()),
+            files: vec![ExpectedFile {
+                name: "a:b n1000.pb.gz".into(),
+                artifact_id: format!("sha256:{}", "ab".repeat(32)),
+            }],
+        }
+    }
+
+    #[test]
+    fn every_part_round_trips() {
+        let v = full();
+        let hash = v.to_hash();
+        assert_eq!(ViewState::parse(&hash), v);
+        assert_eq!(ViewState::parse(&format!("#{hash}")), v);
+        // Only unreserved characters, `%XX`, `=` and `&`: safe in any URL fragment.
+        assert!(
+            hash.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-._~%=&".contains(&b)),
+            "{hash}"
+        );
+    }
+
+    #[test]
+    fn the_default_view_has_an_empty_hash() {
+        assert_eq!(ViewState::default().to_hash(), "");
+        assert_eq!(ViewState::parse(""), ViewState::default());
+        assert_eq!(ViewState::parse("#"), ViewState::default());
+    }
+
+    #[test]
+    fn the_hash_is_in_a_fixed_readable_form() {
+        let v = ViewState {
+            tab: Some("memory".into()),
+            metric: Some(Metric::Count),
+            selected: Some((String::new(), "f 1".into())),
+            overrides: vec![("x_n4.pb".into(), "4".into())],
+            ..ViewState::default()
+        };
+        assert_eq!(
+            v.to_hash(),
+            "tab=memory&metric=count&sel=f%201&in.x_n4.pb=4"
+        );
+    }
+
+    #[test]
+    fn the_compare_tab_and_its_sides_are_kept() {
+        let v = ViewState::parse("tab=compare&base=base_%2A&cand=&x=1");
+        assert_eq!(v.tab.as_deref(), Some("compare"));
+        assert_eq!(v.baseline.as_deref(), Some("base_*"));
+        assert_eq!(v.candidate, None);
+        assert_eq!(v.to_hash(), "tab=compare&base=base_%2A");
+    }
+
+    #[test]
+    fn malformed_parts_are_left_out() {
+        let v = ViewState::parse(
+            "tab=plot&metric=wall&sort=-size&ratio=-1&abs=NaN&load=x&percore=yes&preset=max\
+             &file=sha256:nothex:a.pb&file=sha256:abc:&file=sha256:abc&file=abc:a.pb&file=s-1:ab:a.pb&in.=3&unknown=1&%ZZ&sel=",
+        );
+        assert_eq!(v, ViewState::default());
+        // `+` reads as a space, and a later value wins.
+        let v = ViewState::parse("filter=a+b&metric=self&metric=count&in.f=1&in.f=2");
+        assert_eq!(v.filter.as_deref(), Some("a b"));
+        assert_eq!(v.metric, Some(Metric::Count));
+        assert_eq!(v.overrides, vec![("f".to_string(), "2".to_string())]);
+    }
+
+    #[test]
+    fn missing_files_are_matched_by_artifact_id() {
+        let mut v = full();
+        v.files.push(ExpectedFile {
+            name: "other.pb".into(),
+            artifact_id: format!("sha256:{}", "cd".repeat(32)),
+        });
+        let ab = format!("sha256:{}", "ab".repeat(32));
+        let missing = v.missing(&[ab.as_str()]);
+        assert_eq!(missing.len(), 1);
+        assert_eq!(missing[0].name, "other.pb");
+        assert_eq!(v.missing(&[]).len(), 2);
+    }
+}
