@@ -78,6 +78,7 @@
 //! }
 //! ```
 
+pub mod aggregate;
 pub mod analysis;
 pub mod formats;
 pub mod model;
