@@ -67,6 +67,9 @@
 //! * `scaling_regression` — the regression that must never return (scaling.md)
 //! * `stats_properties` — properties of `analysis::stats` for any input
 //! * `stats_reference` — `analysis::stats` against SciPy and statsmodels reference values
+//! * `summarize` — Parquet aggregates: `scaling --from` equals `scaling FILES` byte for byte,
+//!   idempotent re-runs, broken files as `trials` rows, other versions refused, the DuckDB and
+//!   Spark recipes against trialscope's ρ and q
 //! * `stream_load` — a file read in chunks of any size loads as when read whole, every kind
 //! * `tidy` — the layout rules (one load path, facts only in the workspace, no importer in
 //!   the front ends, one median, web crates only in `ui`, the dependency direction)
@@ -122,6 +125,7 @@ mod scaling_regression;
 mod stats_properties;
 mod stats_reference;
 mod stream_load;
+mod summarize;
 mod tidy;
 mod triage_corpus;
 mod triage_records;
