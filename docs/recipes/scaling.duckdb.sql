@@ -24,65 +24,82 @@
 -- lacks a frame contributes 0 (zero-filled) unless its import lost data (data_loss), when it
 -- contributes nothing (missing).
 
+-- Integer ids for the join and window keys (semantic ids and artifact ids are long strings).
 CREATE OR REPLACE TEMP TABLE usable AS
-SELECT artifact_id, variant, input AS x, coalesce(data_loss, false) AS data_loss
+SELECT row_number() OVER (ORDER BY artifact_id) AS tid, artifact_id, variant, input AS x,
+       coalesce(data_loss, false) AS data_loss
 FROM read_parquet('trials/*.parquet', union_by_name = true)
 WHERE status = 'ok' AND input IS NOT NULL AND isfinite(input);
 
 CREATE OR REPLACE TEMP TABLE costs AS
-SELECT c.artifact_id, c.semantic_frame_id, c.inclusive_ns, c.self_ns, c.count
+SELECT u.tid, c.semantic_frame_id, c.inclusive_ns, c.self_ns, c.count
 FROM read_parquet('frame_costs/*.parquet') c
-SEMI JOIN usable u ON u.artifact_id = c.artifact_id;
+JOIN usable u ON u.artifact_id = c.artifact_id;
+
+CREATE OR REPLACE TEMP TABLE frame_ids AS
+SELECT row_number() OVER (ORDER BY semantic_frame_id) AS fid, semantic_frame_id
+FROM (SELECT DISTINCT semantic_frame_id FROM costs);
 
 -- Every (variant, frame) seen in a usable trial of the variant, times every usable trial of the
--- variant: the value, zero-filled or missing.
+-- variant: the three metrics' values, zero-filled or missing.
 CREATE OR REPLACE TEMP TABLE vals AS
-WITH groups AS (
-    SELECT DISTINCT u.variant, c.semantic_frame_id
-    FROM costs c JOIN usable u USING (artifact_id)
+WITH c AS (
+    SELECT c.tid, f.fid, c.inclusive_ns, c.self_ns, c.count
+    FROM costs c JOIN frame_ids f USING (semantic_frame_id)
 ),
-metrics(metric) AS (VALUES ('inclusive'), ('self'), ('count'))
-SELECT g.variant, g.semantic_frame_id, m.metric, u.artifact_id, u.x,
-       CASE WHEN c.artifact_id IS NULL THEN 0.0
-            WHEN m.metric = 'inclusive' THEN c.inclusive_ns::DOUBLE
-            WHEN m.metric = 'self' THEN c.self_ns::DOUBLE
-            ELSE c.count::DOUBLE END AS y,
-       c.artifact_id IS NULL AS zero_filled
+groups AS (
+    SELECT DISTINCT u.variant, c.fid FROM c JOIN usable u USING (tid)
+)
+SELECT g.variant, g.fid, u.tid, u.x,
+       coalesce(c.inclusive_ns, 0)::DOUBLE AS y_inclusive,
+       coalesce(c.self_ns, 0)::DOUBLE AS y_self,
+       coalesce(c.count, 0)::DOUBLE AS y_count,
+       c.tid IS NULL AS zero_filled
 FROM groups g
 JOIN usable u ON u.variant = g.variant
-CROSS JOIN metrics m
-LEFT JOIN costs c ON c.artifact_id = u.artifact_id AND c.semantic_frame_id = g.semantic_frame_id
-WHERE c.artifact_id IS NOT NULL OR NOT u.data_loss;
+LEFT JOIN c ON c.tid = u.tid AND c.fid = g.fid
+WHERE c.tid IS NOT NULL OR NOT u.data_loss;
 
 -- Per-input medians (the points of each group).
 CREATE OR REPLACE TABLE scaling_medians AS
-SELECT variant, semantic_frame_id, metric, x AS input, median(y) AS median, count(*) AS trials,
-       count(*) FILTER (WHERE zero_filled) AS zero_filled
-FROM vals
-GROUP BY ALL;
+WITH m AS (
+    SELECT variant, fid, x AS input, median(y_inclusive) AS inclusive, median(y_self) AS self,
+           median(y_count) AS count, count(*) AS trials, count(*) FILTER (WHERE zero_filled) AS zero_filled
+    FROM vals GROUP BY ALL
+)
+SELECT m.variant, f.semantic_frame_id, metric, input, median, trials, zero_filled
+FROM (UNPIVOT m ON inclusive, self, count INTO NAME metric VALUE median) m
+JOIN frame_ids f USING (fid);
 
--- Average ranks: rank() is the lowest rank of a tie; the tie's mean rank adds (ties - 1) / 2.
+-- Average ranks: rank() is the lowest rank of a tie, count(*) with the default RANGE frame
+-- (the peers included) its highest; the tie's mean rank is their mean.
 CREATE OR REPLACE TEMP TABLE ranked AS
-SELECT variant, semantic_frame_id, metric, x, y,
-       count(*) OVER g AS n,
-       rank() OVER (g ORDER BY x) + (count(*) OVER (PARTITION BY variant, semantic_frame_id, metric, x) - 1) / 2.0 AS rx,
-       rank() OVER (g ORDER BY y) + (count(*) OVER (PARTITION BY variant, semantic_frame_id, metric, y) - 1) / 2.0 AS ry
-FROM vals
-WINDOW g AS (PARTITION BY variant, semantic_frame_id, metric);
+WITH r AS (
+    SELECT variant, fid, x,
+           count(*) OVER g AS n,
+           (rank() OVER (g ORDER BY x) + count(*) OVER (g ORDER BY x)) / 2.0 AS rx,
+           (rank() OVER (g ORDER BY y_inclusive) + count(*) OVER (g ORDER BY y_inclusive)) / 2.0 AS inclusive,
+           (rank() OVER (g ORDER BY y_self) + count(*) OVER (g ORDER BY y_self)) / 2.0 AS self,
+           (rank() OVER (g ORDER BY y_count) + count(*) OVER (g ORDER BY y_count)) / 2.0 AS count
+    FROM vals
+    WINDOW g AS (PARTITION BY variant, fid)
+)
+UNPIVOT r ON inclusive, self, count INTO NAME metric VALUE ry;
 
 -- rho = Pearson correlation of the ranks; the mean rank is exactly (n + 1) / 2, so the centred
 -- sums are sums of quarter-integers (exact in doubles, in any order).
 CREATE OR REPLACE TEMP TABLE groups_tested AS
 WITH g AS (
-    SELECT variant, semantic_frame_id, metric, any_value(n) AS n, count(DISTINCT x) AS distinct_inputs,
+    SELECT variant, fid, metric, any_value(n) AS n, count(DISTINCT x) AS distinct_inputs,
            sum((rx - (n + 1) / 2.0) * (ry - (n + 1) / 2.0)) AS sab,
            sum((rx - (n + 1) / 2.0) * (rx - (n + 1) / 2.0)) AS saa,
            sum((ry - (n + 1) / 2.0) * (ry - (n + 1) / 2.0)) AS sbb,
-           list(rx ORDER BY x, y, rx, ry) AS ranks_x,
-           list(ry ORDER BY x, y, rx, ry) AS ranks_y,
+           -- The ranks themselves only where the exact p needs them (n <= 10).
+           list(rx ORDER BY rx, ry) FILTER (WHERE n <= 10) AS ranks_x,
+           list(ry ORDER BY rx, ry) FILTER (WHERE n <= 10) AS ranks_y,
            min(x) AS supported_min, max(x) AS supported_max
     FROM ranked
-    GROUP BY variant, semantic_frame_id, metric
+    GROUP BY variant, fid, metric
 ),
 r AS (
     SELECT *, CASE WHEN saa * sbb > 0 THEN greatest(-1.0, least(1.0, sab / sqrt(saa * sbb))) END AS rho
@@ -137,7 +154,8 @@ p AS (
         CASE WHEN n <= 10 THEN 'exact_permutation' ELSE 't_distribution' END AS p_method
     FROM pt
 )
-SELECT * FROM p WHERE p_value IS NOT NULL AND isfinite(p_value);
+SELECT p.*, f.semantic_frame_id FROM p JOIN frame_ids f USING (fid)
+WHERE p_value IS NOT NULL AND isfinite(p_value);
 
 -- Benjamini-Hochberg over all tested groups of each metric: q_(i) = min over j >= i of
 -- p_(j) * m / j, capped at 1.
@@ -148,7 +166,7 @@ WITH ordered AS (
     FROM groups_tested
 ),
 q AS (
-    SELECT * EXCLUDE (ranks_x, ranks_y),
+    SELECT * EXCLUDE (ranks_x, ranks_y, fid),
            least(1.0, min(p_value * m / i) OVER (PARTITION BY metric ORDER BY i DESC
                  ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)) AS q_value
     FROM ordered
