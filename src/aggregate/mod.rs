@@ -5,7 +5,7 @@
 //! join by semantic frame id, rank correlation) needs only small per-trial aggregates. So
 //! [`Summary::of`] turns one file as the workspace prepared it ([`crate::workspace::Prepared`],
 //! or its failure) into four tables — `trials`, `frames`, `frame_costs`, `unmatched_costs` —
-//! and [`Record::into_prepared`] turns them back into exactly what the workspace keeps for the
+//! and [`Record::from_tables`] turns them back into exactly what the workspace keeps for the
 //! scaling analysis, so `trialscope scaling --from DIR` gives the report `trialscope scaling
 //! FILES` gives, byte for byte in `--json` (the cross-file facts are derived again by the
 //! workspace from the stored names, as for the traces).

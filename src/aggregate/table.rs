@@ -1,6 +1,6 @@
 //! One flat Parquet table in memory (named, typed, nullable columns) and its encoding with the
 //! low-level column writer and the record reader of the `parquet` crate (no `arrow`): what
-//! every aggregate table ([`super::schema`]) is written and read through.
+//! every aggregate table (`docs/parquet-schema.md`) is written and read through.
 //!
 //! Every file carries the key-value metadata [`super::META_SCHEMA`] (`sf1`),
 //! [`super::META_TABLE`] (the table's name) and [`super::META_TABLE_VERSION`]; a file whose
@@ -293,5 +293,88 @@ fn bad(file: &str, column: &str, want: &str, got: &Field) -> Error {
         file: file.to_string(),
         column: column.to_string(),
         problem: format!("expected {want}, found {got}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Table {
+        Table {
+            name: "frames",
+            columns: vec![
+                Column {
+                    name: "semantic_frame_id",
+                    nullable: false,
+                    values: Values::Str(vec![Some("sf1:aa".into()), Some("sf1:bb".into())]),
+                },
+                Column {
+                    name: "line",
+                    nullable: true,
+                    values: Values::I64(vec![None, Some(42)]),
+                },
+                Column {
+                    name: "x",
+                    nullable: true,
+                    values: Values::F64(vec![Some(1.5), None]),
+                },
+                Column {
+                    name: "flag",
+                    nullable: true,
+                    values: Values::Bool(vec![Some(true), None]),
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn a_table_reads_back_with_its_nulls() {
+        let bytes = encode(&sample(), 1).unwrap();
+        assert_eq!(&bytes[..4], b"PAR1");
+        let rows = decode("f", bytes, "frames", 1).unwrap();
+        assert_eq!(rows.names, ["semantic_frame_id", "line", "x", "flag"]);
+        assert_eq!(rows.rows.len(), 2);
+        assert_eq!(req_str("f", "id", &rows.rows[1][0]).unwrap(), "sf1:bb");
+        assert_eq!(opt_i64("f", "line", &rows.rows[0][1]).unwrap(), None);
+        assert_eq!(opt_i64("f", "line", &rows.rows[1][1]).unwrap(), Some(42));
+        assert_eq!(opt_f64("f", "x", &rows.rows[0][2]).unwrap(), Some(1.5));
+        assert!(matches!(rows.rows[1][3], Field::Null));
+        // Another table's name is refused.
+        let e = decode("f", encode(&sample(), 1).unwrap(), "trials", 1).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("holds table frames, expected trials"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn another_schema_version_is_refused_naming_it() {
+        let mut bytes = encode(&sample(), 1).unwrap();
+        // The schema value sits in the footer's key-value metadata, after its key.
+        let key = super::super::META_SCHEMA.as_bytes();
+        let at = bytes
+            .windows(key.len())
+            .rposition(|w| w == key)
+            .expect("the key in the footer");
+        let v = at
+            + key.len()
+            + bytes[at + key.len()..]
+                .windows(3)
+                .position(|w| w == b"sf1")
+                .unwrap();
+        bytes[v + 2] = b'7';
+        let e = decode("DIR/frames/k.parquet", bytes, "frames", 1).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("DIR/frames/k.parquet: written with schema sf7 table version 1")
+                && msg.contains("reads sf1 table version 1"),
+            "{msg}"
+        );
+        // A REQUIRED column with a null is not written.
+        let mut t = sample();
+        t.columns[0].values = Values::Str(vec![None, Some("x".into())]);
+        assert!(encode(&t, 1).is_err());
     }
 }
