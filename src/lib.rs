@@ -34,6 +34,9 @@
 //!   triage per-key chart, flame graphs, forest and strip plots); knows no analysis.
 //! * [`workspace`] — the loaded files in drop order; keeps what each analysis needs (the models
 //!   are dropped after extraction) and runs the analyses.
+//! * [`aggregate`] — per-trial aggregates as Parquet (`docs/parquet-schema.md`, schema `sf1`):
+//!   what `trialscope summarize` writes and `trialscope scaling --from` reads back into a
+//!   workspace, so the report equals the one from the traces.
 //! * [`session`] — the Web Worker's protocol adapter (messages in, workspace calls, JS-safe
 //!   views out), native-testable. `ui` — Leptos components, compiled only for wasm32.
 //!
@@ -78,6 +81,7 @@
 //! }
 //! ```
 
+pub mod aggregate;
 pub mod analysis;
 pub mod formats;
 pub mod model;

@@ -267,6 +267,18 @@ impl Workspace {
         }
     }
 
+    /// [`Workspace::add_prepared`] for a batch: each file (or its failure) under its id, in
+    /// order, replacing files of the same ids; the facts are derived once at the end (the
+    /// aggregates of `trialscope scaling --from`, [`crate::aggregate`]).
+    pub fn add_prepared_all(&mut self, items: Vec<(FileId, String, Result<Prepared, String>)>) {
+        for (id, name, prepared) in items {
+            self.entries.retain(|e| e.id != id);
+            self.failed.retain(|f| f.id != id);
+            self.insert(id, &name, prepared);
+        }
+        self.derive();
+    }
+
     /// Appends a prepared file (or its failure); true when it loaded.
     fn insert(&mut self, id: FileId, name: &str, prepared: Result<Prepared, String>) -> bool {
         match prepared {
@@ -319,8 +331,9 @@ pub fn prepare(
     prepare_file(name, src, opts, progress).map_err(|e| e.to_string())
 }
 
-/// [`prepare`] keeping the error's kind.
-fn prepare_file(
+/// [`prepare`] keeping the error's kind (so a caller can tell a file that is no format this
+/// tool reads, [`formats::ImportError::NotATrace`], from a broken one).
+pub fn prepare_file(
     name: &str,
     src: &dyn formats::ByteSource,
     opts: &LoadOptions,

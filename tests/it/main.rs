@@ -84,6 +84,9 @@
 //! * `scaling_regression` — the regression that must never return (scaling.md)
 //! * `stats_properties` — properties of `analysis::stats` for any input
 //! * `stats_reference` — `analysis::stats` against SciPy and statsmodels reference values
+//! * `summarize` — Parquet aggregates: `scaling --from` equals `scaling FILES` byte for byte,
+//!   idempotent re-runs, broken files as `trials` rows, other versions refused, the DuckDB and
+//!   Spark recipes against trialscope's ρ and q
 //! * `stream_load` — a file read in chunks of any size loads as when read whole, every kind
 //! * `screenshots` — (ignored; `tools/screenshots.sh`) the README's screenshot of each tab
 //! * `stylesheet` — dark mode from `prefers-color-scheme` with WCAG contrast, Okabe–Ito series
@@ -152,6 +155,7 @@ mod stats_properties;
 mod stats_reference;
 mod stream_load;
 mod stylesheet;
+mod summarize;
 mod tidy;
 mod triage_corpus;
 mod triage_records;

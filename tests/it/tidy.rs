@@ -68,7 +68,8 @@ fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// `session`,
 /// `ui`, `cli` or `entry` (lib.rs, main.rs, bin/worker.rs).
 /// The crate's layers, as `crate::` names them.
-const LAYERS: [&str; 8] = [
+const LAYERS: [&str; 9] = [
+    "aggregate",
     "model",
     "formats",
     "analysis",
@@ -100,6 +101,7 @@ fn allowed(from: &str) -> &'static [&'static str] {
         "analysis" => &["analysis", "model"],
         "plot" => &["plot"],
         "workspace" => &["workspace", "formats", "model", "analysis", "plot"],
+        "aggregate" => &["aggregate", "workspace", "formats", "model", "analysis"],
         "report" => &[
             "report",
             "workspace",
@@ -127,6 +129,7 @@ fn allowed(from: &str) -> &'static [&'static str] {
             "plot",
         ],
         "cli" => &[
+            "aggregate",
             "report",
             "workspace",
             "formats",

@@ -34,6 +34,7 @@ mod cli {
     pub mod report;
     pub mod scaling;
     pub mod slices;
+    pub mod summarize;
     pub mod triage;
 }
 
@@ -64,6 +65,8 @@ fn main() -> std::process::ExitCode {
         Memory(memory::Args),
         /// Import throughput (MB/s) and peak memory of trace files.
         Bench(bench::Args),
+        /// Per-trial aggregates of trace files as Parquet tables (DuckDB, Spark, `scaling --from`).
+        Summarize(summarize::Args),
         /// One self-contained HTML report (tables, inline SVG plots, import reports).
         Report(report::Args),
     }
@@ -78,6 +81,7 @@ fn main() -> std::process::ExitCode {
         Cmd::Pin(a) => triage::run_pin(a),
         Cmd::Memory(a) => memory::run(a),
         Cmd::Bench(a) => bench::run(a),
+        Cmd::Summarize(a) => summarize::run(a),
         Cmd::Report(a) => report::run(a),
     }
 }

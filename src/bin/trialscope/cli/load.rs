@@ -71,3 +71,31 @@ pub fn write_stderr(text: &str) {
     let mut err = std::io::stderr().lock();
     let _ = err.write_all(text.as_bytes()).and_then(|_| err.flush());
 }
+
+/// A workspace holding the trials of the aggregate directory `dir`
+/// ([`trialscope::aggregate::dir::read`]): the traces and failures `trialscope summarize`
+/// recorded, with the cross-file facts derived again; skipped files are noted on stderr as
+/// [`note_skipped`] notes them, failures printed as [`workspace`] prints them.
+///
+/// Errors: the directory cannot be read, or holds a table of another schema version.
+pub fn aggregates(dir: &Path) -> Result<Workspace, trialscope::aggregate::Error> {
+    let records = trialscope::aggregate::dir::read(dir)?;
+    let (ws, left) = trialscope::aggregate::dir::workspace(records);
+    for f in ws.failed() {
+        errln!("error: {}", f.message);
+    }
+    let skipped: Vec<&str> = left
+        .iter()
+        .filter(|r| r.status == trialscope::aggregate::Status::Skipped)
+        .map(|r| r.path.as_str())
+        .collect();
+    if !skipped.is_empty() {
+        errln!(
+            "note: skipped {} file(s) in the folders given that are not traces, records or \
+             telemetry: {}",
+            skipped.len(),
+            skipped.join(", ")
+        );
+    }
+    Ok(ws)
+}

@@ -1,6 +1,8 @@
 //! `trialscope scaling`: imports every file as one trial (input from the file name), runs
 //! [`trialscope::analysis::scaling::run`], and prints a table of hotspots or the report as JSON.
 //!
+//! With `--from DIR` the trials come from the Parquet aggregates of `trialscope summarize`.
+//!
 //! Exit codes: 0 success; 1 when any file failed to import (the analysis of the others is
 //! still printed); 2 for a usage error (bad `--input-regex`, bad `--metric`).
 
@@ -53,8 +55,12 @@ pub struct Args {
     /// Show only the first N hotspots (text: default 25; JSON: default all).
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
+    /// Read the trials from the Parquet aggregates `trialscope summarize --out DIR` wrote
+    /// (instead of trace files): the same report as from the traces.
+    #[arg(long, value_name = "DIR", conflicts_with = "files")]
+    pub from: Option<PathBuf>,
     /// Trace files (one per trial) or folders of them.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "from")]
     pub files: Vec<PathBuf>,
 }
 
@@ -65,7 +71,16 @@ pub fn run(args: Args) -> ExitCode {
         errln!("error: --input-regex: {e}");
         return ExitCode::from(2);
     }
-    let ws = load::workspace(&args.files);
+    let ws = match &args.from {
+        Some(dir) => match load::aggregates(dir) {
+            Ok(ws) => ws,
+            Err(e) => {
+                errln!("error: {e}");
+                return ExitCode::from(1);
+            }
+        },
+        None => load::workspace(&args.files),
+    };
     let req = ScalingRequest {
         settings: Vec::new(),
         metric: args.metric.into(),

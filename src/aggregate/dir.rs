@@ -1,0 +1,172 @@
+//! An aggregate directory on disk (native only): `DIR/<table>/<key>.parquet` for each of
+//! [`TABLES`], one file per artifact per table ([`Summary::key`]). Writing a key replaces its
+//! files (idempotent re-runs); each file is written to a temporary name and renamed, `trials`
+//! last, so a key with a `trials` file is complete and a crash leaves no half row set.
+//! Directories written by separate tasks merge by copying their tables' files together.
+
+use std::fs;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::{table, Error, Outcome, Record, Status, Summary, TABLES, TABLE_VERSION};
+use crate::formats::{FileSource, ImportError, LoadOptions};
+use crate::workspace::{prepare_file, FileId, Workspace};
+
+fn io(what: &str, path: &Path, e: std::io::Error) -> Error {
+    Error::Io(format!("{}: cannot {what}: {e}", path.display()))
+}
+
+/// Writes the tables of `summary` under `dir` (creating the table directories), replacing
+/// the files of the same key.
+///
+/// Errors: a table that cannot be encoded, or the file system's error naming the path.
+pub fn write(dir: &Path, summary: &Summary) -> Result<(), Error> {
+    for t in summary.tables() {
+        let d = dir.join(t.name);
+        fs::create_dir_all(&d).map_err(|e| io("create the directory", &d, e))?;
+        let bytes = table::encode(t, TABLE_VERSION)?;
+        let final_path = d.join(format!("{}.parquet", summary.key));
+        // A hidden temporary name: readers skip names starting with '.'.
+        let tmp = d.join(format!(
+            ".{}.parquet.tmp{}",
+            summary.key,
+            std::process::id()
+        ));
+        fs::File::create(&tmp)
+            .and_then(|mut f| f.write_all(&bytes).and_then(|_| f.sync_all()))
+            .map_err(|e| io("write", &tmp, e))?;
+        fs::rename(&tmp, &final_path).map_err(|e| io("rename into place", &final_path, e))?;
+    }
+    Ok(())
+}
+
+/// `sha256:` + hex SHA-256 of the file at `path`, read in chunks (`None` when it cannot be
+/// read): the artifact id of a file that failed to load.
+fn hash_file(path: &Path) -> Option<String> {
+    use sha2::Digest;
+    let mut f = fs::File::open(path).ok()?;
+    let mut h = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f.read(&mut buf).ok()?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    Some(format!("sha256:{hex}"))
+}
+
+/// Imports one file as the workspace does ([`prepare_file`], read in chunks: the whole file is
+/// never held) and says what became of it, by the workspace's rules: a file found inside a
+/// folder argument (`in_folder`) that is no format trialscope reads is skipped, any other
+/// failure is failed. `name` is the name the workspace would give it (the path as typed).
+pub fn summarize_file(path: &Path, name: &str, in_folder: bool, opts: &LoadOptions) -> Outcome {
+    match FileSource::new(path) {
+        Ok(src) => match prepare_file(name, &src, opts, &mut |_| {}) {
+            Ok(p) => Outcome::Loaded(Box::new(p)),
+            Err(e) if in_folder && matches!(e.error, ImportError::NotATrace { .. }) => {
+                Outcome::Skipped {
+                    message: e.to_string(),
+                    artifact_id: hash_file(path),
+                }
+            }
+            Err(e) => Outcome::Failed {
+                message: e.to_string(),
+                artifact_id: hash_file(path),
+            },
+        },
+        Err(e) => Outcome::Failed {
+            message: format!("{name}: cannot read the file: {e}"),
+            artifact_id: None,
+        },
+    }
+}
+
+/// The files `paths` stand for, in the order a workspace loads them
+/// ([`crate::workspace::native::expand_paths`]), each with its name (the path as typed) and
+/// whether it was found inside a folder argument.
+pub fn expand(paths: &[PathBuf]) -> Vec<(PathBuf, String, bool)> {
+    let mut out = Vec::new();
+    for p in paths {
+        let inside = p.is_dir();
+        for f in crate::workspace::native::expand_paths(std::slice::from_ref(p)) {
+            let name = f.display().to_string();
+            out.push((f, name, inside));
+        }
+    }
+    out
+}
+
+/// Every record under `dir`, ordered as a workspace loading the same files from one folder
+/// argument would order them (by path, component-wise). Files and directories whose names
+/// start with `.` are ignored (temporaries).
+///
+/// Errors: `dir/trials` missing or unreadable, any table file of another schema or table
+/// version ([`Error::Version`]), unreadable or inconsistent (a key with a `trials` file but
+/// another table missing).
+pub fn read(dir: &Path) -> Result<Vec<Record>, Error> {
+    let trials_dir = dir.join("trials");
+    let rd = fs::read_dir(&trials_dir).map_err(|e| io("read the directory", &trials_dir, e))?;
+    let mut keys: Vec<String> = Vec::new();
+    for e in rd {
+        let e = e.map_err(|e| io("read the directory", &trials_dir, e))?;
+        let n = e.file_name().to_string_lossy().into_owned();
+        if n.starts_with('.') {
+            continue;
+        }
+        if let Some(k) = n.strip_suffix(".parquet") {
+            keys.push(k.to_string());
+        }
+    }
+    keys.sort();
+    let mut out = Vec::with_capacity(keys.len());
+    for k in keys {
+        let mut files: Vec<String> = Vec::new();
+        let mut rows = Vec::new();
+        for t in TABLES {
+            let p = dir.join(t).join(format!("{k}.parquet"));
+            let name = p.display().to_string();
+            let bytes = fs::read(&p).map_err(|e| io("read", &p, e))?;
+            rows.push(table::decode(&name, bytes, t, TABLE_VERSION)?);
+            files.push(name);
+        }
+        let f: [&str; 4] = [&files[0], &files[1], &files[2], &files[3]];
+        out.push(Record::from_tables(
+            f,
+            [&rows[0], &rows[1], &rows[2], &rows[3]],
+        )?);
+    }
+    out.sort_by(|a, b| Path::new(&a.path).cmp(Path::new(&b.path)));
+    Ok(out)
+}
+
+/// A workspace holding the records' traces and failures in order, the facts across files
+/// derived once over all of them (as [`Workspace::from_paths`] does over the traces); skipped
+/// and not-a-trial records are left out, as the workspace leaves such files out of the
+/// analyses. Returns the workspace and the skipped records.
+pub fn workspace(records: Vec<Record>) -> (Workspace, Vec<Record>) {
+    let mut ws = Workspace::new();
+    let mut items = Vec::new();
+    let mut left = Vec::new();
+    for (id, r) in (0 as FileId..).zip(records) {
+        match (r.status, r.prepared) {
+            (Status::Ok, Some(p)) => items.push((id, r.path, Ok(p))),
+            (Status::Failed, _) => {
+                let msg = r
+                    .error
+                    .clone()
+                    .unwrap_or_else(|| format!("{}: failed", r.path));
+                items.push((id, r.path, Err(msg)));
+            }
+            (status, prepared) => left.push(Record {
+                status,
+                prepared,
+                ..r
+            }),
+        }
+    }
+    ws.add_prepared_all(items);
+    (ws, left)
+}

@@ -1,0 +1,126 @@
+//! `trialscope summarize --out DIR FILE_OR_DIR...`: imports each file on its own (in parallel,
+//! one trace per thread at a time, so memory is bounded by the threads' traces) and writes its
+//! per-trial aggregate as Parquet tables under DIR ([`trialscope::aggregate`],
+//! `docs/parquet-schema.md`). Progress on stderr, one line per file.
+//!
+//! Exit codes: 0 when every file was summarized as a trace (or skipped); 1 when any file failed
+//! to import (it is a `trials` row with its error) or a table could not be written; 2 for a
+//! usage error.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use trialscope::aggregate::{dir, Outcome, Summary};
+use trialscope::formats::LoadOptions;
+use trialscope::workspace::Content;
+
+/// Arguments of `trialscope summarize`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Directory of the Parquet tables (created when missing; files of the same artifacts are
+    /// replaced, others kept).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Worker threads (default: the machine's available parallelism).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Trace files or folders of them (folders are read recursively, sorted, as every
+    /// subcommand reads them).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+}
+
+#[derive(Default)]
+struct Tally {
+    ok: usize,
+    failed: usize,
+    skipped: usize,
+    other: usize,
+    write_errors: usize,
+}
+
+/// Runs the subcommand.
+pub fn run(args: Args) -> ExitCode {
+    let files = dir::expand(&args.files);
+    let n = files.len();
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |p| p.get()))
+        .clamp(1, n.max(1));
+    if let Err(e) = std::fs::create_dir_all(&args.out) {
+        errln!(
+            "error: {}: cannot create the directory: {e}",
+            args.out.display()
+        );
+        return ExitCode::from(1);
+    }
+    let start = Instant::now();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let tally = Mutex::new(Tally::default());
+    let opts = LoadOptions::default();
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some((path, name, in_folder)) = files.get(i) else {
+                    break;
+                };
+                let outcome = dir::summarize_file(path, name, *in_folder, &opts);
+                let summary = Summary::of(name, &outcome);
+                let written = dir::write(&args.out, &summary);
+                let k = done.fetch_add(1, Ordering::Relaxed) + 1;
+                let mut t = tally.lock().unwrap_or_else(|p| p.into_inner());
+                let what = match &outcome {
+                    Outcome::Loaded(p) if matches!(p.content, Content::Trace(_)) => {
+                        t.ok += 1;
+                        "trace".to_string()
+                    }
+                    Outcome::Loaded(_) => {
+                        t.other += 1;
+                        "not a trial".to_string()
+                    }
+                    Outcome::Failed { message, .. } => {
+                        t.failed += 1;
+                        format!("failed: {message}")
+                    }
+                    Outcome::Skipped { message, .. } => {
+                        t.skipped += 1;
+                        format!("skipped: {message}")
+                    }
+                };
+                match written {
+                    Ok(()) => errln!("[{k}/{n}] {name}: {what}"),
+                    Err(e) => {
+                        t.write_errors += 1;
+                        errln!("[{k}/{n}] {name}: {what}; error: {e}");
+                    }
+                }
+            });
+        }
+    });
+    let t = tally.into_inner().unwrap_or_else(|p| p.into_inner());
+    let secs = start.elapsed().as_secs_f64();
+    errln!(
+        "summarized {n} file(s) into {} in {secs:.2} s ({:.1} files/s, {jobs} thread(s)): {} trace(s), {} failed, {} skipped, {} not a trial{}",
+        args.out.display(),
+        n as f64 / secs.max(1e-9),
+        t.ok,
+        t.failed,
+        t.skipped,
+        t.other,
+        if t.write_errors > 0 {
+            format!(", {} not written", t.write_errors)
+        } else {
+            String::new()
+        }
+    );
+    if t.failed > 0 || t.write_errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
