@@ -328,7 +328,9 @@ mod tests {
             let svg = flame(&l, 400.0, "flame & <title>", "red: slower");
             let names = well_formed(&svg);
             assert!(!svg.contains("<script"), "{svg}");
-            assert!(svg.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;q&#39;"));
+            assert!(
+                svg.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;q&#39;")
+            );
             assert_eq!(names.iter().filter(|n| *n == "g").count(), l.rects.len());
             assert_eq!(
                 names.iter().filter(|n| *n == "title").count(),
@@ -348,7 +350,11 @@ mod tests {
             assert_eq!(svg.matches("#7b1fa2").count(), matched);
             if zoom.is_some() {
                 assert_eq!(matched, 1);
-                assert_eq!(svg.matches("fill-opacity=\"0.45\"").count(), 1, "Step faded");
+                assert_eq!(
+                    svg.matches("fill-opacity=\"0.45\"").count(),
+                    1,
+                    "Step faded"
+                );
             } else {
                 assert_eq!(l.hidden, 1);
                 assert_eq!(l.rects.len(), 4);
@@ -424,7 +430,11 @@ mod tests {
         let names = well_formed(&svg);
         assert!(!svg.contains("<script"));
         assert_eq!(names.iter().filter(|n| *n == "circle").count(), 3);
-        assert_eq!(svg.matches(r##"fill="#ffffff" stroke="##).count(), 1, "one hollow");
+        assert_eq!(
+            svg.matches(r##"fill="#ffffff" stroke="##).count(),
+            1,
+            "one hollow"
+        );
         for t in &titles {
             assert!(svg.contains(&format!("<title>{}</title>", escape(t))));
         }
