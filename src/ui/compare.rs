@@ -839,18 +839,18 @@ fn ForestPlot() -> impl IntoView {
     }
 }
 
-/// The strip plot of the row of frame `id` in `report`: the row, its values (baseline then
-/// candidate), the plot area, the geometry and each value's hover text.
-fn strip_parts<'a>(
-    report: &'a Report,
-    id: &str,
-) -> Option<(
+/// What [`strip_parts`] gives.
+type StripParts<'a> = (
     &'a Row,
     Vec<StripValue>,
     Area,
     crate::plot::compare::Strip,
     Vec<String>,
-)> {
+);
+
+/// The strip plot of the row of frame `id` in `report`: the row, its values (baseline then
+/// candidate), the plot area, the geometry and each value's hover text.
+fn strip_parts<'a>(report: &'a Report, id: &str) -> Option<StripParts<'a>> {
     let r = report
         .rows
         .iter()

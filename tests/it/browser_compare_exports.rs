@@ -25,7 +25,10 @@ const WAIT: Duration = Duration::from_secs(120);
 fn assert_well_formed_svg(svg: &str) {
     assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(200)]);
     assert!(svg.trim_end().ends_with("</svg>"));
-    assert!(!svg.contains("<script") && !svg.contains("href"), "no script, no link");
+    assert!(
+        !svg.contains("<script") && !svg.contains("href"),
+        "no script, no link"
+    );
     let mut stack: Vec<&str> = Vec::new();
     let mut rest = svg;
     while let Some(i) = rest.find('<') {
@@ -121,17 +124,27 @@ fn compare_plots_and_flame_graphs_download_as_svg_and_png() {
         })
         .await;
         wait_until(WAIT, "the differential flame graph", || async {
-            (count(&c, "[data-testid=differential-flame] g[data-testid=flame-node]").await >= 5)
+            (count(
+                &c,
+                "[data-testid=differential-flame] g[data-testid=flame-node]",
+            )
+            .await
+                >= 5)
                 .then_some(())
         })
         .await;
 
         // The differential flame graph as SVG: one <g> per drawn node, Gamma slower in its title.
-        let svg_button = "[data-testid=differential-flame] [data-testid=export-flame-differential-svg]";
+        let svg_button =
+            "[data-testid=differential-flame] [data-testid=export-flame-differential-svg]";
         assert_visible(&c, svg_button).await;
         let svg = download(&c, svg_button, "flame-differential.svg").await;
         assert_well_formed_svg(&svg);
-        let drawn = count(&c, "[data-testid=differential-flame] g[data-testid=flame-node]").await;
+        let drawn = count(
+            &c,
+            "[data-testid=differential-flame] g[data-testid=flame-node]",
+        )
+        .await;
         assert_eq!(svg.matches("<g>").count(), drawn, "one node per drawn node");
         let gamma: Vec<&str> = titles(&svg)
             .into_iter()
@@ -144,7 +157,10 @@ fn compare_plots_and_flame_graphs_download_as_svg_and_png() {
             gamma[0]
         );
         assert!(svg.contains(">Gamma</text>"), "Gamma's label is drawn");
-        assert!(svg.contains("red slower, blue faster"), "the legend in words");
+        assert!(
+            svg.contains("red slower, blue faster"),
+            "the legend in words"
+        );
         let png = download_bytes(
             &c,
             "[data-testid=differential-flame] [data-testid=export-flame-differential-png]",
@@ -175,10 +191,14 @@ fn compare_plots_and_flame_graphs_download_as_svg_and_png() {
         c.goto(&format!("http://127.0.0.1:{}{PREFIX}", server.port))
             .await
             .unwrap();
-        wait_until(Duration::from_secs(240), "the scaling flame graph", || async {
-            (count(&c, "[data-testid=scaling-flame] g[data-testid=flame-node]").await > 0)
-                .then_some(())
-        })
+        wait_until(
+            Duration::from_secs(240),
+            "the scaling flame graph",
+            || async {
+                (count(&c, "[data-testid=scaling-flame] g[data-testid=flame-node]").await > 0)
+                    .then_some(())
+            },
+        )
         .await;
         let button = "[data-testid=scaling-flame] [data-testid=export-flame-scaling-svg]";
         assert_visible(&c, button).await;
