@@ -169,7 +169,20 @@ fn compare_plots_and_flame_graphs_download_as_svg_and_png() {
         .await;
         let (w, h) = assert_png(&png);
         assert_eq!(w, 960, "{w}x{h}");
-        assert!(h > 5 * 18, "{w}x{h}");
+        let page_h: f64 = harness::attr(
+            &c,
+            "[data-testid=differential-flame] svg.flame-svg",
+            "height",
+        )
+        .await
+        .unwrap()
+        .parse()
+        .unwrap();
+        assert_eq!(
+            h as f64,
+            page_h + 18.0,
+            "the page's rows and the legend line"
+        );
 
         // The forest plot as SVG and PNG: Gamma is the slower row.
         assert_visible(&c, "[data-testid=export-forest-svg]").await;
