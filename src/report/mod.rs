@@ -8,6 +8,7 @@ pub mod export;
 pub mod files;
 pub mod hotspot;
 pub mod svg;
+pub mod svg_compare;
 
 use std::fmt::Write;
 

@@ -24,7 +24,7 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-fn text(out: &mut String, l: &Label, extra: &str) {
+pub(super) fn text(out: &mut String, l: &Label, extra: &str) {
     let _ = write!(
         out,
         r#"<text x="{:.1}" y="{:.1}" text-anchor="{}"{extra}>{}</text>"#,
@@ -35,7 +35,7 @@ fn text(out: &mut String, l: &Label, extra: &str) {
     );
 }
 
-fn axis(out: &mut String, a: &Axis) {
+pub(super) fn axis(out: &mut String, a: &Axis) {
     for tk in &a.ticks {
         let l = tk.line;
         let stroke = if tk.grid { "#e6e6e6" } else { "#999" };

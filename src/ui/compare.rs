@@ -714,50 +714,79 @@ fn forest_rows(r: &Report) -> Vec<&Row> {
     v
 }
 
+/// The forest plot's rows, geometry and height (px) for `r`; `None` when no frame was tested.
+fn forest_parts(r: &Report) -> Option<(Vec<&Row>, Area, f64, crate::plot::compare::Forest)> {
+    let rows = forest_rows(r);
+    if rows.is_empty() {
+        return None;
+    }
+    let items: Vec<ForestItem> = rows
+        .iter()
+        .map(|r| ForestItem {
+            label: r.frame.name.chars().take(32).collect(),
+            estimate: r.ratio.unwrap_or(f64::NAN),
+            low: r.ratio_ci_low,
+            high: r.ratio_ci_high,
+            highlight: matches!(r.verdict, Verdict::Slower | Verdict::Faster),
+        })
+        .collect();
+    let area = Area {
+        left: 230.0,
+        top: 8.0,
+        right: 600.0,
+        bottom: 8.0 + 22.0 * items.len() as f64,
+    };
+    let height = area.bottom + 40.0;
+    let f = forest(&items, &area);
+    Some((rows, area, height, f))
+}
+
+/// The hover text of a forest row.
+fn forest_title(r: &Row) -> String {
+    format!(
+        "{} — ratio {}, {}, q {}",
+        r.frame.name,
+        ratio_text(r),
+        r.verdict.as_str(),
+        p_text(r.q_value)
+    )
+}
+
+const FOREST_AXIS: &str = "ratio of medians, candidate / baseline (log scale; 1 = no change)";
+
+/// The forest plot of `r` as a standalone SVG document (what the page draws).
+fn forest_svg(r: &Report) -> Option<String> {
+    let (rows, _, height, f) = forest_parts(r)?;
+    let titles: Vec<String> = rows.iter().map(|r| forest_title(r)).collect();
+    Some(crate::report::svg_compare::forest(
+        &f,
+        &titles,
+        620.0,
+        height,
+        FOREST_AXIS,
+        &format!("Forest plot: top {FOREST_ROWS} tested frames by q"),
+    ))
+}
+
 #[component]
 fn ForestPlot() -> impl IntoView {
     let state = expect_context::<AppState>();
     let cs = state.compare;
     let plot = move || {
         let o = cs.outcome.get()?;
-        let rows = forest_rows(&o.report);
-        if rows.is_empty() {
+        let Some((rows, area, height, f)) = forest_parts(&o.report) else {
             return Some(
                 view! { <p class="muted">"No frame was tested: nothing for the forest plot."</p> }
                     .into_any(),
             );
-        }
-        let items: Vec<ForestItem> = rows
-            .iter()
-            .map(|r| ForestItem {
-                label: r.frame.name.chars().take(32).collect(),
-                estimate: r.ratio.unwrap_or(f64::NAN),
-                low: r.ratio_ci_low,
-                high: r.ratio_ci_high,
-                highlight: matches!(r.verdict, Verdict::Slower | Verdict::Faster),
-            })
-            .collect();
-        let area = Area {
-            left: 230.0,
-            top: 8.0,
-            right: 600.0,
-            bottom: 8.0 + 22.0 * items.len() as f64,
         };
-        let height = area.bottom + 40.0;
-        let f = forest(&items, &area);
         let marks = f
             .rows
             .iter()
             .map(|fr| {
                 let r = rows[fr.item];
                 let id = r.frame.semantic_frame_id.clone();
-                let title = format!(
-                    "{} — ratio {}, {}, q {}",
-                    r.frame.name,
-                    ratio_text(r),
-                    r.verdict.as_str(),
-                    p_text(r.q_value)
-                );
+                let title = forest_title(r);
                 let cls = format!("forest-row verdict-{}", r.verdict.as_str().replace(' ', "-"));
                 view! {
                     <g class=cls data-testid="forest-row" on:click=move |_| cs.selected.set(Some(id.clone()))>
@@ -781,19 +810,123 @@ fn ForestPlot() -> impl IntoView {
                     {reference}
                     {marks}
                     <text x=area.center_x() y=height - 4.0 text-anchor="middle" class="axis-label">
-                        "ratio of medians, candidate / baseline (log scale; 1 = no change)"
+                        {FOREST_AXIS}
                     </text>
                 </svg>
             }
             .into_any(),
         )
     };
+    let svg_text = move || {
+        cs.outcome
+            .with_untracked(|o| o.as_ref().and_then(|o| forest_svg(&o.report)))
+    };
     view! {
         <div class="plot">
             <strong>{format!("Top {FOREST_ROWS} tested frames by q")}</strong>
+            <Show when=move || cs.outcome.with(|o| o.as_ref().is_some_and(|o| !forest_rows(&o.report).is_empty()))>
+                <span class="exports">
+                    " download "
+                    {super::export::plot_buttons(
+                        ["export-forest-svg", "export-forest-png"],
+                        ["forest.svg", "forest.png"],
+                        svg_text,
+                    )}
+                </span>
+            </Show>
             {plot}
         </div>
     }
+}
+
+/// What [`strip_parts`] gives.
+type StripParts<'a> = (
+    &'a Row,
+    Vec<StripValue>,
+    Area,
+    crate::plot::compare::Strip,
+    Vec<String>,
+);
+
+/// The strip plot of the row of frame `id` in `report`: the row, its values (baseline then
+/// candidate), the plot area, the geometry and each value's hover text.
+fn strip_parts<'a>(report: &'a Report, id: &str) -> Option<StripParts<'a>> {
+    let r = report
+        .rows
+        .iter()
+        .find(|r| r.frame.semantic_frame_id == id)?;
+    let trial = |k: usize| {
+        report
+            .trials
+            .get(k)
+            .map_or_else(String::new, |t| t.path.clone())
+    };
+    let values: Vec<StripValue> = r
+        .baseline_values
+        .iter()
+        .map(|v| (0, v))
+        .chain(r.candidate_values.iter().map(|v| (1, v)))
+        .map(|(g, v)| StripValue {
+            group: g,
+            value: v.value,
+            key: v.trial,
+            hollow: v.zero_filled,
+        })
+        .collect();
+    let area = Area {
+        left: 80.0,
+        top: 10.0,
+        right: 420.0,
+        bottom: 220.0,
+    };
+    let s = strip(
+        &values,
+        &["baseline", "candidate"],
+        &[r.baseline_median, r.candidate_median],
+        &r.unit,
+        &area,
+    );
+    let titles = values
+        .iter()
+        .map(|v| {
+            format!(
+                "{}: {} {}{}",
+                trial(v.key),
+                v_text(Some(v.value), &r.unit),
+                unit_label(&r.unit),
+                if v.hollow { " (frame absent: 0)" } else { "" }
+            )
+        })
+        .collect();
+    Some((r, values, area, s, titles))
+}
+
+/// The caption of the strip plot of `r`.
+fn strip_caption(r: &Row) -> String {
+    format!(
+        "{} — {}: baseline {} vs candidate {} {} (medians, bars); ratio {}, {}",
+        r.frame.name,
+        r.metric.as_str(),
+        v_text(r.baseline_median, &r.unit),
+        v_text(r.candidate_median, &r.unit),
+        unit_label(&r.unit),
+        ratio_text(r),
+        r.verdict.as_str()
+    )
+}
+
+/// The strip plot of frame `id` as a standalone SVG document (what the page draws; the
+/// caption is its title).
+fn strip_svg(report: &Report, id: &str) -> Option<String> {
+    let (r, _, area, s, titles) = strip_parts(report, id)?;
+    Some(crate::report::svg_compare::strip(
+        &s,
+        &titles,
+        area.rect(),
+        440.0,
+        250.0,
+        &strip_caption(r),
+    ))
 }
 
 #[component]
@@ -803,58 +936,12 @@ fn StripPlot() -> impl IntoView {
     let plot = move || {
         let o = cs.outcome.get()?;
         let id = cs.selected.get()?;
-        let r = o
-            .report
-            .rows
-            .iter()
-            .find(|r| r.frame.semantic_frame_id == id)?;
-        let trial = |k: usize| {
-            o.report
-                .trials
-                .get(k)
-                .map_or_else(String::new, |t| t.path.clone())
-        };
-        let values: Vec<StripValue> = r
-            .baseline_values
-            .iter()
-            .map(|v| (0, v))
-            .chain(r.candidate_values.iter().map(|v| (1, v)))
-            .map(|(g, v)| StripValue {
-                group: g,
-                value: v.value,
-                key: v.trial,
-                hollow: v.zero_filled,
-            })
-            .collect();
-        let area = Area {
-            left: 80.0,
-            top: 10.0,
-            right: 420.0,
-            bottom: 220.0,
-        };
-        let s = strip(
-            &values,
-            &["baseline", "candidate"],
-            &[r.baseline_median, r.candidate_median],
-            &r.unit,
-            &area,
-        );
+        let (r, _values, area, s, titles) = strip_parts(&o.report, &id)?;
         let points = s
             .points
             .iter()
             .map(|p| {
-                let v = &values[p.value];
-                let title = format!(
-                    "{}: {} {}{}",
-                    trial(v.key),
-                    v_text(Some(v.value), &r.unit),
-                    unit_label(&r.unit),
-                    if v.hollow {
-                        " (frame absent: 0)"
-                    } else {
-                        ""
-                    }
-                );
+                let title = titles.get(p.value).cloned().unwrap_or_default();
                 view! {
                     <circle class="pt" class:hollow=p.hollow data-testid="strip-point" cx=p.x cy=p.y r="4">
                         <title>{title}</title>
@@ -869,19 +956,25 @@ fn StripPlot() -> impl IntoView {
             .map(|l| view! { <line class="median" x1=l.x1 x2=l.x2 y1=l.y1 y2=l.y2></line> })
             .collect_view();
         let labels = s.labels.iter().map(|l| chart::text(l, None)).collect_view();
-        let caption = format!(
-            "{} — {}: baseline {} vs candidate {} {} (medians, bars); ratio {}, {}",
-            r.frame.name,
-            r.metric.as_str(),
-            v_text(r.baseline_median, &r.unit),
-            v_text(r.candidate_median, &r.unit),
-            unit_label(&r.unit),
-            ratio_text(r),
-            r.verdict.as_str()
-        );
+        let caption = strip_caption(r);
+        let svg_text = move || {
+            let id = cs.selected.get_untracked()?;
+            cs.outcome
+                .with_untracked(|o| o.as_ref().and_then(|o| strip_svg(&o.report, &id)))
+        };
         Some(view! {
             <div data-testid="strip-plot">
-                <p><strong>{caption}</strong></p>
+                <p>
+                    <strong>{caption}</strong>
+                    <span class="exports">
+                        " download "
+                        {super::export::plot_buttons(
+                            ["export-strip-svg", "export-strip-png"],
+                            ["strip.svg", "strip.png"],
+                            svg_text,
+                        )}
+                    </span>
+                </p>
                 <svg class="strip" width="440" height="250" viewBox="0 0 440 250" role="img">
                     {chart::area_rect(area.rect())}
                     {chart::axis_ticks(&s.axis)}

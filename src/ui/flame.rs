@@ -220,8 +220,56 @@ fn legend(kind: FlameKind, max_abs: f64) -> impl IntoView {
     }
 }
 
+/// The export buttons' `data-testid`s and file names of the graph named `testid`.
+fn export_names(testid: &str) -> ([&'static str; 2], [&'static str; 2], &'static str) {
+    match testid {
+        "differential-flame" => (
+            [
+                "export-flame-differential-svg",
+                "export-flame-differential-png",
+            ],
+            ["flame-differential.svg", "flame-differential.png"],
+            "Differential flame graph",
+        ),
+        "side-flame" => (
+            ["export-flame-side-svg", "export-flame-side-png"],
+            ["flame-side.svg", "flame-side.png"],
+            "Flame graph of one side (medians)",
+        ),
+        "trial-flame" => (
+            ["export-flame-trial-svg", "export-flame-trial-png"],
+            ["flame-trial.svg", "flame-trial.png"],
+            "Flame graph of one trial",
+        ),
+        "scaling-flame" => (
+            ["export-flame-scaling-svg", "export-flame-scaling-png"],
+            ["flame-scaling.svg", "flame-scaling.png"],
+            "Scaling flame graph",
+        ),
+        _ => (
+            ["export-flame-svg", "export-flame-png"],
+            ["flame.svg", "flame.png"],
+            "Flame graph",
+        ),
+    }
+}
+
+/// The colour legend of a flame graph in words (the note under its standalone SVG).
+fn legend_note(kind: FlameKind, max_abs: Option<f64>) -> String {
+    match (kind, max_abs) {
+        (FlameKind::Scaling, _) => "width: median inclusive time; colour: Spearman ρ against the input, red +1 (grows), blue −1 (shrinks), grey 0 or not tested".to_string(),
+        (_, Some(m)) => format!(
+            "width: baseline median; colour: shift (candidate − baseline), red slower, blue faster, full at ±{}; grey: no shift",
+            ms(m)
+        ),
+        _ => "width: inclusive time; colour: a hue per name".to_string(),
+    }
+}
+
 /// Draws `tree` as a flame graph (icicle: roots on top) with zoom, search and keyboard access;
-/// `testid` names the container (`data-testid`).
+/// `testid` names the container (`data-testid`). Its "SVG" / "PNG" buttons save the graph as
+/// the page shows it when clicked — the current zoom (ancestors faded) and search highlight
+/// included ([`crate::report::svg_compare::flame`]), the keyboard focus and hover not.
 #[component]
 pub fn FlameGraph(tree: Arc<FlameTree>, testid: &'static str) -> impl IntoView {
     let graph = NEXT_GRAPH.with(|n| {
@@ -323,9 +371,24 @@ pub fn FlameGraph(tree: Arc<FlameTree>, testid: &'static str) -> impl IntoView {
             String::new()
         }
     );
+    let (export_ids, export_files, export_title) = export_names(testid);
+    let note = legend_note(kind, max_abs);
+    let title = format!("{export_title}: {summary}");
+    let svg_text = move || {
+        Some(crate::report::svg_compare::flame(
+            &geometry.get_untracked(),
+            WIDTH,
+            &title,
+            &note,
+        ))
+    };
     view! {
         <div class="flame" data-testid=testid data-flame-graph=graph>
             <div class="flame-tools">
+                <span class="exports">
+                    "download "
+                    {super::export::plot_buttons(export_ids, export_files, svg_text)}
+                </span>
                 <input
                     type="search"
                     data-testid="flame-search"

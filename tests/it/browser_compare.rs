@@ -36,7 +36,7 @@ async fn press(c: &Client, key: char) {
 }
 
 /// The 8 traces as `{name, bytes}` (the same ones `compare_perfetto` analyses natively).
-fn traces() -> Vec<Value> {
+pub(crate) fn traces() -> Vec<Value> {
     let mut noise = Noise(7);
     (0..8u32)
         .map(|k| {
@@ -51,7 +51,7 @@ fn traces() -> Vec<Value> {
 }
 
 /// Drops `files` on the drop zone as a synthesized `drop` event.
-async fn drop_files(c: &Client, files: Vec<Value>) {
+pub(crate) async fn drop_files(c: &Client, files: Vec<Value>) {
     let n = files.len();
     let dropped = c
         .execute(
@@ -68,7 +68,7 @@ async fn drop_files(c: &Client, files: Vec<Value>) {
 }
 
 /// Types `text` into the input `css` and leaves it (Tab), as a person does: fires `change`.
-async fn type_into(c: &Client, css: &str, text: &str) {
+pub(crate) async fn type_into(c: &Client, css: &str, text: &str) {
     let el = c.find(Locator::Css(css)).await.unwrap();
     el.clear().await.unwrap();
     el.send_keys(&format!("{text}{TAB}")).await.unwrap();

@@ -13,6 +13,8 @@
 //! * `browser_compare` — the Compare tab on 4 vs 4 dropped Perfetto traces: exactly the 30 %
 //!   slower frame is "slower", strip plot, differential flame graph (hover, zoom, search,
 //!   keyboard); the demo's scaling flame graph
+//! * `browser_compare_exports` — the Compare tab's and the scaling flame graph's SVG/PNG
+//!   downloads: well-formed SVG naming the slower frame in a `<title>`, a PNG that is not blank
 //! * `browser_dark_mode` — `prefers-color-scheme: dark` (emulated through the DevTools
 //!   protocol) gives the dark ground, text and palette; light comes back
 //! * `browser_embed` — the site in an iframe of a page on another origin: ping/pong, `open`,
@@ -100,6 +102,7 @@ mod support;
 
 mod browser;
 mod browser_compare;
+mod browser_compare_exports;
 mod browser_dark_mode;
 mod browser_embed;
 mod browser_exports;
