@@ -216,80 +216,16 @@ mod tests {
     use crate::plot::flame::{layout, ColorScale, FlameItem, FlameOptions};
     use crate::plot::geom::Area;
 
-    /// A small XML well-formedness check (no XML parser is a dependency): elements closed in
-    /// order, attribute values quoted without `<`, `&` only as one of the five entities or a
-    /// numeric reference, exactly one root element. Returns the element names in order.
+    /// Parses `svg` as XML (roxmltree: a well-formedness error fails the test) and returns its
+    /// element names in document order; the root must be `<svg>`.
     fn well_formed(svg: &str) -> Vec<String> {
-        fn entities_ok(s: &str) -> bool {
-            s.match_indices('&').all(|(i, _)| {
-                let rest = &s[i + 1..];
-                let Some(end) = rest.find(';') else {
-                    return false;
-                };
-                let e = &rest[..end];
-                matches!(e, "amp" | "lt" | "gt" | "quot" | "apos")
-                    || (e.starts_with('#') && e[1..].chars().all(|c| c.is_ascii_digit()))
-            })
-        }
-        let mut names = Vec::new();
-        let mut stack: Vec<String> = Vec::new();
-        let mut rest = svg;
-        let mut roots = 0;
-        while let Some(i) = rest.find('<') {
-            let between = &rest[..i];
-            assert!(!between.contains('>'), "a raw '>' in text: {between}");
-            assert!(entities_ok(between), "a raw '&' in text: {between}");
-            assert!(
-                !stack.is_empty() || between.trim().is_empty(),
-                "text outside the root"
-            );
-            let after = &rest[i + 1..];
-            // The end of the tag: the first '>' outside a quoted value.
-            let mut quote = None;
-            let mut end = None;
-            for (k, c) in after.char_indices() {
-                match (quote, c) {
-                    (None, '"' | '\'') => quote = Some(c),
-                    (Some(q), c) if c == q => quote = None,
-                    (Some(_), '<') => panic!("'<' inside an attribute value"),
-                    (None, '>') => {
-                        end = Some(k);
-                        break;
-                    }
-                    _ => {}
-                }
-            }
-            let end = end.expect("an unclosed tag");
-            let tag = &after[..end];
-            assert!(entities_ok(tag), "a raw '&' in a tag: {tag}");
-            if let Some(name) = tag.strip_prefix('/') {
-                assert_eq!(stack.pop().as_deref(), Some(name.trim()), "</{name}>");
-            } else {
-                let name = tag
-                    .trim_end_matches('/')
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or("")
-                    .to_string();
-                assert!(
-                    name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-                        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == ':'),
-                    "a bad element name: {name}"
-                );
-                if stack.is_empty() {
-                    roots += 1;
-                }
-                names.push(name.clone());
-                if !tag.ends_with('/') {
-                    stack.push(name);
-                }
-            }
-            rest = &after[end + 1..];
-        }
-        assert!(rest.trim().is_empty(), "text after the root");
-        assert!(stack.is_empty(), "unclosed: {stack:?}");
-        assert_eq!(roots, 1, "one root element");
-        names
+        let doc = roxmltree::Document::parse(svg)
+            .unwrap_or_else(|e| panic!("not well-formed XML: {e}\n{svg}"));
+        assert_eq!(doc.root_element().tag_name().name(), "svg");
+        doc.descendants()
+            .filter(|n| n.is_element())
+            .map(|n| n.tag_name().name().to_string())
+            .collect()
     }
 
     const HOSTILE: &str = "<script>alert(\"x\")</script> & 'q'";
@@ -439,21 +375,5 @@ mod tests {
             assert!(svg.contains(&format!("<title>{}</title>", escape(t))));
         }
         assert!(svg.contains(">baseline</text>") && svg.contains(">candidate</text>"));
-    }
-
-    #[test]
-    fn the_checker_rejects_what_it_must() {
-        for bad in [
-            "<svg><g></svg>",
-            "<svg>a & b</svg>",
-            "<svg><text>1 < 2</text></svg>",
-            "<svg a=\"<\"/>",
-            "<svg/><svg/>",
-        ] {
-            assert!(
-                std::panic::catch_unwind(|| well_formed(bad)).is_err(),
-                "{bad}"
-            );
-        }
     }
 }

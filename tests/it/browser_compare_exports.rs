@@ -6,6 +6,7 @@
 //! `<title>`; then the demo's scaling flame graph SVG names the frame that grows with N
 //! (`scalingBuildDom`) with its ρ. Every request stays local.
 
+use crate::support::artifacts::{assert_png, assert_well_formed_svg};
 use crate::support::browser as harness;
 
 use std::time::Duration;
@@ -19,73 +20,6 @@ use harness::{
 use crate::browser_compare::{drop_files, traces, type_into};
 
 const WAIT: Duration = Duration::from_secs(120);
-
-/// `<svg …>…</svg>`, one root, every element closed in order, no script, no `href`, no raw `&`
-/// outside an entity.
-fn assert_well_formed_svg(svg: &str) {
-    assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(200)]);
-    assert!(svg.trim_end().ends_with("</svg>"));
-    assert!(
-        !svg.contains("<script") && !svg.contains("href"),
-        "no script, no link"
-    );
-    let mut stack: Vec<&str> = Vec::new();
-    let mut rest = svg;
-    while let Some(i) = rest.find('<') {
-        let text = &rest[..i];
-        for (k, _) in text.match_indices('&') {
-            let e = &text[k + 1..k + 1 + text[k..].find(';').expect("an entity") - 1];
-            assert!(
-                matches!(e, "amp" | "lt" | "gt" | "quot" | "apos") || e.starts_with('#'),
-                "&{e};"
-            );
-        }
-        let j = rest[i..].find('>').expect("an unclosed tag") + i;
-        let tag = &rest[i + 1..j];
-        assert!(!tag.contains('<'), "'<' in a tag: {tag}");
-        if let Some(name) = tag.strip_prefix('/') {
-            assert_eq!(stack.pop(), Some(name.trim()), "</{name}> out of order");
-        } else if !tag.ends_with('/') {
-            stack.push(tag.split_whitespace().next().unwrap_or(""));
-        }
-        assert!(
-            !stack.is_empty() || rest[j + 1..].trim().is_empty(),
-            "one root"
-        );
-        rest = &rest[j + 1..];
-    }
-    assert!(stack.is_empty(), "unclosed: {stack:?}");
-}
-
-/// The PNG's signature and IHDR size; its pixels (IDAT, inflated) are not all one byte value.
-/// Returns (width, height).
-fn assert_png(png: &[u8]) -> (u32, u32) {
-    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "PNG signature");
-    assert_eq!(&png[12..16], b"IHDR");
-    let w = u32::from_be_bytes(png[16..20].try_into().unwrap());
-    let h = u32::from_be_bytes(png[20..24].try_into().unwrap());
-    assert!(w > 0 && h > 0, "{w}x{h}");
-    let mut idat = Vec::new();
-    let mut at = 8;
-    while at + 8 <= png.len() {
-        let len = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
-        if &png[at + 4..at + 8] == b"IDAT" {
-            idat.extend_from_slice(&png[at + 8..at + 8 + len]);
-        }
-        at += 12 + len;
-    }
-    let mut raw = Vec::new();
-    std::io::Read::read_to_end(&mut flate2::read::ZlibDecoder::new(&idat[..]), &mut raw)
-        .expect("IDAT inflates");
-    let stride = raw.len() / h as usize;
-    let pixels: Vec<&[u8]> = raw.chunks(stride).map(|row| &row[1..]).collect();
-    let first = pixels[0][0];
-    assert!(
-        pixels.iter().any(|row| row.iter().any(|b| *b != first)),
-        "the PNG is blank"
-    );
-    (w, h)
-}
 
 /// The texts of the `<title>` elements of `svg` (entities kept).
 fn titles(svg: &str) -> Vec<&str> {

@@ -11,6 +11,7 @@
 //! * `download_report_equals_the_cli_report`: "Download report" on three demo traces is the
 //!   CLI's `report --html` of them but for the command line; no script, no external URL.
 
+use crate::support::artifacts::{assert_png, assert_well_formed_svg};
 use crate::support::browser as harness;
 use crate::support::corpus;
 use crate::support::memory_fixture as perfetto4;
@@ -122,58 +123,6 @@ async fn click(c: &Client, css: &str) {
         .click()
         .await
         .unwrap();
-}
-
-/// `<svg …>…</svg>` with every element closed in order (a small tag-balance check).
-fn assert_well_formed_svg(svg: &str) {
-    assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(200)]);
-    assert!(svg.trim_end().ends_with("</svg>"));
-    let mut stack: Vec<&str> = Vec::new();
-    let mut rest = svg;
-    while let Some(i) = rest.find('<') {
-        let j = rest[i..].find('>').expect("an unclosed tag") + i;
-        let tag = &rest[i + 1..j];
-        if let Some(name) = tag.strip_prefix('/') {
-            assert_eq!(stack.pop(), Some(name.trim()), "</{name}> out of order");
-        } else if !tag.ends_with('/') {
-            let name = tag.split_whitespace().next().unwrap_or("");
-            stack.push(name);
-        }
-        rest = &rest[j + 1..];
-    }
-    assert!(stack.is_empty(), "unclosed: {stack:?}");
-}
-
-/// The PNG's signature and IHDR size; its IDAT is not one byte repeated (not blank). Returns
-/// (width, height).
-fn assert_png(png: &[u8]) -> (u32, u32) {
-    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "PNG signature");
-    assert_eq!(&png[12..16], b"IHDR");
-    let w = u32::from_be_bytes(png[16..20].try_into().unwrap());
-    let h = u32::from_be_bytes(png[20..24].try_into().unwrap());
-    assert!(w > 0 && h > 0, "{w}x{h}");
-    let mut idat = Vec::new();
-    let mut at = 8;
-    while at + 8 <= png.len() {
-        let len = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
-        if &png[at + 4..at + 8] == b"IDAT" {
-            idat.extend_from_slice(&png[at + 8..at + 8 + len]);
-        }
-        at += 12 + len;
-    }
-    assert!(!idat.is_empty(), "no IDAT");
-    // Decompressed, the pixels must not all be the white ground.
-    let mut raw = Vec::new();
-    std::io::Read::read_to_end(&mut flate2::read::ZlibDecoder::new(&idat[..]), &mut raw)
-        .expect("IDAT inflates");
-    let stride = raw.len() / h as usize;
-    let pixels: Vec<&[u8]> = raw.chunks(stride).map(|row| &row[1..]).collect();
-    let first = pixels[0][0];
-    assert!(
-        pixels.iter().any(|row| row.iter().any(|b| *b != first)),
-        "the PNG is blank"
-    );
-    (w, h)
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+pub mod artifacts;
 pub mod browser;
 pub mod kineto_gen;
 pub mod memory_fixture;
