@@ -13,7 +13,7 @@
 //! Versioning: every file's Parquet key-value metadata holds `trialscope.schema` = `sf1` (the
 //! semantic frame id version: an `sf2` id would not join with `sf1` ids), `trialscope.table`
 //! and `trialscope.table_version` ([`TABLE_VERSION`]); [`table::decode`] refuses any other
-//! version with a message naming it. Layout on disk ([`dir`], native): one file per artifact
+//! version with a message naming it. Layout on disk (`dir`, native only): one file per artifact
 //! per table, `DIR/<table>/<key>.parquet`, key = the artifact's SHA-256 hex — re-summarizing a
 //! file replaces its rows instead of adding them, and shards written by separate tasks are
 //! merged by copying the directories together.
@@ -46,7 +46,7 @@ pub const SCHEMA_VERSION: &str = "sf1";
 /// The version of every table's columns (all four tables are at 1).
 pub const TABLE_VERSION: u32 = 1;
 
-/// The tables of one artifact, in the order [`dir`] writes them (`trials` last: a key with a
+/// The tables of one artifact, in the order `dir` writes them (`trials` last: a key with a
 /// `trials` file is complete).
 pub const TABLES: [&str; 4] = ["frames", "frame_costs", "unmatched_costs", "trials"];
 

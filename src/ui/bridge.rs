@@ -5,7 +5,7 @@
 //! session (prepared files, removals, pin commands, the test hook) is kept in a *journal*.
 //! When the session worker dies — its panic hook posts [`FromWorker::Crashed`], or it traps
 //! without a panic (out of memory) and only its `error` event fires — the file it was adding
-//! is marked failed ("<file>: the importer crashed: <message>") and dropped from the journal,
+//! is marked failed (`"<file>: the importer crashed: <message>"`) and dropped from the journal,
 //! a new worker is started, and the journal is replayed into it (the other files are added
 //! again as they were prepared), so one file's crash costs that file only. Requests that change
 //! nothing (analyses) are asked again once the replay is queued.

@@ -42,7 +42,7 @@ pub struct MemoryState {
     pub telemetry: RwSignal<Vec<TelemetrySummary>>,
     /// User-set rank per source `(file id, part)`.
     pub ranks: RwSignal<BTreeMap<(FileId, u32), u32>>,
-    /// Comma-separated patterns per kind, in [`KINDS`] order.
+    /// Comma-separated patterns per kind, in `KINDS` order.
     pub mapping: RwSignal<[String; 4]>,
 }
 

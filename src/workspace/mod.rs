@@ -12,7 +12,7 @@
 //! Sibling groups: files whose names share the directory part ([`crate::model::facts::dir_name`]) — loose files
 //! picked or dropped together (no directory), the files of one folder inside a dropped folder,
 //! and on the command line the files of one directory (a folder argument is expanded,
-//! [`Workspace::add_paths`]).
+//! `Workspace::add_paths`, native only).
 
 mod documents;
 pub mod facts;
