@@ -43,6 +43,12 @@ impl Metric {
             Metric::Count => "count",
         }
     }
+    /// The metric named `name` ([`Metric::as_str`]); `None` for any other text.
+    pub fn parse(name: &str) -> Option<Metric> {
+        [Metric::Inclusive, Metric::SelfTime, Metric::Count]
+            .into_iter()
+            .find(|m| m.as_str() == name)
+    }
     /// Unit of the metric's values: `ns` or `count`.
     pub fn unit(self) -> &'static str {
         match self {

@@ -125,16 +125,6 @@ pub fn encode_component(s: &str) -> String {
     out
 }
 
-fn metric_name(m: Metric) -> &'static str {
-    m.as_str()
-}
-
-fn parse_metric(s: &str) -> Option<Metric> {
-    [Metric::Inclusive, Metric::SelfTime, Metric::Count]
-        .into_iter()
-        .find(|m| metric_name(*m) == s)
-}
-
 /// A finite, non-negative number as written by [`ViewState::to_hash`].
 fn parse_number(s: &str) -> Option<f64> {
     s.trim()
@@ -156,7 +146,7 @@ impl ViewState {
             let val = super::link::decode_component(val);
             match k.as_str() {
                 "tab" if TABS.contains(&val.as_str()) => v.tab = Some(val),
-                "metric" => v.metric = parse_metric(&val).or(v.metric),
+                "metric" => v.metric = Metric::parse(&val).or(v.metric),
                 "sel" if !val.is_empty() => sel = Some(val),
                 "selv" => selv = val,
                 "sort" => {
@@ -217,7 +207,7 @@ impl ViewState {
             add("tab", t);
         }
         if let Some(m) = self.metric {
-            add("metric", metric_name(m));
+            add("metric", m.as_str());
         }
         if let Some((variant, frame)) = &self.selected {
             add("sel", frame);

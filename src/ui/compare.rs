@@ -368,28 +368,7 @@ fn Controls() -> impl IntoView {
             <div>
                 <label>
                     "Metric: "
-                    <select
-                        data-testid="compare-metric"
-                        on:change=move |ev| {
-                            let m = match event_target_value(&ev).as_str() {
-                                "self" => Metric::SelfTime,
-                                "count" => Metric::Count,
-                                _ => Metric::Inclusive,
-                            };
-                            cs.metric.set(m);
-                            request_compare(state);
-                        }
-                    >
-                        <option value="inclusive" selected=move || cs.metric.get() == Metric::Inclusive>
-                            "inclusive time"
-                        </option>
-                        <option value="self" selected=move || cs.metric.get() == Metric::SelfTime>
-                            "self time"
-                        </option>
-                        <option value="count" selected=move || cs.metric.get() == Metric::Count>
-                            "slice count"
-                        </option>
-                    </select>
+                    {super::metric_select("compare-metric", cs.metric, move || request_compare(state))}
                 </label>
                 " Practical gate: "
                 {text_knob(state, "|ratio − 1| ≥ ", "compare-ratio", cs.ratio_pct, 4)}

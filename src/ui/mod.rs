@@ -183,6 +183,31 @@ thread_local! {
     static NEXT_ID: Cell<FileId> = const { Cell::new(1) };
 }
 
+/// The metric `<select>` of the Scaling and Compare tabs: shows `metric`, and when the user
+/// picks another sets it and calls `changed`.
+pub fn metric_select(
+    testid: &'static str,
+    metric: RwSignal<Metric>,
+    changed: impl Fn() + 'static,
+) -> impl IntoView {
+    let option = move |m: Metric, label: &'static str| {
+        view! { <option value=m.as_str() selected=move || metric.get() == m>{label}</option> }
+    };
+    view! {
+        <select
+            data-testid=testid
+            on:change=move |ev| {
+                metric.set(Metric::parse(&event_target_value(&ev)).unwrap_or_default());
+                changed();
+            }
+        >
+            {option(Metric::Inclusive, "inclusive time")}
+            {option(Metric::SelfTime, "self time")}
+            {option(Metric::Count, "slice count")}
+        </select>
+    }
+}
+
 /// `performance.now()` in ms (0 when unavailable).
 pub fn now_ms() -> f64 {
     web_sys::window()

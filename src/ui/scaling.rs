@@ -9,7 +9,7 @@ use leptos::prelude::*;
 
 use super::scatter::ScatterPlot;
 use super::{export, remove_file, request_analysis, AppState, FileRow, Status};
-use crate::analysis::scaling::{EvidenceStatus, Hotspot, Metric, Report};
+use crate::analysis::scaling::{EvidenceStatus, Hotspot, Report};
 use crate::plot::format_value;
 use crate::session::ImportSummary;
 
@@ -53,28 +53,7 @@ fn Controls() -> impl IntoView {
             </label>
             <label>
                 " Metric: "
-                <select
-                    data-testid="metric"
-                    on:change=move |ev| {
-                        let m = match event_target_value(&ev).as_str() {
-                            "self" => Metric::SelfTime,
-                            "count" => Metric::Count,
-                            _ => Metric::Inclusive,
-                        };
-                        state.metric.set(m);
-                        request_analysis(state);
-                    }
-                >
-                    <option value="inclusive" selected=move || state.metric.get() == Metric::Inclusive>
-                        "inclusive time"
-                    </option>
-                    <option value="self" selected=move || state.metric.get() == Metric::SelfTime>
-                        "self time"
-                    </option>
-                    <option value="count" selected=move || state.metric.get() == Metric::Count>
-                        "slice count"
-                    </option>
-                </select>
+                {super::metric_select("metric", state.metric, move || request_analysis(state))}
             </label>
             <span class="muted" data-testid="analysing">
                 {move || state.analysing.get().then_some(" analysing…")}
