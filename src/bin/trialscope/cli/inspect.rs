@@ -80,9 +80,9 @@ fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
 fn print_text(s: &Summary<'_>) {
     outln!("{}", s.path);
     outln!(
-        "  format {}  compression {:?}  {} bytes ({} decompressed)",
+        "  format {}  compression {}  {} bytes ({} decompressed)",
         s.format,
-        s.compression,
+        s.compression.as_str(),
         s.size_bytes,
         s.decompressed_bytes
     );
@@ -107,14 +107,14 @@ fn print_text(s: &Summary<'_>) {
         outln!("  diagnostics:");
         for d in &s.diagnostics {
             let at = match (d.first_offset, d.first_index) {
-                (Some(o), Some(i)) => format!("first at byte {o}, event {i}"),
-                (Some(o), None) => format!("first at byte {o}"),
-                (None, Some(i)) => format!("first at event {i}"),
+                (Some(o), Some(i)) => format!(" first at byte {o}, event {i}"),
+                (Some(o), None) => format!(" first at byte {o}"),
+                (None, Some(i)) => format!(" first at event {i}"),
                 (None, None) => String::new(),
             };
             outln!(
-                "    {:?} {} x{} {}: {}",
-                d.severity,
+                "    {} {} x{}{}: {}",
+                d.severity.as_str(),
                 d.kind,
                 d.count,
                 at,

@@ -175,7 +175,7 @@ fn print_text(r: &scaling::Report, top: usize) {
     outln!("  {}", r.range_statement);
     outln!();
     outln!(
-        "{:>7} {:>10} {:>6} {:>17}  {:<14} name (file:line)",
+        "{:>7} {:>10} {:>6} {:>17}  {:<14} name [category] (file:line or posted-from site)",
         "rho",
         "q",
         "trials",
@@ -196,9 +196,9 @@ fn print_text(r: &scaling::Report, top: usize) {
         };
         let fit = h.fit.as_ref().map_or("-", |f| f.best.as_str());
         outln!(
-            "{:>+7.3} {:>10.3e} {:>6} {:>17}  {:<14} {}{}{}{}",
+            "{:>+7.3} {:>10} {:>6} {:>17}  {:<14} {}{}{}{}",
             h.spearman_rho,
-            h.q_value,
+            fmt_q(h.q_value),
             h.trials,
             format!("{}..{}", h.supported_min, h.supported_max),
             fit,
@@ -217,10 +217,33 @@ fn print_text(r: &scaling::Report, top: usize) {
     }
 }
 
+/// A q-value for the text table: three decimals from 0.001 up (`0.043`, `1.000`), else
+/// scientific with two (`2.60e-8`); the JSON report keeps the exact value.
+fn fmt_q(q: f64) -> String {
+    if q >= 1e-3 || q == 0.0 || !q.is_finite() {
+        format!("{q:.3}")
+    } else {
+        format!("{q:.2e}")
+    }
+}
+
 /// Trace text printed to a terminal: control characters replaced so a name cannot move the
 /// cursor or inject escape sequences.
 fn sanitize(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_control() { '\u{fffd}' } else { c })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fmt_q;
+
+    #[test]
+    fn q_values_print_as_decimals_unless_tiny() {
+        assert_eq!(fmt_q(1.0), "1.000");
+        assert_eq!(fmt_q(0.043), "0.043");
+        assert_eq!(fmt_q(2.6e-8), "2.60e-8");
+        assert_eq!(fmt_q(0.0), "0.000");
+    }
 }
