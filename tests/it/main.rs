@@ -147,6 +147,7 @@ mod memory_session;
 mod memory_telemetry;
 mod one_engine;
 mod pages;
+mod parquet_session;
 mod perfetto_chunks;
 mod perfetto_corpus;
 mod perfetto_props;
