@@ -133,7 +133,7 @@ pub fn AggregatePieces() -> impl IntoView {
                 <p data-testid="aggregate-counts">
                     {move || {
                         format!(
-                            "{} aggregate table file(s) besides the trials tables: {}. Each key's trials file is its trial's row below.",
+                            "{} aggregate table file(s) that are no trial row: {}. Each complete key's trials file is its trial's row in the trial table.",
                             pieces.with(|m| m.len()),
                             counts(),
                         )

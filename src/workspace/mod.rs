@@ -244,17 +244,25 @@ impl Workspace {
         self.load_one(id, name, src, progress);
         self.derive();
         self.changed.retain(|c| *c != id);
-        self.result_of(id)
+        self.result_of(id, name)
     }
 
-    /// The entry or failure of `id` after an add (an aggregate piece is always one of them).
-    fn result_of(&self, id: FileId) -> Result<&Entry, &Failed> {
-        if let Some(e) = self.entries.iter().rev().find(|e| e.id == id) {
-            return Ok(e);
-        }
-        match self.failed.iter().rev().find(|f| f.id == id) {
-            Some(f) => Err(f),
-            None => Err(&self.failed[self.failed.len() - 1]),
+    /// The entry or failure of `id` after an add (an aggregate piece is always one of them;
+    /// should neither hold it, a failure saying so is recorded rather than a panic).
+    fn result_of(&mut self, id: FileId, name: &str) -> Result<&Entry, &Failed> {
+        let entry = self.entries.iter().rposition(|e| e.id == id);
+        let failed = self.failed.iter().rposition(|f| f.id == id);
+        match (entry, failed) {
+            (Some(i), _) => Ok(&self.entries[i]),
+            (None, Some(i)) => Err(&self.failed[i]),
+            (None, None) => {
+                self.failed.push(Failed {
+                    id,
+                    name: name.to_string(),
+                    message: format!("{name}: the workspace lost the file"),
+                });
+                Err(&self.failed[self.failed.len() - 1])
+            }
         }
     }
 
@@ -286,7 +294,7 @@ impl Workspace {
         self.insert(id, name, prepared);
         self.derive();
         self.changed.retain(|c| *c != id);
-        self.result_of(id)
+        self.result_of(id, name)
     }
 
     /// Drops file `id` (entry, failure, aggregate piece) without deriving.

@@ -111,6 +111,7 @@ mod browser_keyboard;
 mod browser_link;
 mod browser_memory_zoom;
 mod browser_offline;
+mod browser_parquet;
 mod browser_persist;
 mod browser_security;
 mod browser_subpath;
