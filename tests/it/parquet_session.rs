@@ -174,9 +174,7 @@ fn dropped_aggregates_give_the_report_of_scaling_from_dir() {
         .collect();
     assert_eq!(skipped.len(), 3, "{skipped:?}");
     assert!(
-        notes
-            .iter()
-            .any(|n| *n == "frame_costs of corpus/chromium_scaling/scaling_n8000_r2.pb.gz"),
+        notes.contains(&"frame_costs of corpus/chromium_scaling/scaling_n8000_r2.pb.gz"),
         "{notes:?}"
     );
     assert!(s.take_aggregates().is_none(), "posted once per change");
