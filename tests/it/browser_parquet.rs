@@ -7,7 +7,8 @@
 //!   (`corrupt.parquet`) are picked through the file input. A person sees: 18 trial rows named
 //!   by `trials.path` with their format, the corrupted file's own error naming it and its
 //!   problem (the others load), the hotspot table's top rows in the order and with the ρ of
-//!   `trialscope scaling --from DIR --json` (`scalingBuildDom` among them, its ρ as shown), the
+//!   `trialscope scaling --from DIR --json` (`scalingBuildDom` among them, its ρ as shown, its q
+//!   to a relative 1e-12: wasm's `ln`/`exp` round differently from the native libm), the
 //!   scatter plot of `scalingBuildDom` with 18 points, the scaling flame graph's statement that
 //!   aggregates hold no call tree, and the aggregate panel listing the pieces. Every request the
 //!   page made stayed on the test server.
@@ -88,7 +89,12 @@ fn picked_aggregates_run_the_scaling_view() {
             .find_all(Locator::Css("tr[data-testid=hotspot-row]"))
             .await
             .unwrap();
-        assert_eq!(shown.len(), hot.len());
+        // (The table shows the first rows of a long report.)
+        assert!(
+            shown.len() >= 5 && shown.len() <= hot.len(),
+            "{}",
+            shown.len()
+        );
         for (i, (row, h)) in shown.iter().zip(hot).take(5).enumerate() {
             let name = row.attr("data-name").await.unwrap().unwrap();
             let rho: f64 = row
@@ -113,7 +119,13 @@ fn picked_aggregates_run_the_scaling_view() {
         );
         assert!(shown_rho.parse::<f64>().unwrap() >= 0.8, "{shown_rho}");
         let q: f64 = attr(&c, css, "data-q").await.unwrap().parse().unwrap();
-        assert_eq!(q, dom["q_value"].as_f64().unwrap());
+        // q: the wasm build's ln/exp may differ from the native libm in the last bits (README,
+        // "Downloads"): a relative 1e-12.
+        let want_q = dom["q_value"].as_f64().unwrap();
+        assert!(
+            (q - want_q).abs() <= 1e-12 * want_q.abs(),
+            "q {q} vs {want_q}"
+        );
 
         // Its scatter plot: one point per trial.
         c.find(Locator::Css(css))
