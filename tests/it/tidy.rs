@@ -247,6 +247,17 @@ fn each_rule_fails_on_a_deliberate_violation() {
             text: text.into(),
         }])
     };
+    // `aggregate::pieces` is the one part of `aggregate` formats and the workspace may name.
+    assert!(bad(
+        "src/formats/mod.rs",
+        "let p = crate::aggregate::pieces::decode(n, b);"
+    )
+    .is_empty());
+    assert!(bad(
+        "src/workspace/mod.rs",
+        "let a = crate::aggregate::pieces::assemble(&i);"
+    )
+    .is_empty());
     let cases = [
         (
             "src/session/mod.rs",
@@ -297,6 +308,11 @@ fn each_rule_fails_on_a_deliberate_violation() {
             "src/plot/mod.rs",
             "use crate::analysis::scaling;",
             "plot must not depend on analysis",
+        ),
+        (
+            "src/formats/mod.rs",
+            "use crate::aggregate::dir;",
+            "formats must not depend on aggregate",
         ),
         (
             "src/workspace/mod.rs",
