@@ -48,6 +48,7 @@ fn picked_aggregates_run_the_scaling_view() {
         let driver = Driver::start(&tmp());
         let c = connect(&driver, &tmp()).await;
         let input = open_without_demo(&c, &server, "#file-input").await;
+        let t0 = std::time::Instant::now();
         input.send_keys(&paths.join("\n")).await.unwrap();
 
         // 18 trials imported (their row shows the format), the report shown, one error left.
@@ -62,6 +63,10 @@ fn picked_aggregates_run_the_scaling_view() {
             },
         )
         .await;
+        eprintln!(
+            "browser_parquet: 85 files picked → 18 trials and the hotspot table in {:.2} s",
+            t0.elapsed().as_secs_f64()
+        );
         let rows = assert_all_visible(&c, "tr[data-testid=trial-row] td.name").await;
         assert_eq!(rows.len(), 19, "18 trials and the corrupt file: {rows:?}");
         assert!(

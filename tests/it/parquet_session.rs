@@ -2,7 +2,8 @@
 //! directory `trialscope summarize` wrote from the 18 Chromium scaling trials, added one by one
 //! in a shuffled order (some through the import pool's `prepare`), give the scaling report
 //! `trialscope scaling --from DIR --json` gives, byte for byte; a missing piece is stated and a
-//! removed piece takes its trial with it; a failed trial is listed with its error; a table this
+//! removed piece takes its trial with it; the Compare tab's report over them equals the one over
+//! the traces; a failed trial is listed with its error; a table this
 //! version does not use is accepted and ignored; another table version is refused naming it;
 //! the scaling flame graph says the aggregates hold no call tree.
 
@@ -212,6 +213,65 @@ fn dropped_aggregates_give_the_report_of_scaling_from_dir() {
             assert!(message.contains("no call tree"), "{message}")
         }
         other => panic!("{other:?}"),
+    }
+
+    // The Compare tab works on the same trials: its report equals the one over the traces.
+    let compare_of = |s: &Session| {
+        let rule = |p: &str| trialscope::workspace::SideRule {
+            pattern: Some(p.to_string()),
+            ..Default::default()
+        };
+        match s.compare(&trialscope::session::CompareMsg {
+            seq: 3,
+            request: trialscope::workspace::CompareRequest {
+                settings: Vec::new(),
+                baseline: rule("*_n1000_*"),
+                candidate: rule("*_n32000_*"),
+                params: Default::default(),
+                trees: false,
+            },
+        }) {
+            FromWorker::Compared { outcome, .. } => outcome,
+            other => panic!("{other:?}"),
+        }
+    };
+    let from_aggregates = compare_of(&s);
+    // The 18 traces, in path order (as the aggregates' trials are ordered).
+    let mut traces = Session::new();
+    let mut names: Vec<String> = want["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["path"].as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    for (id, name) in names.iter().enumerate() {
+        let bytes = std::fs::read(shared(name)).unwrap();
+        traces.import(id as u32, name, &bytes, &mut |_| {});
+    }
+    let from_traces = compare_of(&traces);
+    assert_eq!(
+        from_aggregates
+            .sides
+            .iter()
+            .filter(|(_, side)| side.is_some())
+            .count(),
+        6
+    );
+    assert!(!from_traces.report.rows.is_empty());
+    let (a, t) = (
+        serde_json::to_string(&from_aggregates.report).unwrap(),
+        serde_json::to_string(&from_traces.report).unwrap(),
+    );
+    if a != t {
+        let at = a.bytes().zip(t.bytes()).take_while(|(x, y)| x == y).count();
+        let from = at.saturating_sub(80);
+        panic!(
+            "the comparison over the aggregates differs from the one over the traces at byte \
+             {at}: …{} vs …{}",
+            &a[from..(at + 80).min(a.len())],
+            &t[from..(at + 80).min(t.len())]
+        );
     }
 
     // Removing one trial's frame_costs piece: the trial is stated as incomplete, not dropped.
