@@ -402,3 +402,112 @@ fn outcome_of(r: Record) -> Outcome {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aggregate::{Outcome as Summarized, Summary};
+
+    /// The four pieces of a file that failed to summarize, named as in a dropped folder.
+    fn failed_pieces(name: &str) -> Vec<(String, Piece)> {
+        let s = Summary::of(
+            name,
+            &Summarized::Failed {
+                message: format!("{name}: the file is empty"),
+                artifact_id: None,
+            },
+        );
+        s.tables()
+            .into_iter()
+            .map(|t| {
+                let file = format!("agg/{}/{}.parquet", t.name, s.key);
+                let bytes = table::encode(t, TABLE_VERSION).unwrap();
+                let p = decode(&file, bytes).unwrap();
+                (file, p)
+            })
+            .collect()
+    }
+
+    fn describe(a: &Assembly) -> Vec<String> {
+        let one = |(id, o): &(u32, Outcome)| match o {
+            Outcome::Trial(p) => format!("{id} trial {}", p.source.name),
+            Outcome::Failed { name, message } => format!("{id} failed {name}: {message}"),
+            Outcome::Skipped { message } => format!("{id} skipped {message}"),
+            Outcome::Piece { note } => format!("{id} piece {note}"),
+        };
+        let mut v: Vec<String> = a.trials.iter().map(one).collect();
+        let mut others: Vec<String> = a.others.iter().map(one).collect();
+        others.sort();
+        v.extend(others);
+        v
+    }
+
+    #[test]
+    fn pieces_group_by_key_in_any_order() {
+        let mut all = failed_pieces("b/y.pb");
+        all.extend(failed_pieces("a/x.pb"));
+        let inputs: Vec<Input<'_>> = all
+            .iter()
+            .enumerate()
+            .map(|(i, (n, p))| (i as u32, n.as_str(), p))
+            .collect();
+        let forward = assemble(&inputs);
+        let mut rev = inputs.clone();
+        rev.reverse();
+        assert_eq!(describe(&forward), describe(&assemble(&rev)));
+        // Trials in path order; each failed with its error; the other pieces say whose they are.
+        let d = describe(&forward);
+        assert!(
+            d[0].starts_with("7 failed a/x.pb: a/x.pb: the file is empty"),
+            "{d:?}"
+        );
+        assert!(
+            d[1].starts_with("3 failed b/y.pb: b/y.pb: the file is empty"),
+            "{d:?}"
+        );
+        assert!(d.iter().any(|l| l == "4 piece frames of a/x.pb"), "{d:?}");
+        assert_eq!(d.len(), 8);
+    }
+
+    #[test]
+    fn a_second_file_of_one_table_and_key_replaces_the_first() {
+        let mut all = failed_pieces("a/x.pb");
+        let again = all[0].clone();
+        all.push(("copy/".to_string() + &again.0, again.1));
+        let inputs: Vec<Input<'_>> = all
+            .iter()
+            .enumerate()
+            .map(|(i, (n, p))| (i as u32, n.as_str(), p))
+            .collect();
+        let d = describe(&assemble(&inputs));
+        assert!(
+            d.iter()
+                .any(|l| l.starts_with("0 piece replaced by copy/agg/frames/")),
+            "{d:?}"
+        );
+        assert!(d.iter().any(|l| l == "4 piece frames of a/x.pb"), "{d:?}");
+    }
+
+    #[test]
+    fn names_keys_and_cells() {
+        assert_eq!(key_of_name("agg/frames/abc.parquet"), "abc");
+        assert_eq!(key_of_name("abc.parquet"), "abc");
+        assert_eq!(key_of_name("C:\\agg\\trials\\k.parquet"), "k");
+        for c in [
+            Cell::Null,
+            Cell::Bool(true),
+            Cell::Int(-3),
+            Cell::Double(0.5),
+            Cell::Str("s".into()),
+        ] {
+            assert_eq!(Cell::of(&c.field()), c);
+        }
+        // A cell of a type the tables never use reads back as bytes, not as text.
+        assert!(matches!(Cell::Other("x".into()).field(), Field::Bytes(_)));
+        assert!(looks_like_parquet(b"PAR1\x15") && !looks_like_parquet(b"{\"a\""));
+        assert!(decode("f.parquet", b"PAR1 not a footer".to_vec())
+            .unwrap_err()
+            .to_string()
+            .contains("without its footer"));
+    }
+}
