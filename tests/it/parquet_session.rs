@@ -1,7 +1,8 @@
 //! Parquet aggregates dropped into the web worker's session (issue 12, part 4): the files of a
 //! directory `trialscope summarize` wrote from the 18 Chromium scaling trials, added one by one
 //! in a shuffled order (some through the import pool's `prepare`), give the scaling report
-//! `trialscope scaling --from DIR --json` gives, byte for byte; a missing piece is stated and a
+//! `trialscope scaling --from DIR --json` gives, byte for byte (and so does `trialscope scaling
+//! DIR`, the folder given as files: the same workspace grouping); a missing piece is stated and a
 //! removed piece takes its trial with it; the Compare tab's report over them equals the one over
 //! the traces; a failed trial is listed with its error; a table this
 //! version does not use is accepted and ignored; another table version is refused naming it;
@@ -117,6 +118,15 @@ fn dropped_aggregates_give_the_report_of_scaling_from_dir() {
     assert_eq!(files.len(), 84, "21 files × 4 tables");
     let want = cli_report(&dir.join("agg"));
     assert_eq!(want["trials"].as_array().unwrap().len(), 18);
+
+    // One engine on the command line too: the aggregate folder given as a plain folder
+    // argument goes through the workspace's grouping (as a drop does) and prints what
+    // `--from` prints, byte for byte.
+    let agg = dir.join("agg").display().to_string();
+    let (c1, from, e1) = trialscope(&["scaling", "--from", &agg, "--json"], &shared(""));
+    let (c2, plain, e2) = trialscope(&["scaling", &agg, "--json"], &shared(""));
+    assert_eq!((c1, c2), (Some(0), Some(0)), "{e1}\n{e2}");
+    assert!(from == plain, "scaling DIR differs from scaling --from DIR");
 
     // Dropped in a shuffled order; every other file prepared as an import worker does.
     let mut s = Session::new();
