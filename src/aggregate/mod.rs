@@ -18,6 +18,7 @@
 //! file replaces its rows instead of adding them, and shards written by separate tasks are
 //! merged by copying the directories together.
 
+pub mod pieces;
 pub mod table;
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -332,6 +333,7 @@ impl Summary {
                             Content::Pins { .. } => "pins",
                             Content::Telemetry(_) => "telemetry",
                             Content::Trace(_) => "trace",
+                            Content::Aggregate(_) => "aggregate",
                         });
                     }
                 }

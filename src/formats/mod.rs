@@ -155,27 +155,35 @@ pub enum Loaded {
         source: Source,
         telemetry: telemetry::TelemetryImport,
     },
+    /// One Parquet aggregate file of `trialscope summarize` (`docs/parquet-schema.md`): one
+    /// table of one artifact, decoded ([`crate::aggregate::pieces::decode`]).
+    Aggregate {
+        source: Source,
+        piece: Box<crate::aggregate::pieces::Piece>,
+    },
 }
 
 impl Loaded {
-    /// `trace`, `records`, `pins` or `telemetry`.
+    /// `trace`, `records`, `pins`, `telemetry` or `aggregate`.
     pub fn kind(&self) -> &'static str {
         match self {
             Loaded::Trace(_) => "trace",
             Loaded::Records { .. } => "records",
             Loaded::Pins { .. } => "pins",
             Loaded::Telemetry { .. } => "telemetry",
+            Loaded::Aggregate { .. } => "aggregate",
         }
     }
 
     /// What the file is, for messages: `a trace`, `a compile-record file`, `a pins file`,
-    /// `a memory telemetry file`.
+    /// `a memory telemetry file`, `a Parquet aggregate table`.
     pub fn description(&self) -> &'static str {
         match self {
             Loaded::Trace(_) => "a trace",
             Loaded::Records { .. } => "a compile-record file",
             Loaded::Pins { .. } => "a pins file",
             Loaded::Telemetry { .. } => "a memory telemetry file",
+            Loaded::Aggregate { .. } => "a Parquet aggregate table",
         }
     }
 }
@@ -221,6 +229,9 @@ pub fn load(
     load_from(name, &bytes, opts, progress)
 }
 
+/// Largest Parquet aggregate file [`load`] reads (it is decoded whole): 256 MiB.
+pub const MAX_AGGREGATE_FILE_BYTES: u64 = 256 << 20;
+
 /// Bytes of content (after leading white space) the sniffer looks at.
 const SNIFF_BYTES: usize = 64 << 10;
 
@@ -228,7 +239,8 @@ const SNIFF_BYTES: usize = 64 << 10;
 /// is inflated once), hashes the bytes as dropped on the same pass (the artifact id), decides
 /// from the first 64 KiB of content what the file is, and runs the one importer that fits
 /// ([`Loaded`]). A trace is never held whole: the importer consumes the decompressed stream
-/// chunk by chunk. Order of the sniff: memory telemetry (a first JSON line with `timestamp_ns`
+/// chunk by chunk. Order of the sniff: a Parquet aggregate table (the `PAR1` magic at the start;
+/// the footer's is checked by its reader), memory telemetry (a first JSON line with `timestamp_ns`
 /// and `event_type`), a Chrome JSON trace (`traceEvents`, or an array whose objects have `ph`),
 /// a pins file (`{"pins": […]}`, or a bare JSON array when the name contains `pins` and ends
 /// in `.json`), a compile-record file (JSON Lines, an array or `{"records": […]}` with at least
@@ -241,7 +253,9 @@ const SNIFF_BYTES: usize = 64 << 10;
 ///
 /// Errors: [`FileError`] naming `name` when the container cannot be read (empty, corrupt
 /// compression at its start, over `opts.max_decompressed_bytes`, no format this tool reads, a
-/// malformed pins file, a telemetry file with an unknown schema version or no record).
+/// malformed pins file, a telemetry file with an unknown schema version or no record, a Parquet
+/// file that is truncated, no trialscope aggregate, or of another schema or table version — the
+/// message names the version found).
 pub fn load_from(
     name: &str,
     src: &dyn ByteSource,
@@ -327,6 +341,16 @@ pub fn load_from(
         Sniffed::Trace(format) => {
             let model = trace(format, name, &mut win, progress).map_err(err)?;
             traced(name, src, compression, format, model, &mut win, 0).map_err(err)?
+        }
+        Sniffed::Parquet => {
+            let data = small(&mut win, MAX_AGGREGATE_FILE_BYTES)?;
+            let source = source_of(name, src, compression, &data, &mut win);
+            let piece = crate::aggregate::pieces::decode(name, data)
+                .map_err(|e| err(ImportError::Malformed(without_file(name, &e.to_string()))))?;
+            Loaded::Aggregate {
+                source,
+                piece: Box::new(piece),
+            }
         }
         Sniffed::Unknown(seen) => return Err(err(ImportError::NotATrace { seen })),
     };
@@ -559,6 +583,8 @@ pub mod testing {
 
 /// What [`sniff`] found.
 enum Sniffed {
+    /// The `PAR1` magic: a Parquet aggregate table.
+    Parquet,
     Telemetry,
     Pins,
     /// JSON that is no Chrome trace by its head: records, else a trace.
@@ -570,6 +596,9 @@ enum Sniffed {
 /// The one sniffer: decides what decompressed `data` is from its content; `name` only breaks
 /// the pins-or-records tie of a bare JSON array.
 fn sniff(name: &str, data: &[u8]) -> Sniffed {
+    if crate::aggregate::pieces::looks_like_parquet(data) {
+        return Sniffed::Parquet;
+    }
     if telemetry::looks_like_telemetry(data) {
         return Sniffed::Telemetry;
     }

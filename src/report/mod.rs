@@ -114,6 +114,7 @@ fn files(o: &mut String, ws: &Workspace) {
             Content::Records(r) => format!("compile records ({})", r.file.records.len()),
             Content::Pins { count } => format!("pins ({count})"),
             Content::Telemetry(t) => format!("memory telemetry ({} records)", t.records),
+            Content::Aggregate(a) => format!("aggregate table {}", a.piece.table),
         };
         cell(o, &kind);
         num(o, format_value(e.source.size_bytes as f64, "bytes"));

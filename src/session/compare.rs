@@ -110,6 +110,31 @@ impl Session {
             seq: req.seq,
             message,
         };
+        // Every trace the graph would draw came from Parquet aggregates: they have no tree.
+        let from_aggregates = |ids: Vec<FileId>| {
+            (!ids.is_empty() && ids.iter().all(|id| self.ws.aggregate_ids().contains(id))).then(
+                || {
+                    "No flame graph: these trials come from Parquet aggregates, which hold \
+                     per-frame totals but no call tree (drop the trace files themselves for a \
+                     flame graph)."
+                        .to_string()
+                },
+            )
+        };
+        let no_tree = match &req.kind {
+            FlameOf::Trial { id } => from_aggregates(vec![*id]),
+            _ => from_aggregates(
+                self.ws
+                    .entries()
+                    .iter()
+                    .filter(|e| e.trace().is_some())
+                    .map(|e| e.id)
+                    .collect(),
+            ),
+        };
+        if let Some(m) = no_tree {
+            return failed(m);
+        }
         let tree = match &req.kind {
             FlameOf::Trial { id } => match self.ws.flame_single(*id) {
                 Some(t) => t,

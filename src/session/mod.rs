@@ -135,6 +135,17 @@ impl Session {
         (!summaries.is_empty()).then_some(FromWorker::Updated { summaries })
     }
 
+    /// [`FromWorker::Aggregates`] with what every aggregate file is now, when an aggregate
+    /// file arrived or left since the last call (`None` otherwise). The worker posts it after
+    /// each import and removal, after [`Session::take_updates`].
+    pub fn take_aggregates(&mut self) -> Option<FromWorker> {
+        self.ws
+            .take_aggregates_changed()
+            .then(|| FromWorker::Aggregates {
+                states: views::aggregate_states(&self.ws),
+            })
+    }
+
     /// Number of pins in force.
     pub fn pin_count(&self) -> usize {
         self.ws.pins().len()

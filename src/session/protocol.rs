@@ -238,6 +238,46 @@ pub enum FromWorker {
         what: ExportKind,
         text: Result<String, String>,
     },
+    /// The file was a Parquet aggregate table that is no trial by itself (a `frames`,
+    /// `frame_costs` … piece, or a `trials` piece that is no trial): it leaves the trial table.
+    AggregateImported { summary: PieceSummary },
+    /// What every aggregate file is now, after an aggregate file arrived or left
+    /// ([`super::Session::take_aggregates`]): a key whose pieces are all present is a trial
+    /// (under its `trials` piece's id), a failed or incomplete one a failure naming what is
+    /// missing, every other piece a [`PieceSummary`].
+    Aggregates { states: Vec<AggregateState> },
+}
+
+/// One Parquet aggregate file that is no trial row ([`FromWorker::AggregateImported`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PieceSummary {
+    pub id: FileId,
+    /// The file's name as dropped.
+    pub name: String,
+    /// The table its metadata names.
+    pub table: String,
+    /// The artifact key (the file name's stem).
+    pub key: String,
+    /// Rows in the file.
+    pub rows: u64,
+    /// What became of it (`frames of <path>`, `trials table missing for key …`, ignored).
+    pub note: String,
+}
+
+/// What one aggregate file is now ([`FromWorker::Aggregates`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum AggregateState {
+    /// The `trials` piece of a complete key: the trial's row.
+    Trial(Box<ImportSummary>),
+    /// A `trials` piece whose trial failed or misses tables; `message` says which.
+    Failed {
+        id: FileId,
+        name: String,
+        message: String,
+    },
+    /// Any other piece.
+    Piece(PieceSummary),
 }
 
 /// The page settings a [`ToWorker::Export`] report is made with (the CLI's `report` flags of

@@ -42,6 +42,14 @@ pub(super) fn answer(e: &Entry) -> FromWorker {
             name: e.name().to_string(),
             pins: *count,
         },
+        Content::Aggregate(_) => match piece_summary(e) {
+            Some(summary) => FromWorker::AggregateImported { summary },
+            None => FromWorker::ImportFailed {
+                id: e.id,
+                name: e.name().to_string(),
+                message: format!("{}: the workspace lost the aggregate file", e.name()),
+            },
+        },
         Content::Telemetry(t) => FromWorker::TelemetryImported {
             summary: TelemetrySummary {
                 id: e.id,
@@ -59,6 +67,46 @@ pub(super) fn answer(e: &Entry) -> FromWorker {
             },
         },
     }
+}
+
+/// The summary of an aggregate piece entry (`None` for other kinds).
+pub(super) fn piece_summary(e: &Entry) -> Option<PieceSummary> {
+    let Content::Aggregate(a) = &e.content else {
+        return None;
+    };
+    Some(PieceSummary {
+        id: e.id,
+        name: e.name().to_string(),
+        table: a.piece.table.clone(),
+        key: a.piece.key.clone(),
+        rows: a.piece.row_count,
+        note: a.note.clone().unwrap_or_default(),
+    })
+}
+
+/// What every aggregate file of `ws` is now ([`FromWorker::Aggregates`]).
+pub(super) fn aggregate_states(ws: &Workspace) -> Vec<AggregateState> {
+    ws.aggregate_ids()
+        .iter()
+        .filter_map(|&id| {
+            if let Some(e) = ws.entry(id) {
+                return match &e.content {
+                    Content::Trace(_) => {
+                        import_summary(e).map(|s| AggregateState::Trial(Box::new(s)))
+                    }
+                    _ => piece_summary(e).map(AggregateState::Piece),
+                };
+            }
+            ws.failed()
+                .iter()
+                .find(|f| f.id == id)
+                .map(|f| AggregateState::Failed {
+                    id,
+                    name: f.name.clone(),
+                    message: f.message.clone(),
+                })
+        })
+        .collect()
 }
 
 /// The trial-table summary of a trace entry (`None` for other kinds).

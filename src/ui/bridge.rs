@@ -205,6 +205,7 @@ fn on_message(state: AppState, generation: u32, msg: FromWorker) -> Option<FromW
         FromWorker::Imported { summary, .. } => answered(summary.id, msg),
         FromWorker::RecordsImported { summary } => answered(summary.id, msg),
         FromWorker::TelemetryImported { summary } => answered(summary.id, msg),
+        FromWorker::AggregateImported { summary } => answered(summary.id, msg),
         FromWorker::ImportFailed { id, .. } | FromWorker::PinsLoaded { id, .. } => {
             answered(*id, msg)
         }

@@ -14,6 +14,7 @@
 //! talks to the worker only through [`bridge`], which also replaces a crashed worker so one
 //! file's crash fails that file only.
 
+pub mod aggregates;
 pub mod bridge;
 pub mod chart;
 pub mod compare;
@@ -128,6 +129,8 @@ pub struct AppState {
     pub hotspot_sort: RwSignal<Option<(crate::session::viewstate::SortKey, bool)>>,
     /// The view a link's hash asks for, until it is applied ([`viewstate`]).
     pub link_view: viewstate::LinkView,
+    /// Parquet aggregate pieces that are no trial row ([`aggregates`]).
+    pub aggregates: aggregates::AggregatesState,
 }
 
 impl AppState {
@@ -154,6 +157,7 @@ impl AppState {
             hotspot_filter: RwSignal::new(String::new()),
             hotspot_sort: RwSignal::new(None),
             link_view: viewstate::LinkView::new(),
+            aggregates: aggregates::AggregatesState::new(),
         }
     }
 
@@ -297,6 +301,7 @@ pub fn clear_files(state: AppState) {
     bridge::post(&ToWorker::Clear);
     triage::forget_all(state);
     memory::forget_all(state);
+    aggregates::forget_all(state);
 }
 
 /// Asks the worker for a new report from the current settings. Waits while files are still
@@ -480,6 +485,12 @@ fn on_message(state: AppState, msg: FromWorker) {
         FromWorker::Flamed { seq, tree } => flame::flamed(seq, Ok(*tree)),
         FromWorker::FlameFailed { seq, message } => flame::flamed(seq, Err(message)),
         FromWorker::Exported { what, text } => export::exported(state, what, text),
+        FromWorker::AggregateImported { summary } => {
+            aggregates::piece_imported(state, summary);
+            request_analysis(state);
+            embed::check(state, None);
+        }
+        FromWorker::Aggregates { states } => aggregates::states(state, states),
         FromWorker::MemoryAnalysed { seq, view } => {
             if seq == memory::latest_seq() {
                 state.memory_error.set(None);
@@ -585,6 +596,7 @@ pub fn App() -> impl IntoView {
         <main>
             <Show when=move || !embedded>
                 <files::DropZone />
+                <aggregates::AggregatePieces />
                 <export::WorkspaceDownloads />
                 <persist::KeepSession />
                 <viewstate::LinkFiles />

@@ -317,7 +317,7 @@ fn TrialTable() -> impl IntoView {
                             </tr>
                         </thead>
                         <tbody>
-                            <For each=trials key=|r| r.id children=move |row| trial_row(state, row) />
+                            <For each=trials key=|r| (r.id, r.name.clone()) children=move |row| trial_row(state, row) />
                         </tbody>
                     </table>
                 </div>

@@ -307,6 +307,9 @@ fn post_updates() {
     if let Some(u) = SESSION.with(|s| s.borrow_mut().take_updates()) {
         post(&u);
     }
+    if let Some(a) = SESSION.with(|s| s.borrow_mut().take_aggregates()) {
+        post(&a);
+    }
 }
 
 /// Builds the download `what` from the session's files with the CLI's own functions

@@ -72,6 +72,9 @@ pub(super) fn derive(entries: &mut [Entry], failed: &[&str]) -> Vec<FileId> {
     for g in groups {
         let members: Vec<usize> = (0..entries.len())
             .filter(|&i| dir_name(entries[i].name()) == g)
+            // An aggregate file's name is no sibling of the traces (its trial is named by
+            // `trials.path`).
+            .filter(|&i| !matches!(entries[i].content, Content::Aggregate(_)))
             .collect();
         let names: Vec<&str> = members
             .iter()

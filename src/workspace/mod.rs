@@ -120,6 +120,21 @@ pub enum Content {
         count: usize,
     },
     Telemetry(TelemetryFile),
+    /// One Parquet aggregate file (`trialscope summarize`): one table of one artifact. Its
+    /// key's pieces together become a trial ([`crate::aggregate::pieces::assemble`]): the
+    /// `trials` piece's entry then holds the trial's [`Content::Trace`]; the other pieces stay
+    /// entries of this kind (rows dropped), with what became of them.
+    Aggregate(Box<AggregateFile>),
+}
+
+/// What the workspace keeps of one aggregate file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct AggregateFile {
+    /// The decoded table (its rows only until the workspace takes it in).
+    pub piece: crate::aggregate::pieces::Piece,
+    /// What became of the piece (`frames of <path>`, `trials table missing for key …`, a
+    /// table this version ignores); `None` before the workspace grouped it.
+    pub note: Option<String>,
 }
 
 /// One loaded file.
@@ -179,6 +194,14 @@ pub struct Workspace {
     pins: Vec<Pin>,
     changed: Vec<FileId>,
     options: LoadOptions,
+    /// Every aggregate file added, with its rows, in add order (see [`Content::Aggregate`]).
+    pieces: Vec<(FileId, Source, crate::aggregate::pieces::Piece)>,
+    /// Ids of the entries and failures the last [`Workspace::regroup`] made.
+    piece_ids: Vec<FileId>,
+    /// The pieces changed since the last regroup.
+    pieces_dirty: bool,
+    /// The aggregate files' outcomes changed since the last [`Workspace::take_aggregates_changed`].
+    aggregates_changed: bool,
 }
 
 impl Workspace {
@@ -218,15 +241,28 @@ impl Workspace {
         src: &dyn formats::ByteSource,
         progress: &mut dyn FnMut(f64),
     ) -> Result<&Entry, &Failed> {
-        let ok = self.load_one(id, name, src, progress);
+        self.load_one(id, name, src, progress);
         self.derive();
         self.changed.retain(|c| *c != id);
-        if ok {
-            let last = self.entries.len() - 1;
-            Ok(&self.entries[last])
-        } else {
-            let last = self.failed.len() - 1;
-            Err(&self.failed[last])
+        self.result_of(id, name)
+    }
+
+    /// The entry or failure of `id` after an add (an aggregate piece is always one of them;
+    /// should neither hold it, a failure saying so is recorded rather than a panic).
+    fn result_of(&mut self, id: FileId, name: &str) -> Result<&Entry, &Failed> {
+        let entry = self.entries.iter().rposition(|e| e.id == id);
+        let failed = self.failed.iter().rposition(|f| f.id == id);
+        match (entry, failed) {
+            (Some(i), _) => Ok(&self.entries[i]),
+            (None, Some(i)) => Err(&self.failed[i]),
+            (None, None) => {
+                self.failed.push(Failed {
+                    id,
+                    name: name.to_string(),
+                    message: format!("{name}: the workspace lost the file"),
+                });
+                Err(&self.failed[self.failed.len() - 1])
+            }
         }
     }
 
@@ -239,8 +275,7 @@ impl Workspace {
         src: &dyn formats::ByteSource,
         progress: &mut dyn FnMut(f64),
     ) -> bool {
-        self.entries.retain(|e| e.id != id);
-        self.failed.retain(|f| f.id != id);
+        self.forget(id);
         let prepared = prepare(name, src, &self.options, progress);
         self.insert(id, name, prepared)
     }
@@ -255,15 +290,21 @@ impl Workspace {
         name: &str,
         prepared: Result<Prepared, String>,
     ) -> Result<&Entry, &Failed> {
-        self.entries.retain(|e| e.id != id);
-        self.failed.retain(|f| f.id != id);
-        let ok = self.insert(id, name, prepared);
+        self.forget(id);
+        self.insert(id, name, prepared);
         self.derive();
         self.changed.retain(|c| *c != id);
-        if ok {
-            Ok(&self.entries[self.entries.len() - 1])
-        } else {
-            Err(&self.failed[self.failed.len() - 1])
+        self.result_of(id, name)
+    }
+
+    /// Drops file `id` (entry, failure, aggregate piece) without deriving.
+    fn forget(&mut self, id: FileId) {
+        self.entries.retain(|e| e.id != id);
+        self.failed.retain(|f| f.id != id);
+        let before = self.pieces.len();
+        self.pieces.retain(|p| p.0 != id);
+        if self.pieces.len() != before {
+            self.pieces_dirty = true;
         }
     }
 
@@ -272,8 +313,7 @@ impl Workspace {
     /// aggregates of `trialscope scaling --from`, [`crate::aggregate`]).
     pub fn add_prepared_all(&mut self, items: Vec<(FileId, String, Result<Prepared, String>)>) {
         for (id, name, prepared) in items {
-            self.entries.retain(|e| e.id != id);
-            self.failed.retain(|f| f.id != id);
+            self.forget(id);
             self.insert(id, &name, prepared);
         }
         self.derive();
@@ -282,6 +322,15 @@ impl Workspace {
     /// Appends a prepared file (or its failure); true when it loaded.
     fn insert(&mut self, id: FileId, name: &str, prepared: Result<Prepared, String>) -> bool {
         match prepared {
+            Ok(Prepared {
+                source,
+                content: Content::Aggregate(a),
+                ..
+            }) => {
+                self.pieces.push((id, source, a.piece));
+                self.pieces_dirty = true;
+                true
+            }
             Ok(p) => {
                 if let Some(pins) = p.pins {
                     self.pins = pins;
@@ -412,6 +461,15 @@ fn keep(loaded: Loaded) -> Prepared {
                 pins: Some(pins),
             }
         }
+        Loaded::Aggregate { source, piece } => Prepared {
+            facts: Facts::alone(&source.name),
+            source,
+            content: Content::Aggregate(Box::new(AggregateFile {
+                piece: *piece,
+                note: None,
+            })),
+            pins: None,
+        },
         Loaded::Telemetry { source, telemetry } => {
             let name = source.name.clone();
             let mut bad_lines: Vec<String> = telemetry
@@ -456,10 +514,9 @@ impl Workspace {
     /// Pins stay (they move only on an explicit command or a pins file).
     pub fn remove(&mut self, id: FileId) {
         let before = self.entries.len() + self.failed.len();
-        self.entries.retain(|e| e.id != id);
-        self.failed.retain(|f| f.id != id);
+        self.forget(id);
         self.changed.retain(|c| *c != id);
-        if self.entries.len() + self.failed.len() != before {
+        if self.entries.len() + self.failed.len() != before || self.pieces_dirty {
             self.derive();
         }
     }
@@ -470,6 +527,10 @@ impl Workspace {
         self.failed.clear();
         self.skipped.clear();
         self.changed.clear();
+        self.pieces.clear();
+        self.piece_ids.clear();
+        self.pieces_dirty = false;
+        self.aggregates_changed = true;
     }
 
     /// The loaded files in drop order.
@@ -524,6 +585,9 @@ impl Workspace {
     /// Derives the facts of every file from its sibling group ([`facts::derive`]) and queues
     /// the files whose facts changed for [`Workspace::take_changed`].
     fn derive(&mut self) {
+        if self.pieces_dirty {
+            self.regroup();
+        }
         let failed: Vec<&str> = self.failed.iter().map(|f| f.name.as_str()).collect();
         let changed = facts::derive(&mut self.entries, &failed);
         for id in changed {
@@ -580,5 +644,70 @@ impl Workspace {
             )),
             Err(e) => Err(e.to_string()),
         }
+    }
+}
+
+impl Workspace {
+    /// Groups the aggregate pieces into trials again ([`crate::aggregate::pieces::assemble`]):
+    /// the entries and failures of every piece are made anew — a complete key's trial (under
+    /// its `trials` piece's id, named by `trials.path`, after the other entries in path order,
+    /// as `trialscope scaling --from` orders them), a failed or incomplete key's failure, every
+    /// other piece an entry of [`Content::Aggregate`] saying what became of it.
+    fn regroup(&mut self) {
+        use crate::aggregate::pieces::{self, Outcome};
+        self.pieces_dirty = false;
+        self.aggregates_changed = true;
+        let old = std::mem::take(&mut self.piece_ids);
+        self.entries.retain(|e| !old.contains(&e.id));
+        self.failed.retain(|f| !old.contains(&f.id));
+        let inputs: Vec<pieces::Input<'_>> = self
+            .pieces
+            .iter()
+            .map(|(id, src, p)| (*id, src.name.as_str(), p))
+            .collect();
+        let assembly = pieces::assemble(&inputs);
+        let mut new_entries = Vec::new();
+        let mut new_failed = Vec::new();
+        for (id, outcome) in assembly.trials.into_iter().chain(assembly.others) {
+            let Some((_, source, piece)) = self.pieces.iter().find(|p| p.0 == id) else {
+                continue;
+            };
+            let piece_entry = |note: String| Entry {
+                id,
+                source: source.clone(),
+                facts: Facts::alone(&source.name),
+                derived: Diagnostics::default(),
+                content: Content::Aggregate(Box::new(AggregateFile {
+                    piece: piece.without_rows(),
+                    note: Some(note),
+                })),
+            };
+            match outcome {
+                Outcome::Trial(p) => new_entries.push(Entry {
+                    id,
+                    source: p.source,
+                    facts: p.facts,
+                    derived: Diagnostics::default(),
+                    content: p.content,
+                }),
+                Outcome::Failed { name, message } => new_failed.push(Failed { id, name, message }),
+                Outcome::Skipped { message } => new_entries.push(piece_entry(message)),
+                Outcome::Piece { note } => new_entries.push(piece_entry(note)),
+            }
+            self.piece_ids.push(id);
+        }
+        self.entries.extend(new_entries);
+        self.failed.extend(new_failed);
+    }
+
+    /// True once after the aggregate pieces' outcomes may have changed (an aggregate file
+    /// added or removed, or every file cleared): the worker then posts them again.
+    pub fn take_aggregates_changed(&mut self) -> bool {
+        std::mem::take(&mut self.aggregates_changed)
+    }
+
+    /// Ids of the aggregate files (each is an entry — a trial or a piece — or a failure).
+    pub fn aggregate_ids(&self) -> &[FileId] {
+        &self.piece_ids
     }
 }

@@ -40,6 +40,7 @@ fn note_not_a_trace(e: &Entry) {
         match &e.content {
             Content::Records(_) => "a compile-record file",
             Content::Pins { .. } => "a pins file",
+            Content::Aggregate(_) => "a Parquet aggregate table",
             _ => "a memory telemetry file",
         }
     );
