@@ -89,6 +89,8 @@
 //! * `summarize` — Parquet aggregates: `scaling --from` equals `scaling FILES` byte for byte,
 //!   idempotent re-runs, broken files as `trials` rows, other versions refused, the DuckDB and
 //!   Spark recipes against trialscope's ρ and q
+//! * `summarize_compare` — `compare --from DIR` equals `compare FILES` byte for byte (globs,
+//!   listed files, a failed file), arguments that pick nothing refused
 //! * `stream_load` — a file read in chunks of any size loads as when read whole, every kind
 //! * `screenshots` — (ignored; `tools/screenshots.sh`) the README's screenshot of each tab
 //! * `stylesheet` — dark mode from `prefers-color-scheme` with WCAG contrast, Okabe–Ito series
@@ -159,6 +161,7 @@ mod stats_reference;
 mod stream_load;
 mod stylesheet;
 mod summarize;
+mod summarize_compare;
 mod tidy;
 mod triage_corpus;
 mod triage_records;
