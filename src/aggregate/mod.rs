@@ -744,3 +744,6 @@ impl Record {
         })
     }
 }
+
+pub mod optional;
+pub use optional::OPTIONAL_TABLES;

@@ -1,7 +1,8 @@
 //! `trialscope summarize --out DIR FILE_OR_DIR...`: imports each file on its own (in parallel,
 //! one trace per thread at a time, so memory is bounded by the threads' traces) and writes its
 //! per-trial aggregate as Parquet tables under DIR ([`trialscope::aggregate`],
-//! `docs/parquet-schema.md`). Progress on stderr, one line per file.
+//! `docs/parquet-schema.md`), and for a file with compile records (a trace's compile slices, a
+//! compile-record file) its `compile_records` table. Progress on stderr, one line per file.
 //!
 //! Exit codes: 0 when every file was summarized as a trace (or skipped); 1 when any file failed
 //! to import (it is a `trials` row with its error) or a table could not be written; 2 for a
@@ -13,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use trialscope::aggregate::{dir, Outcome, Summary};
+use trialscope::aggregate::{dir, optional, Outcome, Summary};
 use trialscope::formats::LoadOptions;
 use trialscope::workspace::Content;
 
@@ -71,7 +72,18 @@ pub fn run(args: Args) -> ExitCode {
                 };
                 let outcome = dir::summarize_file(path, name, *in_folder, &opts);
                 let summary = Summary::of(name, &outcome);
-                let written = dir::write(&args.out, &summary);
+                let compile = optional::compile_records_table(&outcome);
+                let written = dir::write_optional(
+                    &args.out,
+                    &summary.key,
+                    &[(
+                        "compile_records",
+                        compile
+                            .as_ref()
+                            .map(|t| (t, optional::COMPILE_RECORDS_VERSION)),
+                    )],
+                )
+                .and_then(|()| dir::write(&args.out, &summary));
                 let k = done.fetch_add(1, Ordering::Relaxed) + 1;
                 let mut t = tally.lock().unwrap_or_else(|p| p.into_inner());
                 let what = match &outcome {

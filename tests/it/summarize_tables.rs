@@ -1,0 +1,195 @@
+//! The optional aggregate tables (issue 12, `docs/parquet-schema.md`): `compile_records` of the
+//! JAX corpora (five compile-record files of `jax_compile`, the compile slices of the two
+//! `jax_profile` traces) read back equal the records the workspace holds for the same files,
+//! field for field, and the triage over them equals `trialscope triage --json` over the files
+//! (with pins from `trialscope pin` and the 0.05 s floor, so drift findings are compared too); re-summarizing
+//! leaves the same files; a table of another version is refused naming it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use trialscope::aggregate::{dir, optional, table};
+use trialscope::analysis::compile_triage::{self, Params};
+use trialscope::workspace::Workspace;
+
+use crate::support::shared;
+
+fn trialscope(args: &[&str], cwd: &Path) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_trialscope"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn tmp(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ts-summarize-tables-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// In path order (`jax_compile` before `jax_profile`), as the aggregates are read back.
+const JAX: [&str; 2] = ["corpus/jax_compile", "corpus/jax_profile"];
+
+fn files_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut v: Vec<(PathBuf, Vec<u8>)> = dir::expand(&[dir.to_path_buf()])
+        .into_iter()
+        .map(|(p, _, _)| {
+            let b = std::fs::read(&p).unwrap();
+            (p, b)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn compile_records_read_back_as_the_workspace_holds_them_and_triage_the_same() {
+    let d = tmp("compile");
+    let cwd = shared("");
+    let out = d.join("agg");
+    let o = out.display().to_string();
+    let mut args = vec!["summarize", "--out", o.as_str()];
+    args.extend(JAX);
+    let (code, _, err) = trialscope(&args, &cwd);
+    assert_eq!(code, Some(0), "{err}");
+    // Five record files and two traces with compile slices.
+    assert_eq!(
+        std::fs::read_dir(out.join("compile_records"))
+            .unwrap()
+            .count(),
+        7
+    );
+
+    let stored = dir::read_compile_records(&out).unwrap();
+    let paths: Vec<PathBuf> = JAX.iter().map(|p| cwd.join(p)).collect();
+    let ws = Workspace::from_paths(&paths, &mut |m| panic!("{m}"));
+    let mut held = ws.compile_records(&[]);
+    // The workspace names the files by the absolute paths given here; the CLI run typed them
+    // relative to `shared()`.
+    let prefix = format!("{}/", cwd.display().to_string().trim_end_matches('/'));
+    for r in &mut held {
+        r.location.file = r.location.file.replacen(&prefix, "", 1);
+    }
+    assert!(held.len() > 250, "{} records", held.len());
+    assert!(
+        held.iter()
+            .any(|r| r.location.file.ends_with(".trace.json.gz")),
+        "trace-derived records too"
+    );
+    assert_eq!(stored.len(), held.len());
+    for (s, h) in stored.iter().zip(&held) {
+        assert_eq!(s, h);
+    }
+
+    // Triage over the stored records = `trialscope triage --json` over the files, pins
+    // included (the document's exclusions of other-kind and malformed entries come from the
+    // record files' parse, which the table does not keep: compared only when the files have
+    // none).
+    let pins = d.join("pins.json");
+    let p = pins.display().to_string();
+    let (code, _, err) = trialscope(
+        &["pin", "--out", &p, "corpus/jax_compile/baseline.jsonl"],
+        &cwd,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    // The absolute floor 0.05 s (not 1 s), so the version bump gives drift rows.
+    let mut args = vec![
+        "triage",
+        "--json",
+        "--min-abs-s",
+        "0.05",
+        "--pins",
+        p.as_str(),
+    ];
+    args.extend(JAX);
+    let (code, cli, err) = trialscope(&args, &cwd);
+    assert_eq!(code, Some(0), "{err}");
+    let cli: Value = serde_json::from_str(&cli).unwrap();
+    let mut alone = Workspace::new();
+    let n = alone
+        .load_pins("pins.json", &std::fs::read(&pins).unwrap())
+        .unwrap();
+    assert!(n > 0, "pins");
+    let params = Params {
+        min_abs_s: 0.05,
+        ..Params::default()
+    };
+    let rep = compile_triage::run(&stored, alone.pins(), &params);
+    let ours = alone.triage_document(&rep);
+    assert!(
+        !cli["findings"].as_array().unwrap().is_empty(),
+        "drift findings to compare: {cli:#}"
+    );
+    assert_eq!(
+        cli["excluded"]["other_kind"],
+        ours["excluded"]["other_kind"]
+    );
+    assert_eq!(cli["excluded"]["malformed"], ours["excluded"]["malformed"]);
+    assert_eq!(cli, ours);
+
+    // Idempotent: a second run leaves the same bytes.
+    let before: Vec<_> = files_of(&out);
+    let (code, _, err) = trialscope(&args_summarize(&o), &cwd);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(before, files_of(&out));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+fn args_summarize(o: &str) -> Vec<&str> {
+    let mut args = vec!["summarize", "--out", o];
+    args.extend(JAX);
+    args
+}
+
+#[test]
+fn a_compile_records_table_of_another_version_is_refused_naming_it() {
+    let d = tmp("version");
+    let cwd = shared("");
+    let o = d.display().to_string();
+    let (code, _, err) = trialscope(
+        &[
+            "summarize",
+            "--out",
+            &o,
+            "corpus/jax_compile/baseline.jsonl",
+        ],
+        &cwd,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let f = std::fs::read_dir(d.join("compile_records"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let rows = table::decode(
+        "f",
+        std::fs::read(&f).unwrap(),
+        "compile_records",
+        optional::COMPILE_RECORDS_VERSION,
+    )
+    .unwrap();
+    let recs = optional::compile_records_from_rows("f", &rows).unwrap();
+    assert!(recs.len() > 10, "{} records", recs.len());
+    let e = table::decode(
+        "f",
+        std::fs::read(&f).unwrap(),
+        "compile_records",
+        optional::COMPILE_RECORDS_VERSION + 1,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("written with schema sf1 table version 1") && e.contains("table version 2"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
