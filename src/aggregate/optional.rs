@@ -7,19 +7,32 @@
 //!   states them (the `--hardware`/`--hostname`/… fills of `triage` are applied when analysing,
 //!   not stored). [`compile_records_from_rows`] gives back exactly the records the workspace
 //!   holds for the file.
+//! * `memory_intervals` — the attributed hidden-memory intervals of the collective-memory
+//!   analysis (collective-memory.md), one row per interval and rank. The analysis is across the
+//!   ranks of a job, so it is not per file: [`memory_job`] runs it over the files of one folder
+//!   (the sibling group, as `trialscope memory FOLDER` would) after they are summarized, with the
+//!   `medium` preset and the default series mapping, and gives each file its rows.
 
 use std::collections::BTreeMap;
 
 use super::table::{opt_f64, opt_i64, opt_str, req_i64, req_str, Column, Rows, Table, Values};
 use super::{Error, Outcome};
+use crate::analysis::collective_memory as cm;
 use crate::model::compile_record::{CacheState, CompileRecord, RecordLocation, Timestamp};
-use crate::workspace::Content;
+use crate::workspace::{Content, FileId, MemoryRequest, Prepared, Workspace};
 
-/// The optional tables, in the order `dir` writes them (before `trials`).
-pub const OPTIONAL_TABLES: [&str; 1] = ["compile_records"];
+/// The optional tables: `compile_records` is written with each file (before `trials`),
+/// `memory_intervals` after the files of its job (its folder).
+pub const OPTIONAL_TABLES: [&str; 2] = ["compile_records", "memory_intervals"];
 
 /// The version of the `compile_records` columns.
 pub const COMPILE_RECORDS_VERSION: u32 = 1;
+
+/// The version of the `memory_intervals` columns.
+pub const MEMORY_INTERVALS_VERSION: u32 = 1;
+
+/// The preset `summarize` runs the memory analysis with (`memory_intervals.preset`).
+pub const MEMORY_PRESET: &str = "medium";
 
 fn col(name: &'static str, nullable: bool, values: Values) -> Column {
     Column {
@@ -205,4 +218,165 @@ pub fn compile_records_from_rows(file: &str, rows: &Rows) -> Result<Vec<CompileR
         out.push(r);
     }
     Ok(out)
+}
+
+/// What the memory analysis needs of a loaded file, when it is a memory source (a trace — every
+/// trace is a rank of its job, with or without memory series — or a memory telemetry file): a
+/// copy without the call tree, the frame costs, the compile records and the counters kept for
+/// re-mapping (`summarize` maps with the defaults), so a job's files can be held until it is
+/// analysed.
+pub fn memory_source(outcome: &Outcome) -> Option<Prepared> {
+    let Outcome::Loaded(p) = outcome else {
+        return None;
+    };
+    match &p.content {
+        Content::Trace(t) => {
+            let mut t = t.clone();
+            t.tree = Default::default();
+            t.trial.profile.frames = Vec::new();
+            t.trial.profile.unmatched = Vec::new();
+            t.compile_records = Vec::new();
+            t.counters = Vec::new();
+            Some(Prepared {
+                content: Content::Trace(t),
+                ..(**p).clone()
+            })
+        }
+        Content::Telemetry(_) => Some((**p).clone()),
+        _ => None,
+    }
+}
+
+/// The `memory_intervals` tables of one job: `files` are its memory sources ([`memory_source`])
+/// with their names, in the order `trialscope memory` would load them (path order for a
+/// folder). Runs the workspace's memory analysis ([`Workspace::memory`], preset
+/// [`MEMORY_PRESET`], default mapping) over them and returns, per file in `files` order, its
+/// table (`None` when the file has no interval). `job` is stored in the `job` column (the
+/// folder).
+///
+/// Errors: the analysis's own (a preset it does not know; not expected).
+pub fn memory_job(job: &str, files: Vec<(String, Prepared)>) -> Result<Vec<Option<Table>>, Error> {
+    let n = files.len();
+    let keys: Vec<(String, String)> = files
+        .iter()
+        .map(|(name, p)| (name.clone(), p.source.artifact_id.clone()))
+        .collect();
+    let mut ws = Workspace::new();
+    ws.add_prepared_all(
+        (0 as FileId..)
+            .zip(files)
+            .map(|(id, (name, p))| (id, name, Ok(p)))
+            .collect(),
+    );
+    let out = ws
+        .memory(&MemoryRequest {
+            preset: MEMORY_PRESET.into(),
+            overrides: Vec::new(),
+            mapping: None,
+            rank_overrides: Vec::new(),
+        })
+        .map_err(Error::Io)?;
+    let mut per: Vec<Vec<(u32, &cm::Interval)>> = vec![Vec::new(); n];
+    for iv in &out.report.intervals {
+        if let Some(s) = out.sources.iter().find(|s| s.rank == iv.rank) {
+            if let Some(v) = per.get_mut(s.id as usize) {
+                v.push((s.part, iv));
+            }
+        }
+    }
+    Ok(per
+        .into_iter()
+        .zip(keys)
+        .map(|(ivs, (name, aid))| {
+            (!ivs.is_empty()).then(|| intervals_table(job, &name, &aid, out.origin_ns, &ivs))
+        })
+        .collect())
+}
+
+fn intervals_table(
+    job: &str,
+    name: &str,
+    aid: &str,
+    origin_ns: i64,
+    ivs: &[(u32, &cm::Interval)],
+) -> Table {
+    let each_s = |v: &str| Values::Str(vec![Some(v.to_string()); ivs.len()]);
+    let strs = |f: &dyn Fn(&cm::Interval) -> Option<String>| {
+        Values::Str(ivs.iter().map(|(_, iv)| f(iv)).collect())
+    };
+    let ints = |f: &dyn Fn(u32, &cm::Interval) -> Option<i64>| {
+        Values::I64(ivs.iter().map(|(p, iv)| f(*p, iv)).collect())
+    };
+    let dbls = |f: &dyn Fn(&cm::Interval) -> Option<f64>| {
+        Values::F64(ivs.iter().map(|(_, iv)| f(iv)).collect())
+    };
+    Table {
+        name: "memory_intervals",
+        columns: vec![
+            col("artifact_id", false, each_s(aid)),
+            col("file", false, each_s(name)),
+            col("job", false, each_s(job)),
+            col("preset", false, each_s(MEMORY_PRESET)),
+            col("part", false, ints(&|p, _| Some(i64::from(p)))),
+            col("rank", false, ints(&|_, iv| Some(i64::from(iv.rank)))),
+            col("origin_ns", false, ints(&|_, _| Some(origin_ns))),
+            col("start_ns", false, ints(&|_, iv| Some(iv.start_ns))),
+            col("end_ns", false, ints(&|_, iv| Some(iv.end_ns))),
+            col(
+                "classification",
+                false,
+                strs(&|iv| Some(iv.classification.as_str().to_string())),
+            ),
+            col("confidence", false, dbls(&|iv| Some(iv.confidence))),
+            col(
+                "reason_codes",
+                false,
+                strs(&|iv| {
+                    Some(
+                        iv.reason_codes
+                            .iter()
+                            .map(|c| c.as_str())
+                            .collect::<Vec<_>>()
+                            .join(","),
+                    )
+                }),
+            ),
+            col("phase", true, strs(&|iv| iv.phase.clone())),
+            col(
+                "marker_hits",
+                false,
+                ints(&|_, iv| Some(sat(iv.evidence.marker_hits as u64))),
+            ),
+            col(
+                "synchronized_ranks",
+                false,
+                ints(&|_, iv| Some(sat(iv.evidence.synchronized_ranks as u64))),
+            ),
+            col(
+                "expected_world_size",
+                false,
+                ints(&|_, iv| Some(i64::from(iv.evidence.expected_world_size))),
+            ),
+            col(
+                "synchrony_ratio",
+                false,
+                dbls(&|iv| Some(iv.evidence.synchrony_ratio)),
+            ),
+            col(
+                "peak_gap_bytes",
+                false,
+                dbls(&|iv| Some(iv.evidence.peak_gap_bytes)),
+            ),
+            col(
+                "peak_gap_ratio",
+                true,
+                dbls(&|iv| iv.evidence.peak_gap_ratio),
+            ),
+            col(
+                "robust_zscore",
+                false,
+                dbls(&|iv| Some(iv.evidence.robust_zscore)),
+            ),
+        ],
+    }
 }

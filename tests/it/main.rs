@@ -92,7 +92,8 @@
 //! * `summarize_compare` — `compare --from DIR` equals `compare FILES` byte for byte (globs,
 //!   listed files, a failed file), arguments that pick nothing refused
 //! * `summarize_tables` — the optional tables: `compile_records` read back as the workspace
-//!   holds the records, `triage --json` over them equal to over the files
+//!   holds the records, `triage --json` over them equal to over the files; `memory_intervals`
+//!   equal to `memory --json`'s intervals per job
 //! * `stream_load` — a file read in chunks of any size loads as when read whole, every kind
 //! * `screenshots` — (ignored; `tools/screenshots.sh`) the README's screenshot of each tab
 //! * `stylesheet` — dark mode from `prefers-color-scheme` with WCAG contrast, Okabe–Ito series

@@ -3,7 +3,9 @@
 //! `jax_profile` traces) read back equal the records the workspace holds for the same files,
 //! field for field, and the triage over them equals `trialscope triage --json` over the files
 //! (with pins from `trialscope pin` and the 0.05 s floor, so drift findings are compared too); re-summarizing
-//! leaves the same files; a table of another version is refused naming it.
+//! leaves the same files; a table of another version is refused naming it. `memory_intervals`
+//! of a 4-rank Perfetto job and a 4-rank telemetry file equal the intervals of `trialscope
+//! memory --json FOLDER`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -191,5 +193,108 @@ fn a_compile_records_table_of_another_version_is_refused_naming_it() {
         e.contains("written with schema sf1 table version 1") && e.contains("table version 2"),
         "{e}"
     );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// The `memory_intervals` rows of `dir`, each as the `memory --json` interval object it stands
+/// for (times relative to the job's origin), with the file it was written under.
+fn stored_intervals(dir: &Path) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    for (f, rows) in
+        dir::read_optional(dir, "memory_intervals", optional::MEMORY_INTERVALS_VERSION).unwrap()
+    {
+        let c = |n: &str| rows.col(&f, n).unwrap();
+        for r in &rows.rows {
+            let s = |n: &str| table::opt_str(&f, n, &r[c(n)]).unwrap();
+            let i = |n: &str| table::req_i64(&f, n, &r[c(n)]).unwrap();
+            let x = |n: &str| table::opt_f64(&f, n, &r[c(n)]).unwrap();
+            let codes: Vec<String> = s("reason_codes")
+                .unwrap()
+                .split(',')
+                .map(str::to_string)
+                .collect();
+            let v = serde_json::json!({
+                "rank": i("rank"),
+                "start_ns": i("start_ns"),
+                "end_ns": i("end_ns"),
+                "classification": s("classification"),
+                "confidence": x("confidence"),
+                "reason_codes": codes,
+                "evidence": {
+                    "marker_hits": i("marker_hits"),
+                    "synchronized_ranks": i("synchronized_ranks"),
+                    "expected_world_size": i("expected_world_size"),
+                    "synchrony_ratio": x("synchrony_ratio"),
+                    "peak_gap_bytes": x("peak_gap_bytes"),
+                    "peak_gap_ratio": x("peak_gap_ratio"),
+                    "robust_zscore": x("robust_zscore"),
+                },
+                "phase": s("phase"),
+            });
+            assert_eq!(s("preset").as_deref(), Some(optional::MEMORY_PRESET));
+            out.push((format!("{}#{}", s("file").unwrap(), i("origin_ns")), v));
+        }
+    }
+    out
+}
+
+#[test]
+fn memory_intervals_are_the_intervals_trialscope_memory_reports_per_job() {
+    use crate::support::memory_fixture::{rank_trace, MS};
+    let d = tmp("memory");
+    // Job 1: four Perfetto ranks, each on its own boot clock (a synchronized spike during an
+    // all_reduce on every rank, a lone one on rank 2 that is not attributed). Job 2: one
+    // telemetry file of 4 ranks. A file of job 1 is given twice: one rank, not two.
+    std::fs::create_dir_all(d.join("job4")).unwrap();
+    for r in 0..4 {
+        let bytes = rank_trace(r, 5_000 * MS + r as u64 * 3_000 * MS);
+        std::fs::write(d.join(format!("job4/host{}.pftrace", 7 - r)), bytes).unwrap();
+    }
+    std::fs::create_dir_all(d.join("tele")).unwrap();
+    std::fs::write(d.join("tele/job.jsonl"), crate::memory_telemetry::jsonl()).unwrap();
+    let (code, _, err) = trialscope(
+        &[
+            "summarize",
+            "--out",
+            "agg",
+            "job4",
+            "tele",
+            "job4/host7.pftrace",
+        ],
+        &d,
+    );
+    // The telemetry file has one malformed line (a warning, not a failure).
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("memory intervals of job4: 4 attributed interval(s) over 4 file(s)"),
+        "{err}"
+    );
+    let stored = stored_intervals(&d.join("agg"));
+    for (job, files) in [("job4", 4usize), ("tele", 1)] {
+        let (code, out, err) = trialscope(&["memory", "--json", job], &d);
+        assert_eq!(code, Some(0), "{err}");
+        let rep: Value = serde_json::from_str(&out).unwrap();
+        let want = rep["intervals"].as_array().unwrap();
+        assert!(want.len() >= 4, "{job}: {} intervals", want.len());
+        let origin = rep["origin_ns"].as_str().unwrap();
+        let mut got: Vec<&Value> = stored
+            .iter()
+            .filter(|(k, _)| k.starts_with(&format!("{job}/")))
+            .map(|(k, v)| {
+                assert!(k.ends_with(&format!("#{origin}")), "{k} vs origin {origin}");
+                v
+            })
+            .collect();
+        got.sort_by_key(|v| (v["rank"].as_i64(), v["start_ns"].as_i64()));
+        let mut want: Vec<&Value> = want.iter().collect();
+        want.sort_by_key(|v| (v["rank"].as_i64(), v["start_ns"].as_i64()));
+        assert_eq!(got, want, "{job}");
+        let keyed: std::collections::BTreeSet<&str> = stored
+            .iter()
+            .filter(|(k, _)| k.starts_with(&format!("{job}/")))
+            .map(|(k, _)| k.split('#').next().unwrap())
+            .collect();
+        assert_eq!(keyed.len(), files, "{job}: {keyed:?}");
+    }
     let _ = std::fs::remove_dir_all(&d);
 }

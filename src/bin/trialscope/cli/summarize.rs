@@ -2,13 +2,15 @@
 //! one trace per thread at a time, so memory is bounded by the threads' traces) and writes its
 //! per-trial aggregate as Parquet tables under DIR ([`trialscope::aggregate`],
 //! `docs/parquet-schema.md`), and for a file with compile records (a trace's compile slices, a
-//! compile-record file) its `compile_records` table. Progress on stderr, one line per file.
+//! compile-record file) its `compile_records` table. After all files, the memory analysis runs
+//! once per folder (the job's ranks) and writes each file's `memory_intervals`. Progress on stderr, one line per file.
 //!
 //! Exit codes: 0 when every file was summarized as a trace (or skipped); 1 when any file failed
 //! to import (it is a `trials` row with its error) or a table could not be written; 2 for a
 //! usage error.
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -16,7 +18,7 @@ use std::time::Instant;
 
 use trialscope::aggregate::{dir, optional, Outcome, Summary};
 use trialscope::formats::LoadOptions;
-use trialscope::workspace::Content;
+use trialscope::workspace::{Content, Prepared};
 
 /// Arguments of `trialscope summarize`.
 #[derive(clap::Args)]
@@ -62,6 +64,7 @@ pub fn run(args: Args) -> ExitCode {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let tally = Mutex::new(Tally::default());
+    let memory: Mutex<Vec<(String, String, Prepared)>> = Mutex::new(Vec::new());
     let opts = LoadOptions::default();
     std::thread::scope(|s| {
         for _ in 0..jobs {
@@ -76,14 +79,22 @@ pub fn run(args: Args) -> ExitCode {
                 let written = dir::write_optional(
                     &args.out,
                     &summary.key,
-                    &[(
-                        "compile_records",
-                        compile
-                            .as_ref()
-                            .map(|t| (t, optional::COMPILE_RECORDS_VERSION)),
-                    )],
+                    &[
+                        (
+                            "compile_records",
+                            compile
+                                .as_ref()
+                                .map(|t| (t, optional::COMPILE_RECORDS_VERSION)),
+                        ),
+                        // Rewritten after the file's job (its folder) is analysed.
+                        ("memory_intervals", None),
+                    ],
                 )
                 .and_then(|()| dir::write(&args.out, &summary));
+                if let Some(p) = optional::memory_source(&outcome) {
+                    let mut m = memory.lock().unwrap_or_else(|p| p.into_inner());
+                    m.push((name.clone(), summary.key.clone(), p));
+                }
                 let k = done.fetch_add(1, Ordering::Relaxed) + 1;
                 let mut t = tally.lock().unwrap_or_else(|p| p.into_inner());
                 let what = match &outcome {
@@ -114,7 +125,9 @@ pub fn run(args: Args) -> ExitCode {
             });
         }
     });
-    let t = tally.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut t = tally.into_inner().unwrap_or_else(|p| p.into_inner());
+    let memory = memory.into_inner().unwrap_or_else(|p| p.into_inner());
+    t.write_errors += memory_intervals(&args.out, memory);
     let secs = start.elapsed().as_secs_f64();
     errln!(
         "summarized {n} file(s) into {} in {secs:.2} s ({:.1} files/s, {jobs} thread(s)): {} trace(s), {} failed, {} skipped, {} not a trial{}",
@@ -135,4 +148,58 @@ pub fn run(args: Args) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The `memory_intervals` pass: the memory sources (name, key, slim copy) grouped into jobs by
+/// folder (the directory part of the name, as the sibling groups are; an artifact given twice
+/// counts once), each job in path order
+/// analysed ([`optional::memory_job`]) and its files' intervals written. Returns the number of
+/// jobs whose tables could not be written or analysed (each reported on stderr).
+fn memory_intervals(out: &Path, mut sources: Vec<(String, String, Prepared)>) -> usize {
+    // One artifact given twice (a folder and a file of it) is one rank: the first by path.
+    sources.sort_by(|a, b| Path::new(&a.0).cmp(Path::new(&b.0)));
+    let mut seen = std::collections::BTreeSet::new();
+    sources.retain(|s| seen.insert(s.1.clone()));
+    let mut jobs: BTreeMap<PathBuf, Vec<(String, String, Prepared)>> = BTreeMap::new();
+    for s in sources {
+        let folder = Path::new(&s.0)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        jobs.entry(folder).or_default().push(s);
+    }
+    let mut errors = 0;
+    for (folder, mut files) in jobs {
+        files.sort_by(|a, b| Path::new(&a.0).cmp(Path::new(&b.0)));
+        let keys: Vec<String> = files.iter().map(|f| f.1.clone()).collect();
+        let job = folder.display().to_string();
+        let tables =
+            match optional::memory_job(&job, files.into_iter().map(|(n, _, p)| (n, p)).collect()) {
+                Ok(t) => t,
+                Err(e) => {
+                    errln!("memory intervals of {job}: error: {e}");
+                    errors += 1;
+                    continue;
+                }
+            };
+        let rows: usize = tables.iter().flatten().map(|t| t.rows()).sum();
+        let mut failed = false;
+        for (key, t) in keys.iter().zip(&tables) {
+            let v = optional::MEMORY_INTERVALS_VERSION;
+            let entry = [("memory_intervals", t.as_ref().map(|t| (t, v)))];
+            if let Err(e) = dir::write_optional(out, key, &entry) {
+                errln!("memory intervals of {job}: error: {e}");
+                failed = true;
+            }
+        }
+        errors += usize::from(failed);
+        if rows > 0 {
+            errln!(
+                "memory intervals of {}: {rows} attributed interval(s) over {} file(s)",
+                if job.is_empty() { "." } else { &job },
+                keys.len()
+            );
+        }
+    }
+    errors
 }
