@@ -18,8 +18,9 @@ use std::collections::BTreeMap;
 use super::table::{opt_f64, opt_i64, opt_str, req_i64, req_str, Column, Rows, Table, Values};
 use super::{Error, Outcome};
 use crate::analysis::collective_memory as cm;
+use crate::analysis::scaling;
 use crate::model::compile_record::{CacheState, CompileRecord, RecordLocation, Timestamp};
-use crate::workspace::{Content, FileId, MemoryRequest, Prepared, Workspace};
+use crate::workspace::{Content, FileId, MemoryRequest, Prepared, TraceFile, Workspace};
 
 /// The optional tables: `compile_records` is written with each file (before `trials`),
 /// `memory_intervals` after the files of its job (its folder).
@@ -229,22 +230,45 @@ pub fn memory_source(outcome: &Outcome) -> Option<Prepared> {
     let Outcome::Loaded(p) = outcome else {
         return None;
     };
-    match &p.content {
+    let content = match &p.content {
         Content::Trace(t) => {
-            let mut t = t.clone();
-            t.tree = Default::default();
-            t.trial.profile.frames = Vec::new();
-            t.trial.profile.unmatched = Vec::new();
-            t.compile_records = Vec::new();
-            t.counters = Vec::new();
-            Some(Prepared {
-                content: Content::Trace(t),
-                ..(**p).clone()
-            })
+            let tr = &t.trial;
+            Content::Trace(Box::new(TraceFile {
+                format: t.format,
+                counts: t.counts.clone(),
+                info: t.info.clone(),
+                diagnostics: t.diagnostics.clone(),
+                trial: scaling::Trial {
+                    path: tr.path.clone(),
+                    input: tr.input,
+                    variant: tr.variant.clone(),
+                    environment: tr.environment.clone(),
+                    excluded: tr.excluded,
+                    profile: scaling::TrialProfile {
+                        artifact_id: tr.profile.artifact_id.clone(),
+                        frames: Vec::new(),
+                        unmatched: Vec::new(),
+                        data_loss: tr.profile.data_loss,
+                        environment: tr.profile.environment.clone(),
+                        incomplete_slices: tr.profile.incomplete_slices,
+                    },
+                },
+                tree: Default::default(),
+                compile_records: Vec::new(),
+                memory: t.memory.clone(),
+                counters: Vec::new(),
+                rank_unknown: t.rank_unknown,
+            }))
         }
-        Content::Telemetry(_) => Some((**p).clone()),
-        _ => None,
-    }
+        Content::Telemetry(f) => Content::Telemetry(f.clone()),
+        _ => return None,
+    };
+    Some(Prepared {
+        source: p.source.clone(),
+        facts: p.facts.clone(),
+        content,
+        pins: None,
+    })
 }
 
 /// The `memory_intervals` tables of one job: `files` are its memory sources ([`memory_source`])

@@ -5,7 +5,8 @@
 //! (with pins from `trialscope pin` and the 0.05 s floor, so drift findings are compared too); re-summarizing
 //! leaves the same files; a table of another version is refused naming it. `memory_intervals`
 //! of a 4-rank Perfetto job and a 4-rank telemetry file equal the intervals of `trialscope
-//! memory --json FOLDER`.
+//! memory --json FOLDER`. The DuckDB recipes over them (`docs/recipes/compile_times.duckdb.sql`,
+//! `memory_peaks.duckdb.sql`) give `trialscope pin`'s warm medians and the report's peak gaps.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -35,6 +36,52 @@ fn tmp(tag: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
+}
+
+/// The recipe venv's Python (`.ci/setup`; or `TRIALSCOPE_RECIPE_PYTHON`), as `summarize.rs`
+/// runs the scaling recipes with.
+fn recipe_python() -> PathBuf {
+    let p = std::env::var_os("TRIALSCOPE_RECIPE_PYTHON").map_or_else(
+        || {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/target/recipevenv/bin/python"
+            ))
+        },
+        PathBuf::from,
+    );
+    assert!(
+        p.exists(),
+        "{}: the recipe venv is missing; run .ci/setup",
+        p.display()
+    );
+    p
+}
+
+/// Runs the DuckDB SQL recipe `docs/recipes/<name>` in the aggregate directory `dir`: its
+/// result rows as JSON objects.
+fn duckdb_recipe(name: &str, dir: &Path) -> Vec<Value> {
+    let sql = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/recipes/").to_string() + name;
+    let script = "import duckdb, json, os, sys\n\
+                  sql = open(sys.argv[1]).read()\n\
+                  os.chdir(sys.argv[2])\n\
+                  r = duckdb.connect().execute(sql)\n\
+                  cols = [d[0] for d in r.description]\n\
+                  for row in r.fetchall():\n    print(json.dumps(dict(zip(cols, row)), default=str))\n";
+    let out = Command::new(recipe_python())
+        .args(["-c", script, &sql])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 /// In path order (`jax_compile` before `jax_profile`), as the aggregates are read back.
@@ -193,6 +240,36 @@ fn a_compile_records_table_of_another_version_is_refused_naming_it() {
         e.contains("written with schema sf1 table version 1") && e.contains("table version 2"),
         "{e}"
     );
+
+    // The DuckDB recipe's warm medians per full key are the pins `trialscope pin` writes.
+    let (code, pins, err) = trialscope(&["pin", "corpus/jax_compile/baseline.jsonl"], &cwd);
+    assert_eq!(code, Some(0), "{err}");
+    let pins: Value = serde_json::from_str(&pins).unwrap();
+    let pins = pins["pins"].as_array().unwrap();
+    let rows = duckdb_recipe("compile_times.duckdb.sql", &d);
+    let fields = [
+        "cell",
+        "transform",
+        "hardware",
+        "hostname",
+        "jax_version",
+        "precision",
+        "cache_state",
+    ];
+    let warm: Vec<&Value> = rows.iter().filter(|r| r["cache_state"] == "warm").collect();
+    assert_eq!(warm.len(), pins.len(), "{rows:#?}");
+    assert!(pins.len() >= 10);
+    for p in pins {
+        let r = warm
+            .iter()
+            .find(|r| fields.iter().all(|f| r[*f] == p[*f]))
+            .unwrap_or_else(|| panic!("no recipe row for {p}"));
+        let (a, b) = (
+            r["median_s"].as_f64().unwrap(),
+            p["compile_s"].as_f64().unwrap(),
+        );
+        assert!((a - b).abs() <= 1e-12, "{p}: {a} vs {b}");
+    }
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -295,6 +372,23 @@ fn memory_intervals_are_the_intervals_trialscope_memory_reports_per_job() {
             .map(|(k, _)| k.split('#').next().unwrap())
             .collect();
         assert_eq!(keyed.len(), files, "{job}: {keyed:?}");
+        // The DuckDB recipe's peak hidden memory per rank = the largest peak gap of the rank's
+        // intervals in the report.
+        let peaks = duckdb_recipe("memory_peaks.duckdb.sql", &d.join("agg"));
+        let mine: Vec<&Value> = peaks.iter().filter(|p| p["job"] == job).collect();
+        let ranks: std::collections::BTreeSet<i64> =
+            want.iter().map(|v| v["rank"].as_i64().unwrap()).collect();
+        assert_eq!(mine.len(), ranks.len(), "{job}: {peaks:#?}");
+        for p in mine {
+            let r = p["rank"].as_i64().unwrap();
+            let of_rank = want.iter().filter(|v| v["rank"].as_i64() == Some(r));
+            let max = of_rank
+                .clone()
+                .map(|v| v["evidence"]["peak_gap_bytes"].as_f64().unwrap())
+                .fold(f64::MIN, f64::max);
+            assert_eq!(p["peak_gap_bytes"].as_f64(), Some(max), "{job} rank {r}");
+            assert_eq!(p["intervals"].as_i64(), Some(of_rank.count() as i64));
+        }
     }
     let _ = std::fs::remove_dir_all(&d);
 }
