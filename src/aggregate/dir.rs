@@ -173,8 +173,8 @@ pub fn workspace(records: Vec<Record>) -> (Workspace, Vec<Record>) {
 
 /// Writes the optional tables of the artifact `key` ([`super::OPTIONAL_TABLES`]; `tables` holds
 /// each with its table version, or `None` when the artifact has no rows in it): a present table
-/// is written as [`write`] writes the core tables (temporary name, renamed), an absent one's
-/// stale file of the same key is removed, so re-runs stay idempotent. Call it before [`write`]
+/// is written as [`write()`] writes the core tables (temporary name, renamed), an absent one's
+/// stale file of the same key is removed, so re-runs stay idempotent. Call it before [`write()`]
 /// (which writes `trials` last).
 ///
 /// Errors: a table that cannot be encoded, or the file system's error naming the path.

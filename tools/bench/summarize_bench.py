@@ -7,7 +7,7 @@
 `summarize`: writes N small generated Chrome JSON traces (60 complete events over 30 frame names,
 inputs 1..10 in the file names) to a scratch folder, runs `trialscope summarize --out` over it
 and reports files/s, rows/s (rows written to the four core tables, with --count-rows and duckdb),
-wall and CPU time (user + sys) and the peak RSS of each run (os.wait4). Several --bin are run
+wall and CPU time (user + sys, os.wait4) and the peak RSS of each run (its VmHWM, polled). Several --bin are run
 interleaved (A, B, A, B, …) on the same traces, so the shared machine's load hits each alike.
 
 `duckdb`: generates the aggregate tables of T synthetic trials x F frames with DuckDB itself
@@ -50,17 +50,50 @@ def small_trace(rng, x):
     return json.dumps({"traceEvents": events, "displayTimeUnit": "ns"})
 
 
+def vm_hwm_kb(pid):
+    """The process's peak resident set (VmHWM, kB) so far; None once it has gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
 def run_measured(cmd):
     """Runs cmd; (returncode, stderr, wall s, CPU s = user + sys, peak RSS MB) of that child
-    alone (os.wait4, not the cumulative RUSAGE_CHILDREN)."""
+    alone: CPU from os.wait4, the peak from the child's own VmHWM polled every 20 ms (ru_maxrss
+    would also count the forking Python's pages before exec)."""
+    import threading
+
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    peak = [0]
+    done = threading.Event()
+
+    def poll():
+        while not done.is_set():
+            v = vm_hwm_kb(p.pid)
+            if v is not None:
+                peak[0] = max(peak[0], v)
+            time.sleep(0.02)
+
+    th = threading.Thread(target=poll)
+    th.start()
     err = p.stderr.read()
+    # The child has closed stderr: it is exiting; one last look before it is reaped.
+    v = vm_hwm_kb(p.pid)
+    if v is not None:
+        peak[0] = max(peak[0], v)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
+    done.set()
+    th.join()
     p.stderr.close()
     p.returncode = os.waitstatus_to_exitcode(status)
-    return p.returncode, err, wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
+    return p.returncode, err, wall, ru.ru_utime + ru.ru_stime, peak[0] / 1024.0
 
 
 def bench_summarize(args):
