@@ -170,3 +170,97 @@ pub fn workspace(records: Vec<Record>) -> (Workspace, Vec<Record>) {
     ws.add_prepared_all(items);
     (ws, left)
 }
+
+/// Writes the optional tables of the artifact `key` ([`super::OPTIONAL_TABLES`]; `tables` holds
+/// each with its table version, or `None` when the artifact has no rows in it): a present table
+/// is written as [`write()`] writes the core tables (temporary name, renamed), an absent one's
+/// stale file of the same key is removed, so re-runs stay idempotent. Call it before [`write()`]
+/// (which writes `trials` last).
+///
+/// Errors: a table that cannot be encoded, or the file system's error naming the path.
+pub fn write_optional(
+    dir: &Path,
+    key: &str,
+    tables: &[(&str, Option<(&super::table::Table, u32)>)],
+) -> Result<(), Error> {
+    for (name, t) in tables {
+        let d = dir.join(name);
+        let final_path = d.join(format!("{key}.parquet"));
+        let Some((t, version)) = t else {
+            match fs::remove_file(&final_path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(io("remove", &final_path, e))
+                }
+                _ => continue,
+            }
+        };
+        fs::create_dir_all(&d).map_err(|e| io("create the directory", &d, e))?;
+        let bytes = table::encode(t, *version)?;
+        let tmp = d.join(format!(".{key}.parquet.tmp{}", std::process::id()));
+        fs::File::create(&tmp)
+            .and_then(|mut f| f.write_all(&bytes).and_then(|_| f.sync_all()))
+            .map_err(|e| io("write", &tmp, e))?;
+        fs::rename(&tmp, &final_path).map_err(|e| io("rename into place", &final_path, e))?;
+    }
+    Ok(())
+}
+
+/// The decoded files of the optional table `name` under `dir` (version `version`), each with
+/// its path, in file-name order; none when the table's directory does not exist. Names
+/// starting with `.` are ignored (temporaries).
+///
+/// Errors: a file of another schema or table version ([`Error::Version`]), or unreadable.
+pub fn read_optional(
+    dir: &Path,
+    name: &str,
+    version: u32,
+) -> Result<Vec<(String, table::Rows)>, Error> {
+    let d = dir.join(name);
+    let rd = match fs::read_dir(&d) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io("read the directory", &d, e)),
+    };
+    let mut files: Vec<PathBuf> = Vec::new();
+    for e in rd {
+        let e = e.map_err(|e| io("read the directory", &d, e))?;
+        let n = e.file_name().to_string_lossy().into_owned();
+        if !n.starts_with('.') && n.ends_with(".parquet") {
+            files.push(e.path());
+        }
+    }
+    files.sort();
+    let mut out = Vec::with_capacity(files.len());
+    for p in files {
+        let file = p.display().to_string();
+        let bytes = fs::read(&p).map_err(|e| io("read", &p, e))?;
+        let rows = table::decode(&file, bytes, name, version)?;
+        out.push((file, rows));
+    }
+    Ok(out)
+}
+
+/// Every compile record under `dir` (`DIR/compile_records`), ordered as a workspace loading the
+/// same files from one folder argument lists them (by file path component-wise, then record
+/// index): what `trialscope triage` over those files reads.
+///
+/// Errors: as [`read_optional`], and the rows' errors
+/// ([`super::optional::compile_records_from_rows`]).
+pub fn read_compile_records(
+    dir: &Path,
+) -> Result<Vec<crate::model::compile_record::CompileRecord>, Error> {
+    let mut out = Vec::new();
+    for (file, rows) in read_optional(
+        dir,
+        "compile_records",
+        super::optional::COMPILE_RECORDS_VERSION,
+    )? {
+        out.extend(super::optional::compile_records_from_rows(&file, &rows)?);
+    }
+    out.sort_by(|a, b| {
+        Path::new(&a.location.file)
+            .cmp(Path::new(&b.location.file))
+            .then(a.location.index.cmp(&b.location.index))
+    });
+    Ok(out)
+}

@@ -8,7 +8,9 @@
 //! and [`Record::from_tables`] turns them back into exactly what the workspace keeps for the
 //! scaling analysis, so `trialscope scaling --from DIR` gives the report `trialscope scaling
 //! FILES` gives, byte for byte in `--json` (the cross-file facts are derived again by the
-//! workspace from the stored names, as for the traces).
+//! workspace from the stored names, as for the traces); `trialscope compare --from DIR` picks
+//! its sides from the same records. The optional tables (`compile_records`,
+//! `memory_intervals`) are in [`optional`].
 //!
 //! Versioning: every file's Parquet key-value metadata holds `trialscope.schema` = `sf1` (the
 //! semantic frame id version: an `sf2` id would not join with `sf1` ids), `trialscope.table`
@@ -746,3 +748,6 @@ impl Record {
         })
     }
 }
+
+pub mod optional;
+pub use optional::OPTIONAL_TABLES;

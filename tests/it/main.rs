@@ -89,6 +89,11 @@
 //! * `summarize` — Parquet aggregates: `scaling --from` equals `scaling FILES` byte for byte,
 //!   idempotent re-runs, broken files as `trials` rows, other versions refused, the DuckDB and
 //!   Spark recipes against trialscope's ρ and q
+//! * `summarize_compare` — `compare --from DIR` equals `compare FILES` byte for byte (globs,
+//!   listed files, a failed file), arguments that pick nothing refused
+//! * `summarize_tables` — the optional tables: `compile_records` read back as the workspace
+//!   holds the records, `triage --json` over them equal to over the files; `memory_intervals`
+//!   equal to `memory --json`'s intervals per job
 //! * `stream_load` — a file read in chunks of any size loads as when read whole, every kind
 //! * `screenshots` — (ignored; `tools/screenshots.sh`) the README's screenshot of each tab
 //! * `stylesheet` — dark mode from `prefers-color-scheme` with WCAG contrast, Okabe–Ito series
@@ -161,6 +166,8 @@ mod stats_reference;
 mod stream_load;
 mod stylesheet;
 mod summarize;
+mod summarize_compare;
+mod summarize_tables;
 mod tidy;
 mod triage_corpus;
 mod triage_records;

@@ -1,11 +1,14 @@
 """Scale benchmark of the Parquet aggregates (issue 12; a harness, not a timed test).
 
     python3 tools/bench/summarize_bench.py summarize [--files 1000] [--bin target/release/trialscope]
+        [--bin target/debug/trialscope …] [--repeat 3] [--count-rows]
     target/recipevenv/bin/python tools/bench/summarize_bench.py duckdb [--trials 100000] [--frames 1000]
 
 `summarize`: writes N small generated Chrome JSON traces (60 complete events over 30 frame names,
 inputs 1..10 in the file names) to a scratch folder, runs `trialscope summarize --out` over it
-and reports files/s, rows/s (rows written to all four tables) and the peak RSS of the process.
+and reports files/s, rows/s (rows written to the four core tables, with --count-rows and duckdb),
+wall and CPU time (user + sys, os.wait4) and the peak RSS of each run (its VmHWM, polled). Several --bin are run
+interleaved (A, B, A, B, …) on the same traces, so the shared machine's load hits each alike.
 
 `duckdb`: generates the aggregate tables of T synthetic trials x F frames with DuckDB itself
 (one Parquet file per table: the layout of concatenated shards), runs
@@ -47,9 +50,54 @@ def small_trace(rng, x):
     return json.dumps({"traceEvents": events, "displayTimeUnit": "ns"})
 
 
+def vm_hwm_kb(pid):
+    """The process's peak resident set (VmHWM, kB) so far; None once it has gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def run_measured(cmd):
+    """Runs cmd; (returncode, stderr, wall s, CPU s = user + sys, peak RSS MB) of that child
+    alone: CPU from os.wait4, the peak from the child's own VmHWM polled every 20 ms (ru_maxrss
+    would also count the forking Python's pages before exec)."""
+    import threading
+
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    peak = [0]
+    done = threading.Event()
+
+    def poll():
+        while not done.is_set():
+            v = vm_hwm_kb(p.pid)
+            if v is not None:
+                peak[0] = max(peak[0], v)
+            time.sleep(0.02)
+
+    th = threading.Thread(target=poll)
+    th.start()
+    err = p.stderr.read()
+    # The child has closed stderr: it is exiting; one last look before it is reaped.
+    v = vm_hwm_kb(p.pid)
+    if v is not None:
+        peak[0] = max(peak[0], v)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    done.set()
+    th.join()
+    p.stderr.close()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, err, wall, ru.ru_utime + ru.ru_stime, peak[0] / 1024.0
+
+
 def bench_summarize(args):
     scratch = os.path.join(args.scratch, "traces")
-    out = os.path.join(args.scratch, "agg")
     shutil.rmtree(args.scratch, ignore_errors=True)
     os.makedirs(scratch)
     rng = random.Random(0)
@@ -57,24 +105,39 @@ def bench_summarize(args):
         x = 1 + k % 10
         with open(os.path.join(scratch, f"bench_n{x}_r{k}.json"), "w") as f:
             f.write(small_trace(rng, x))
-    t0 = time.perf_counter()
-    r = subprocess.run([args.bin, "summarize", "--out", out, scratch], capture_output=True, text=True)
-    secs = time.perf_counter() - t0
-    if r.returncode != 0:
-        sys.exit(r.stderr[-2000:])
-    rows = 0
-    if args.count_rows:
-        import duckdb
+    bins = args.bin or [os.path.join(ROOT, "target", "release", "trialscope")]
+    # Interleaved: bin A, bin B, A, B, … on the same traces (the machine's load hits each alike).
+    results = {b: [] for b in bins}
+    for rep in range(args.repeat):
+        for b in bins:
+            out = os.path.join(args.scratch, "agg")
+            shutil.rmtree(out, ignore_errors=True)
+            code, err, wall, cpu, rss = run_measured([b, "summarize", "--out", out, scratch])
+            if code != 0:
+                sys.exit(err[-2000:])
+            rows = 0
+            if args.count_rows:
+                import duckdb
 
-        for t in ["trials", "frames", "frame_costs", "unmatched_costs"]:
-            rows += duckdb.sql(f"SELECT count(*) FROM read_parquet('{out}/{t}/*.parquet')").fetchone()[0]
-    files = sum(len(fs) for _, _, fs in os.walk(out))
-    print(r.stderr.strip().splitlines()[-1])
-    print(
-        f"summarize: {args.files} traces in {secs:.2f} s = {args.files / secs:.0f} files/s"
-        + (f", {rows} rows = {rows / secs:.0f} rows/s" if rows else "")
-        + f", {files} Parquet files, peak RSS {peak_children_mb():.0f} MB"
-    )
+                for t in ["trials", "frames", "frame_costs", "unmatched_costs"]:
+                    rows += duckdb.sql(f"SELECT count(*) FROM read_parquet('{out}/{t}/*.parquet')").fetchone()[0]
+            files = sum(len(fs) for _, _, fs in os.walk(out))
+            results[b].append((wall, cpu, rss))
+            print(
+                f"[{rep + 1}/{args.repeat}] {b}: {args.files} traces in {wall:.2f} s wall, {cpu:.2f} s CPU (user+sys) "
+                f"= {args.files / wall:.0f} files/s"
+                + (f", {rows} rows = {rows / wall:.0f} rows/s" if rows else "")
+                + f", {files} Parquet files, peak RSS {rss:.0f} MB"
+            )
+            print("    " + err.strip().splitlines()[-1])
+    for b, rs in results.items():
+        walls = sorted(r[0] for r in rs)
+        cpus = sorted(r[1] for r in rs)
+        print(
+            f"{b}: median of {len(rs)}: {walls[len(walls) // 2]:.2f} s wall "
+            f"({args.files / walls[len(walls) // 2]:.0f} files/s), {cpus[len(cpus) // 2]:.2f} s CPU, "
+            f"peak RSS max {max(r[2] for r in rs):.0f} MB"
+        )
     shutil.rmtree(args.scratch, ignore_errors=True)
 
 
@@ -136,7 +199,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("what", choices=["summarize", "duckdb"])
     ap.add_argument("--files", type=int, default=1000)
-    ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "trialscope"))
+    ap.add_argument("--bin", action="append", help="binary to run (repeatable: interleaved); default target/release/trialscope")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per binary, interleaved")
     ap.add_argument("--count-rows", action="store_true", help="count the rows written (needs duckdb)")
     ap.add_argument("--trials", type=int, default=100_000)
     ap.add_argument("--frames", type=int, default=1000)

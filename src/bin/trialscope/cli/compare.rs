@@ -3,15 +3,24 @@
 //! unquoted one by the shell); runs [`trialscope::workspace::Workspace::compare`] and prints a
 //! table or the report as JSON.
 //!
+//! With `--from DIR` the trials come from the Parquet aggregates of `trialscope summarize`
+//! ([`trialscope::aggregate`]): the same `--baseline`/`--candidate` arguments are matched
+//! against the stored `trials.path` (the name each file was summarized under) the way they
+//! pick files on disk — a path names that file, a folder every file summarized under it, a
+//! glob in the file name the files of its folder whose names match — so the report equals
+//! the one from the traces, byte for byte in `--json`. (The CLI compare draws no flame
+//! graphs, so the call trees the tables lack are not needed.)
+//!
 //! Exit codes: 0 success; 1 when any file failed to import (the comparison of the others is
 //! still printed); 2 for a usage error (a glob that matches nothing, a file on both sides).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use trialscope::aggregate::{self, Record, Status};
 use trialscope::analysis::compare::{self, Verdict};
 use trialscope::workspace::native::expand_paths;
-use trialscope::workspace::{glob_match, CompareRequest, SideRule};
+use trialscope::workspace::{glob_match, CompareRequest, SideRule, Workspace};
 
 use super::load;
 use super::scaling::MetricArg;
@@ -49,6 +58,107 @@ pub struct Args {
     /// Show every row in the text table, not only tested ones.
     #[arg(long)]
     pub all: bool,
+    /// Read the trials from the Parquet aggregates `trialscope summarize --out DIR` wrote: each
+    /// side's arguments are matched against the stored paths (as typed when summarizing)
+    /// instead of the file system; the same report as from the traces.
+    #[arg(long, value_name = "DIR")]
+    pub from: Option<PathBuf>,
+}
+
+/// `path` with a leading `./` dropped and an empty parent read as `.`: how a glob's folder and a
+/// stored path's folder are compared.
+fn folder_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// The records one side's arguments pick from the aggregates, as indices into `records` (which
+/// [`trialscope::aggregate::dir::read`] sorted by path), in the order [`expand`] would give
+/// the files on disk: per argument, a stored path equal to it; else the records under it as a
+/// folder (path order); else, for a wildcard in the file name, the records of that folder
+/// whose file names match the glob (path order).
+///
+/// Errors: an argument that picks no record, or a wildcard in the folder part.
+fn pick(records: &[Record], args: &[String], dir: &Path) -> Result<Vec<usize>, String> {
+    let wild = |s: &str| s.contains('*') || s.contains('?');
+    let mut out = Vec::new();
+    for a in args {
+        let p = Path::new(a);
+        let exact: Vec<usize> = (0..records.len())
+            .filter(|&i| Path::new(&records[i].path) == p)
+            .collect();
+        let found: Vec<usize> = if !exact.is_empty() {
+            exact
+        } else {
+            let under: Vec<usize> = (0..records.len())
+                .filter(|&i| Path::new(&records[i].path).starts_with(p))
+                .collect();
+            if !under.is_empty() || !wild(a) {
+                under
+            } else {
+                let folder = folder_of(p);
+                if wild(&folder.display().to_string()) {
+                    return Err(format!(
+                        "{a}: wildcards are only supported in the file name"
+                    ));
+                }
+                let pat = load::file_name(p);
+                (0..records.len())
+                    .filter(|&i| {
+                        let rp = Path::new(&records[i].path);
+                        folder_of(rp) == folder && glob_match(&pat, &load::file_name(rp))
+                    })
+                    .collect()
+            }
+        };
+        if found.is_empty() {
+            return Err(format!(
+                "{a}: matches no file summarized in {} (the paths are matched as they were \
+                 typed to `trialscope summarize`)",
+                dir.display()
+            ));
+        }
+        out.extend(found);
+    }
+    Ok(out)
+}
+
+/// The workspace of `--from DIR`: the records each side picks ([`pick`]), baseline first, and
+/// the number of baseline records (their ids are `0..nb`, the candidate's follow). Failures are
+/// printed as the traces' loading prints them, skipped files noted.
+fn from_aggregates(dir: &Path, args: &Args) -> Result<(Workspace, u32, u32), (u8, String)> {
+    let records = aggregate::dir::read(dir).map_err(|e| (1, e.to_string()))?;
+    let base = pick(&records, &args.baseline, dir).map_err(|e| (2, e))?;
+    let cand = pick(&records, &args.candidate, dir).map_err(|e| (2, e))?;
+    if let Some(&i) = base.iter().find(|i| cand.contains(i)) {
+        return Err((2, format!("{} is on both sides", records[i].path)));
+    }
+    let (nb, n) = (base.len() as u32, (base.len() + cand.len()) as u32);
+    let chosen: Vec<Record> = base
+        .iter()
+        .chain(&cand)
+        .map(|&i| records[i].clone())
+        .collect();
+    let (ws, left) = aggregate::dir::workspace(chosen);
+    for f in ws.failed() {
+        errln!("error: {}", f.message);
+    }
+    let skipped: Vec<&str> = left
+        .iter()
+        .filter(|r| r.status == Status::Skipped)
+        .map(|r| r.path.as_str())
+        .collect();
+    if !skipped.is_empty() {
+        errln!(
+            "note: skipped {} file(s) in the folders given that are not traces, records or \
+             telemetry: {}",
+            skipped.len(),
+            skipped.join(", ")
+        );
+    }
+    Ok((ws, nb, n))
 }
 
 /// Expands one side's arguments: a folder to its files, a path with `*` or `?` in its file
@@ -87,20 +197,17 @@ fn expand(args: &[String]) -> Result<Vec<PathBuf>, String> {
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> ExitCode {
-    let (base, cand) = match (expand(&args.baseline), expand(&args.candidate)) {
-        (Ok(b), Ok(c)) => (b, c),
-        (Err(e), _) | (_, Err(e)) => {
+    let loaded = match &args.from {
+        Some(dir) => from_aggregates(dir, &args),
+        None => from_traces(&args),
+    };
+    let (ws, nb, n) = match loaded {
+        Ok(x) => x,
+        Err((code, e)) => {
             errln!("error: {e}");
-            return ExitCode::from(2);
+            return ExitCode::from(code);
         }
     };
-    if let Some(p) = base.iter().find(|p| cand.contains(p)) {
-        errln!("error: {} is on both sides", p.display());
-        return ExitCode::from(2);
-    }
-    let nb = base.len() as u32;
-    let all: Vec<PathBuf> = base.iter().chain(&cand).cloned().collect();
-    let ws = load::workspace(&all);
     let params = compare::Params {
         metrics: args.metric.iter().map(|&m| m.into()).collect(),
         floor_ns: args.floor_ms * 1e6,
@@ -116,7 +223,7 @@ pub fn run(args: Args) -> ExitCode {
             ..SideRule::default()
         },
         candidate: SideRule {
-            ids: (nb..all.len() as u32).collect(),
+            ids: (nb..n).collect(),
             ..SideRule::default()
         },
         params,
@@ -140,6 +247,19 @@ pub fn run(args: Args) -> ExitCode {
         print_text(&report, args.top.unwrap_or(25), args.all);
     }
     load::exit_code(&ws)
+}
+
+/// The workspace of the files the sides name, baseline first, and the id bounds as
+/// [`from_aggregates`] returns them.
+fn from_traces(args: &Args) -> Result<(Workspace, u32, u32), (u8, String)> {
+    let base = expand(&args.baseline).map_err(|e| (2, e))?;
+    let cand = expand(&args.candidate).map_err(|e| (2, e))?;
+    if let Some(p) = base.iter().find(|p| cand.contains(p)) {
+        return Err((2, format!("{} is on both sides", p.display())));
+    }
+    let nb = base.len() as u32;
+    let all: Vec<PathBuf> = base.iter().chain(&cand).cloned().collect();
+    Ok((load::workspace(&all), nb, all.len() as u32))
 }
 
 fn ms(v: Option<f64>, unit: &str) -> String {
