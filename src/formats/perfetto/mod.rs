@@ -888,8 +888,9 @@ impl<'m> Importer<'m> {
             self.prescan_packet(body, depth);
             return;
         }
-        match view::PacketView::parse(body) {
-            Ok(p) => self.packet(&p, depth, top_offset),
+        let mut p = view::PacketView::default();
+        match view::PacketView::parse_into(&mut p, body) {
+            Ok(()) => self.packet(&p, depth, top_offset),
             Err(e) => {
                 if self.collect {
                     self.prescan_packet(body, depth);

@@ -300,9 +300,9 @@ pub(super) struct PacketView<'a> {
 }
 
 impl<'a> PacketView<'a> {
-    /// Walks a `TracePacket` body. Errors: as prost would reject it.
-    pub(super) fn parse(body: &'a [u8]) -> R<PacketView<'a>> {
-        let mut v = PacketView::default();
+    /// Walks a `TracePacket` body into `v` (a default view: built in place, as the view is
+    /// too large to move for every packet). Errors: as prost would reject it.
+    pub(super) fn parse_into(v: &mut PacketView<'a>, body: &'a [u8]) -> R<()> {
         let mut rd = Rd::new(body);
         let mut ev_parts: Parts<'a> = Parts::default();
         while let Some((num, wt)) = rd.field()? {
@@ -345,9 +345,11 @@ impl<'a> PacketView<'a> {
             }
         }
         if ev_parts.is_some() {
-            v.track_event = Some(EventView::parse(ev_parts)?);
+            v.track_event
+                .insert(EventView::default())
+                .parse_into(ev_parts)?;
         }
-        Ok(v)
+        Ok(())
     }
 }
 
@@ -400,8 +402,9 @@ pub(super) enum Rep<'a> {
 }
 
 impl<'a> EventView<'a> {
-    fn parse(parts: Parts<'a>) -> R<EventView<'a>> {
-        let mut v = EventView::default();
+    /// Walks the occurrences of a `TrackEvent` into a default view `v`.
+    fn parse_into(&mut self, parts: Parts<'a>) -> R<()> {
+        let v = self;
         for b in parts.iter() {
             let mut rd = Rd::new(b);
             while let Some((num, wt)) = rd.field()? {
@@ -456,11 +459,11 @@ impl<'a> EventView<'a> {
             }
         }
         v.parts = parts;
-        Ok(v)
+        Ok(())
     }
 
     /// Calls `f` for each value of repeated field `num` (3, 22, 31, 12, 45, 46 or 4), in
-    /// wire order. The event was validated by [`EventView::parse`].
+    /// wire order. The event was validated by [`EventView::parse_into`].
     pub(super) fn each(&self, num: u32, mut f: impl FnMut(Rep<'a>)) {
         for b in self.parts.iter() {
             let mut rd = Rd::new(b);
