@@ -113,15 +113,14 @@ const OPEN: u64 = u64::MAX;
 struct Bucket {
     track: TrackId,
     raw: bool,
-    /// Raw: the events in arrival order.
+    /// Raw: the events in arrival order. Streaming: the ENDs that found nothing open
+    /// (counted as `end_without_begin` at the end).
     events: Vec<Pending>,
     /// Raw: the events arrived in non-decreasing timestamp order (no sort needed).
     sorted: bool,
-    /// Streaming: slices in arrival order, the open BEGINs (indices into `pairs`), and ENDs
-    /// that found nothing open (counted as `end_without_begin` at the end).
+    /// Streaming: slices in arrival order and the open BEGINs (indices into `pairs`).
     pairs: Vec<Pair>,
     open: Vec<u32>,
-    orphans: Vec<Pending>,
     /// Streaming: the latest timestamp so far.
     last_ts: i64,
 }
@@ -137,13 +136,12 @@ impl Bucket {
     }
 
     fn is_empty(&self) -> bool {
-        self.events.is_empty() && self.pairs.is_empty() && self.orphans.is_empty()
+        self.events.is_empty() && self.pairs.is_empty()
     }
 
     /// Events held (an END paired into a [`Pair`] counts).
     fn len(&self) -> usize {
         self.events.len()
-            + self.orphans.len()
             + self
                 .pairs
                 .iter()
@@ -153,14 +151,14 @@ impl Bucket {
 
     fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
-        (self.events.capacity() + self.orphans.capacity()) * size_of::<Pending>()
+        self.events.capacity() * size_of::<Pending>()
             + self.pairs.capacity() * size_of::<Pair>()
             + self.open.capacity() * 4
     }
 
     /// Every timestamp held (for the plausibility range).
     fn each_ts(&self, mut f: impl FnMut(i64)) {
-        for e in self.events.iter().chain(&self.orphans) {
+        for e in &self.events {
             f(e.ts_ns);
         }
         for p in &self.pairs {
@@ -177,6 +175,8 @@ impl Bucket {
             return;
         }
         let mut events = Vec::with_capacity(self.len());
+        // The ENDs that found nothing open.
+        events.append(&mut self.events);
         for p in std::mem::take(&mut self.pairs) {
             let complete = (p.order_kind >> 56) as u8 == COMPLETE;
             events.push(Pending {
@@ -200,13 +200,11 @@ impl Bucket {
                 });
             }
         }
-        events.append(&mut self.orphans);
         events.sort_unstable_by_key(Pending::order);
         self.events = events;
         // They came in timestamp order (else the bucket would be raw already).
         self.sorted = true;
         self.open = Vec::new();
-        self.orphans = Vec::new();
         self.raw = true;
     }
 
@@ -238,7 +236,7 @@ impl Bucket {
                     p.end_order_kind = e.order_kind;
                     p.end_args = e.args;
                 }
-                None => self.orphans.push(e),
+                None => self.events.push(e),
             },
         }
     }
@@ -280,7 +278,7 @@ impl Bucket {
                 }
             })
             .collect();
-        for e in &self.orphans {
+        for e in &self.events {
             model
                 .diagnostics
                 .add(Diag::EndWithoutBegin, None, Some(e.order()), || {
@@ -304,7 +302,7 @@ impl Bucket {
 /// of a long column is spare.
 fn grow_by_half<T>(v: &mut Vec<T>) {
     if v.len() == v.capacity() {
-        v.reserve_exact(v.len() / 2 + 4);
+        v.reserve_exact(v.len() / 2 + 1);
     }
 }
 
@@ -404,6 +402,7 @@ impl SliceBuilder {
         };
         if *slot == u32::MAX {
             *slot = next;
+            grow_by_half(&mut self.buckets);
             self.buckets.push(Bucket::new(track));
         }
         *slot as usize
