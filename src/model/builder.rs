@@ -1,13 +1,14 @@
 //! The one slice builder every importer feeds (Perfetto `slice_tracker` role): begin/end pairs,
 //! complete and instant events in any order become nested, columnar [`Slices`].
 //!
-//! Events are kept per track as they come (a bucket per track, 40 bytes an event; no global
-//! sort). At [`SliceBuilder::finish`], two phases, both per track:
-//! 1. Pairing: events sorted by (ts, arrival order) — a bucket that arrived in timestamp order,
-//!    as Perfetto sequences write, is not sorted again; an END closes the innermost open BEGIN
+//! Events are kept per track as they come (no global sort). Two phases, both per track:
+//! 1. Pairing: events sorted by (ts, arrival order); an END closes the innermost open BEGIN
 //!    (with a name, the innermost open BEGIN of that name — Chrome JSON `E` semantics). An END
 //!    with nothing to close is counted (`end_without_begin`) and dropped; a BEGIN never closed
-//!    becomes an incomplete slice (`dur_ns = -1`). Each track's events are freed once paired.
+//!    becomes an incomplete slice (`dur_ns = -1`). A track whose events come in timestamp
+//!    order (as Perfetto sequences write them) is paired while streaming, 56 bytes a slice and
+//!    nothing for an END; any other track keeps its raw events (40 bytes each) and is paired
+//!    at [`SliceBuilder::finish`], with the same result either way.
 //! 2. Nesting: intervals sorted by (ts ascending, duration descending, arrival order) and nested
 //!    with a stack. A slice that partly overlaps the open slice is never dropped: it moves to an
 //!    overflow lane of its track (`slice_overlap_overflow_lane`).
@@ -582,7 +583,7 @@ impl SliceBuilder {
         }
     }
 
-    /// Heap bytes held by the pending events (40 bytes each) and the track index.
+    /// Heap bytes held by the pending events and slices paired so far and the track index.
     pub fn heap_bytes(&self) -> usize {
         self.buckets.iter().map(Bucket::heap_bytes).sum::<usize>()
             + self.buckets.capacity() * std::mem::size_of::<Bucket>()
