@@ -1,11 +1,14 @@
 //! The one slice builder every importer feeds (Perfetto `slice_tracker` role): begin/end pairs,
 //! complete and instant events in any order become nested, columnar [`Slices`].
 //!
-//! Two phases, both per track:
+//! Events are kept per track as they come (no global sort). Two phases, both per track:
 //! 1. Pairing: events sorted by (ts, arrival order); an END closes the innermost open BEGIN
 //!    (with a name, the innermost open BEGIN of that name — Chrome JSON `E` semantics). An END
 //!    with nothing to close is counted (`end_without_begin`) and dropped; a BEGIN never closed
-//!    becomes an incomplete slice (`dur_ns = -1`).
+//!    becomes an incomplete slice (`dur_ns = -1`). A track whose events come in timestamp
+//!    order (as Perfetto sequences write them) is paired while streaming, 56 bytes a slice and
+//!    nothing for an END; any other track keeps its raw events (40 bytes each) and is paired
+//!    at [`SliceBuilder::finish`], with the same result either way.
 //! 2. Nesting: intervals sorted by (ts ascending, duration descending, arrival order) and nested
 //!    with a stack. A slice that partly overlaps the open slice is never dropped: it moves to an
 //!    overflow lane of its track (`slice_overlap_overflow_lane`).
@@ -13,40 +16,54 @@
 //! Architecture Invariant: nesting logic exists only here.
 
 use std::cell::Cell;
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use super::diagnostics::Kind as Diag;
 use super::{slice_flags, ArgsId, FrameId, Model, SliceId, Slices, StrId, Track, TrackId};
 
-#[derive(Clone, Copy, Debug)]
-enum Kind {
-    Begin,
-    /// An END; `Some(name)` matches by name (JSON), `None` closes the innermost open slice.
-    End(Option<StrId>),
-    Complete(i64),
-    Instant,
-}
+/// Event kinds, kept in the top byte of [`Pending::order_kind`].
+const BEGIN: u8 = 0;
+const END: u8 = 1;
+const END_NAMED: u8 = 2;
+const COMPLETE: u8 = 3;
+const INSTANT: u8 = 4;
 
-#[derive(Clone, Debug)]
+/// Bits of [`Pending::order_kind`] below the kind and flags: the arrival order (2^48 events).
+const ORDER_BITS: u32 = 48;
+const ORDER_MASK: u64 = (1 << ORDER_BITS) - 1;
+
+/// One event waiting for pairing, 40 bytes (its track is the bucket it is in).
+#[derive(Clone, Copy, Debug)]
 struct Pending {
-    track: TrackId,
     ts_ns: i64,
-    order: u64,
-    kind: Kind,
+    /// Arrival order (low 48 bits), flags (next 8), kind (top 8).
+    order_kind: u64,
+    /// COMPLETE: the duration (≥ 0); END_NAMED: the name to match.
+    x: i64,
     name: StrId,
     category: StrId,
     frame: FrameId,
     args: ArgsId,
-    flags: u8,
 }
 
-/// A finished interval before nesting.
+impl Pending {
+    fn order(&self) -> u64 {
+        self.order_kind & ORDER_MASK
+    }
+    fn kind(&self) -> u8 {
+        (self.order_kind >> 56) as u8
+    }
+    fn flags(&self) -> u8 {
+        (self.order_kind >> ORDER_BITS) as u8
+    }
+}
+
+/// A finished interval before nesting (in (ts, arrival order) order within its track).
 #[derive(Clone, Debug)]
 struct Interval {
     ts_ns: i64,
     /// -1 for incomplete.
     dur_ns: i64,
-    order: u64,
     name: StrId,
     category: StrId,
     frame: FrameId,
@@ -65,33 +82,262 @@ impl Interval {
     }
 }
 
+/// A slice paired while streaming: a BEGIN (with its END once one closed it), a COMPLETE or an
+/// INSTANT, holding what it takes to give back both events (56 bytes for a BEGIN/END pair).
+#[derive(Clone, Copy, Debug)]
+struct Pair {
+    ts_ns: i64,
+    /// COMPLETE: the duration; a closed BEGIN: its END's timestamp.
+    x: i64,
+    /// The BEGIN, COMPLETE or INSTANT event's order, flags and kind.
+    order_kind: u64,
+    /// The closing END's `order_kind`; [`OPEN`] while none closed it.
+    end_order_kind: u64,
+    name: StrId,
+    category: StrId,
+    frame: FrameId,
+    args: ArgsId,
+    end_args: ArgsId,
+}
+
+/// [`Pair::end_order_kind`] of a BEGIN no END has closed.
+const OPEN: u64 = u64::MAX;
+
+/// The pending events of one track.
+///
+/// Streaming (the common case: a track whose events come in timestamp order with unnamed
+/// ENDs and no negative timestamps, as Perfetto sequences write them): events are paired as
+/// they come, which is what pairing them sorted would do; an END costs no entry of its own.
+/// Raw: the events in arrival order, paired at [`SliceBuilder::finish`]. A streaming bucket
+/// turns raw, giving back its events exactly, at the first event that breaks the order.
+#[derive(Debug, Default)]
+struct Bucket {
+    track: TrackId,
+    raw: bool,
+    /// Raw: the events in arrival order. Streaming: the ENDs that found nothing open
+    /// (counted as `end_without_begin` at the end).
+    events: Vec<Pending>,
+    /// Raw: the events arrived in non-decreasing timestamp order (no sort needed).
+    sorted: bool,
+    /// Streaming: slices in arrival order and the open BEGINs (indices into `pairs`).
+    pairs: Vec<Pair>,
+    open: Vec<u32>,
+    /// Streaming: the latest timestamp so far.
+    last_ts: i64,
+}
+
+impl Bucket {
+    fn new(track: TrackId) -> Bucket {
+        Bucket {
+            track,
+            sorted: true,
+            last_ts: i64::MIN,
+            ..Bucket::default()
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.events.is_empty() && self.pairs.is_empty()
+    }
+
+    /// Events held (an END paired into a [`Pair`] counts).
+    fn len(&self) -> usize {
+        self.events.len()
+            + self
+                .pairs
+                .iter()
+                .map(|p| 1 + usize::from(p.end_order_kind != OPEN))
+                .sum::<usize>()
+    }
+
+    fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.events.capacity() * size_of::<Pending>()
+            + self.pairs.capacity() * size_of::<Pair>()
+            + self.open.capacity() * 4
+    }
+
+    /// Every timestamp held (for the plausibility range).
+    fn each_ts(&self, mut f: impl FnMut(i64)) {
+        for e in &self.events {
+            f(e.ts_ns);
+        }
+        for p in &self.pairs {
+            f(p.ts_ns);
+            if p.end_order_kind != OPEN {
+                f(p.x);
+            }
+        }
+    }
+
+    /// Turns a streaming bucket raw: its events back, in arrival order.
+    fn make_raw(&mut self) {
+        if self.raw {
+            return;
+        }
+        let mut events = Vec::with_capacity(self.len());
+        // The ENDs that found nothing open.
+        events.append(&mut self.events);
+        for p in std::mem::take(&mut self.pairs) {
+            let complete = (p.order_kind >> 56) as u8 == COMPLETE;
+            events.push(Pending {
+                ts_ns: p.ts_ns,
+                order_kind: p.order_kind,
+                x: if complete { p.x } else { 0 },
+                name: p.name,
+                category: p.category,
+                frame: p.frame,
+                args: p.args,
+            });
+            if p.end_order_kind != OPEN {
+                events.push(Pending {
+                    ts_ns: p.x,
+                    order_kind: p.end_order_kind,
+                    x: 0,
+                    name: StrId(0),
+                    category: StrId(0),
+                    frame: FrameId(0),
+                    args: p.end_args,
+                });
+            }
+        }
+        events.sort_unstable_by_key(Pending::order);
+        self.events = events;
+        // They came in timestamp order (else the bucket would be raw already).
+        self.sorted = true;
+        self.open = Vec::new();
+        self.raw = true;
+    }
+
+    /// Streaming: one event, paired as it comes.
+    fn stream(&mut self, e: Pending) {
+        self.last_ts = e.ts_ns;
+        match e.kind() {
+            BEGIN | COMPLETE | INSTANT => {
+                if e.kind() == BEGIN {
+                    self.open.push(self.pairs.len() as u32);
+                }
+                grow_by_half(&mut self.pairs);
+                self.pairs.push(Pair {
+                    ts_ns: e.ts_ns,
+                    x: e.x,
+                    order_kind: e.order_kind,
+                    end_order_kind: OPEN,
+                    name: e.name,
+                    category: e.category,
+                    frame: e.frame,
+                    args: e.args,
+                    end_args: ArgsId(0),
+                });
+            }
+            _ => match self.open.pop() {
+                Some(k) => {
+                    let p = &mut self.pairs[k as usize];
+                    p.x = e.ts_ns;
+                    p.end_order_kind = e.order_kind;
+                    p.end_args = e.args;
+                }
+                None => self.events.push(e),
+            },
+        }
+    }
+
+    /// Streaming: the intervals, as [`pair`] makes them from the same events.
+    fn intervals(self, model: &mut Model) -> Vec<Interval> {
+        // END args merge in END order (the order pairing sorted events meets them).
+        let mut merges: Vec<(u64, u32)> = self
+            .pairs
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.end_order_kind != OPEN && p.end_args.0 != 0)
+            .map(|(i, p)| (p.end_order_kind & ORDER_MASK, i as u32))
+            .collect();
+        merges.sort_unstable();
+        let mut pairs = self.pairs;
+        for (_, i) in merges {
+            let p = &mut pairs[i as usize];
+            p.args = model.args.merge(p.args, p.end_args);
+        }
+        let out = pairs
+            .iter()
+            .map(|p| {
+                let flags = (p.order_kind >> ORDER_BITS) as u8;
+                let (dur_ns, flags) = match (p.order_kind >> 56) as u8 {
+                    BEGIN if p.end_order_kind == OPEN => (-1, flags | slice_flags::INCOMPLETE),
+                    BEGIN => ((p.x - p.ts_ns).max(0), flags & !slice_flags::INCOMPLETE),
+                    COMPLETE => (p.x, flags),
+                    _ => (0, flags),
+                };
+                Interval {
+                    ts_ns: p.ts_ns,
+                    dur_ns,
+                    name: p.name,
+                    category: p.category,
+                    frame: p.frame,
+                    args: p.args,
+                    flags,
+                }
+            })
+            .collect();
+        for e in &self.events {
+            model
+                .diagnostics
+                .add(Diag::EndWithoutBegin, None, Some(e.order()), || {
+                    Some(format!("at {} ns", e.ts_ns))
+                });
+        }
+        if !self.open.is_empty() {
+            model.diagnostics.add_n(
+                Diag::SliceNeverEnded,
+                self.open.len() as u64,
+                None,
+                None,
+                || None,
+            );
+        }
+        out
+    }
+}
+
+/// Makes room for one more element growing by half, not doubling, when full: at most a third
+/// of a long column is spare.
+fn grow_by_half<T>(v: &mut Vec<T>) {
+    if v.len() == v.capacity() {
+        v.reserve_exact(v.len() / 2 + 1);
+    }
+}
+
+/// Track ids below this are indexed densely; higher ones (an importer's placeholders) by a map.
+const DENSE_TRACKS: u32 = 1 << 22;
+
 /// Drops events before the Unix epoch by more than the trace's own span (issue #10; the
 /// CUPTI/Kineto corruption of HTA PR #325 writes such timestamps among good ones): with
 /// `lo..=hi` the range of the non-negative timestamps, an event at `ts < 0` is implausible when
 /// `-ts > hi - lo`. Kept, it would stretch the timeline over decades. A trace with no
 /// non-negative timestamp (an all-relative clock) keeps everything. Counted as
-/// `timestamp_implausible` with the first one's time.
-fn drop_implausible(events: &mut Vec<Pending>, model: &mut Model) {
-    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
-    for e in events.iter().filter(|e| e.ts_ns >= 0) {
-        lo = lo.min(e.ts_ns);
-        hi = hi.max(e.ts_ns);
-    }
-    if lo > hi {
+/// `timestamp_implausible` with the first one's time (first in arrival order).
+fn drop_implausible(b: &mut SliceBuilder, model: &mut Model) {
+    let (lo, hi) = (b.lo, b.hi);
+    if lo > hi || b.min_ts >= 0 {
         return;
     }
     let span = hi - lo;
     let implausible = |ts: i64| ts < 0 && ts.checked_neg().is_none_or(|m| m > span);
-    let Some(first) = events
-        .iter()
-        .find(|e| implausible(e.ts_ns))
-        .map(|e| e.ts_ns)
-    else {
+    let mut first: Option<(u64, i64)> = None;
+    let mut n = 0u64;
+    for bucket in &mut b.buckets {
+        for e in bucket.events.iter().filter(|e| implausible(e.ts_ns)) {
+            if first.is_none_or(|(o, _)| e.order() < o) {
+                first = Some((e.order(), e.ts_ns));
+            }
+        }
+        let before = bucket.events.len();
+        bucket.events.retain(|e| !implausible(e.ts_ns));
+        n += (before - bucket.events.len()) as u64;
+    }
+    let Some((_, first)) = first else {
         return;
     };
-    let before = events.len();
-    events.retain(|e| !implausible(e.ts_ns));
-    let n = (before - events.len()) as u64;
     model.diagnostics.add_n(
         crate::model::diagnostics::Kind::TimestampImplausible,
         n,
@@ -106,10 +352,35 @@ fn drop_implausible(events: &mut Vec<Pending>, model: &mut Model) {
 }
 
 /// Collects slice events of one import and builds [`Slices`] into a [`Model`].
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SliceBuilder {
-    events: Vec<Pending>,
+    buckets: Vec<Bucket>,
+    /// Bucket of each track id below [`DENSE_TRACKS`] (`u32::MAX`: none yet).
+    dense: Vec<u32>,
+    /// Bucket of each track id from [`DENSE_TRACKS`] up.
+    sparse: HashMap<u32, u32>,
     next_order: u64,
+    /// Range of the non-negative timestamps, and the smallest timestamp.
+    lo: i64,
+    hi: i64,
+    min_ts: i64,
+    /// Pair in-order tracks while streaming (off: every bucket raw, the reference in tests).
+    stream: bool,
+}
+
+impl Default for SliceBuilder {
+    fn default() -> Self {
+        SliceBuilder {
+            buckets: Vec::new(),
+            dense: Vec::new(),
+            sparse: HashMap::new(),
+            next_order: 0,
+            lo: i64::MAX,
+            hi: i64::MIN,
+            min_ts: i64::MAX,
+            stream: true,
+        }
+    }
 }
 
 impl SliceBuilder {
@@ -118,31 +389,71 @@ impl SliceBuilder {
         Self::default()
     }
 
+    /// The bucket index of `track`, made when missing.
+    fn bucket_of(&mut self, track: TrackId) -> usize {
+        let next = self.buckets.len() as u32;
+        let slot = if track.0 < DENSE_TRACKS {
+            let i = track.0 as usize;
+            if i >= self.dense.len() {
+                self.dense.resize(i + 1, u32::MAX);
+            }
+            &mut self.dense[i]
+        } else {
+            self.sparse.entry(track.0).or_insert(u32::MAX)
+        };
+        if *slot == u32::MAX {
+            *slot = next;
+            grow_by_half(&mut self.buckets);
+            self.buckets.push(Bucket::new(track));
+        }
+        *slot as usize
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn push(
         &mut self,
         track: TrackId,
         ts_ns: i64,
-        kind: Kind,
+        kind: u8,
+        x: i64,
         name: StrId,
         category: StrId,
         frame: FrameId,
         args: ArgsId,
         flags: u8,
     ) {
-        let order = self.next_order;
+        let order = self.next_order & ORDER_MASK;
         self.next_order += 1;
-        self.events.push(Pending {
-            track,
+        if ts_ns >= 0 {
+            self.lo = self.lo.min(ts_ns);
+            self.hi = self.hi.max(ts_ns);
+        }
+        self.min_ts = self.min_ts.min(ts_ns);
+        let b = self.bucket_of(track);
+        let bucket = &mut self.buckets[b];
+        let e = Pending {
             ts_ns,
-            order,
-            kind,
+            order_kind: order | u64::from(flags) << ORDER_BITS | u64::from(kind) << 56,
+            x,
             name,
             category,
             frame,
             args,
-            flags,
-        });
+        };
+        if !bucket.raw {
+            if self.stream && ts_ns >= bucket.last_ts && ts_ns >= 0 && kind != END_NAMED {
+                bucket.stream(e);
+                return;
+            }
+            bucket.make_raw();
+        }
+        if let Some(last) = bucket.events.last() {
+            if ts_ns < last.ts_ns {
+                bucket.sorted = false;
+            }
+        }
+        grow_by_half(&mut bucket.events);
+        bucket.events.push(e);
     }
 
     /// A slice begins at `ts_ns` on `track`.
@@ -157,26 +468,22 @@ impl SliceBuilder {
         args: ArgsId,
         flags: u8,
     ) {
-        self.push(
-            track,
-            ts_ns,
-            Kind::Begin,
-            name,
-            category,
-            frame,
-            args,
-            flags,
-        );
+        self.push(track, ts_ns, BEGIN, 0, name, category, frame, args, flags);
     }
 
     /// A slice ends at `ts_ns` on `track`. With `name`, the innermost open slice of that name is
     /// closed (Chrome JSON); without, the innermost open slice (Perfetto). `args` are merged into
     /// the begin's args.
     pub fn end(&mut self, track: TrackId, ts_ns: i64, name: Option<StrId>, args: ArgsId) {
+        let (kind, x) = match name {
+            Some(n) => (END_NAMED, i64::from(n.0)),
+            None => (END, 0),
+        };
         self.push(
             track,
             ts_ns,
-            Kind::End(name),
+            kind,
+            x,
             StrId(0),
             StrId(0),
             FrameId(0),
@@ -201,7 +508,8 @@ impl SliceBuilder {
         self.push(
             track,
             ts_ns,
-            Kind::Complete(dur_ns.max(0)),
+            COMPLETE,
+            dur_ns.max(0),
             name,
             category,
             frame,
@@ -225,7 +533,8 @@ impl SliceBuilder {
         self.push(
             track,
             ts_ns,
-            Kind::Instant,
+            INSTANT,
+            0,
             name,
             category,
             frame,
@@ -236,61 +545,112 @@ impl SliceBuilder {
 
     /// Moves every pending event of track `t` to `map(t)`, dropping it when `map` gives `None`
     /// (an importer that learns a track's identity only after its events: Perfetto track
-    /// uuids described late). Event order is kept.
+    /// uuids described late). Event order is kept (tracks that map to one are merged in
+    /// arrival order).
     pub fn retarget(&mut self, mut map: impl FnMut(TrackId) -> Option<TrackId>) {
-        self.events.retain_mut(|e| match map(e.track) {
-            Some(t) => {
-                e.track = t;
-                true
+        let old = std::mem::take(&mut self.buckets);
+        self.dense.clear();
+        self.sparse.clear();
+        for mut b in old {
+            let Some(t) = map(b.track) else {
+                continue;
+            };
+            let i = self.bucket_of(t);
+            let into = &mut self.buckets[i];
+            if into.is_empty() {
+                b.track = t;
+                *into = b;
+                continue;
             }
-            None => false,
-        });
+            // Merge two arrival-ordered runs by arrival order.
+            into.make_raw();
+            b.make_raw();
+            let a = std::mem::take(&mut into.events);
+            let mut merged = Vec::with_capacity(a.len() + b.events.len());
+            let (mut x, mut y) = (a.into_iter().peekable(), b.events.drain(..).peekable());
+            loop {
+                let take_x = match (x.peek(), y.peek()) {
+                    (Some(p), Some(q)) => p.order() < q.order(),
+                    (Some(_), None) => true,
+                    (None, Some(_)) => false,
+                    (None, None) => break,
+                };
+                let e = if take_x { x.next() } else { y.next() };
+                merged.extend(e);
+            }
+            into.sorted = merged.windows(2).all(|w| w[0].ts_ns <= w[1].ts_ns);
+            into.events = merged;
+        }
     }
 
-    /// Heap bytes held by the pending events (`len` events of a few dozen bytes each).
+    /// Heap bytes held by the pending events and slices paired so far and the track index.
     pub fn heap_bytes(&self) -> usize {
-        self.events.capacity() * std::mem::size_of::<Pending>()
+        self.buckets.iter().map(Bucket::heap_bytes).sum::<usize>()
+            + self.buckets.capacity() * std::mem::size_of::<Bucket>()
+            + self.dense.capacity() * 4
+            + self.sparse.capacity() * 8
     }
 
-    /// Number of events pushed so far.
+    /// Number of events pending (pushed and not dropped by [`SliceBuilder::retarget`]).
     pub fn len(&self) -> usize {
-        self.events.len()
+        self.buckets.iter().map(Bucket::len).sum()
     }
 
-    /// True when no event was pushed.
+    /// True when no event is pending.
     pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
+        self.buckets.iter().all(Bucket::is_empty)
     }
 
     /// Pairs, nests and appends all slices to `model.slices` (replacing what was there), adding
-    /// overflow-lane tracks and diagnostics to `model` as needed.
-    pub fn finish(self, model: &mut Model) {
-        let mut events = self.events;
-        drop_implausible(&mut events, model);
-        events.sort_by_key(|e| (e.track, e.ts_ns, e.order));
-        let mut per_track: BTreeMap<TrackId, Vec<Interval>> = BTreeMap::new();
-        let mut i = 0;
-        while i < events.len() {
-            let track = events[i].track;
-            let mut j = i;
-            while j < events.len() && events[j].track == track {
-                j += 1;
+    /// overflow-lane tracks and diagnostics to `model` as needed. Tracks are paired and nested
+    /// in track id order; each track's events are freed once paired.
+    pub fn finish(mut self, model: &mut Model) {
+        if self.min_ts < 0 {
+            // The range of the events that stayed (retarget may have dropped some).
+            let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+            for b in &self.buckets {
+                b.each_ts(|ts| {
+                    if ts >= 0 {
+                        lo = lo.min(ts);
+                        hi = hi.max(ts);
+                    }
+                });
             }
-            let intervals = pair(&events[i..j], model);
-            per_track.insert(track, intervals);
-            i = j;
+            self.lo = lo;
+            self.hi = hi;
+            drop_implausible(&mut self, model);
         }
-        // The events are paired: free them before the slices are built.
-        drop(events);
+        let mut buckets = std::mem::take(&mut self.buckets);
+        drop(self);
+        buckets.sort_unstable_by_key(|b| b.track);
+        let mut per_track: Vec<(TrackId, Vec<Interval>)> = Vec::with_capacity(buckets.len());
+        let mut total = 0usize;
+        for mut b in buckets {
+            if b.is_empty() {
+                continue;
+            }
+            if !b.raw {
+                let track = b.track;
+                let intervals = b.intervals(model);
+                total += intervals.len();
+                per_track.push((track, intervals));
+                continue;
+            }
+            let mut events = std::mem::take(&mut b.events);
+            if !b.sorted {
+                events.sort_unstable_by_key(|e| (e.ts_ns, e.order()));
+            }
+            let intervals = pair(&events, model);
+            // Paired: free this track's events before the next track's intervals are made.
+            drop(events);
+            total += intervals.len();
+            per_track.push((b.track, intervals));
+        }
         let mut out = Slices::default();
-        out.reserve(per_track.values().map(Vec::len).sum());
+        out.reserve(total);
         for (track, mut intervals) in per_track {
-            intervals.sort_by(|a, b| {
-                a.ts_ns
-                    .cmp(&b.ts_ns)
-                    .then(b.end().cmp(&a.end()))
-                    .then(a.order.cmp(&b.order))
-            });
+            // Stable: equal (ts, end) keep arrival order, as `pair` made them in (ts, order).
+            intervals.sort_by(|a, b| a.ts_ns.cmp(&b.ts_ns).then(b.end().cmp(&a.end())));
             nest(track, intervals, model, &mut out);
         }
         out.shrink_to_fit();
@@ -298,46 +658,33 @@ impl SliceBuilder {
     }
 }
 
-/// Phase 1: turn one track's events (sorted by ts, order) into intervals.
+/// Phase 1: turn one track's events (sorted by ts, order) into intervals, in that order.
 fn pair(events: &[Pending], model: &mut Model) -> Vec<Interval> {
-    let mut out: Vec<Interval> = Vec::with_capacity(events.len());
+    let n = events
+        .iter()
+        .filter(|e| e.kind() != END && e.kind() != END_NAMED)
+        .count();
+    let mut out: Vec<Interval> = Vec::with_capacity(n);
     let mut open: Vec<usize> = Vec::new(); // indices into `out`
     for e in events {
-        match e.kind {
-            Kind::Begin => {
+        let iv = |dur_ns: i64, flags: u8| Interval {
+            ts_ns: e.ts_ns,
+            dur_ns,
+            name: e.name,
+            category: e.category,
+            frame: e.frame,
+            args: e.args,
+            flags,
+        };
+        match e.kind() {
+            BEGIN => {
                 open.push(out.len());
-                out.push(Interval {
-                    ts_ns: e.ts_ns,
-                    dur_ns: -1,
-                    order: e.order,
-                    name: e.name,
-                    category: e.category,
-                    frame: e.frame,
-                    args: e.args,
-                    flags: e.flags | slice_flags::INCOMPLETE,
-                });
+                out.push(iv(-1, e.flags() | slice_flags::INCOMPLETE));
             }
-            Kind::Complete(d) => out.push(Interval {
-                ts_ns: e.ts_ns,
-                dur_ns: d,
-                order: e.order,
-                name: e.name,
-                category: e.category,
-                frame: e.frame,
-                args: e.args,
-                flags: e.flags,
-            }),
-            Kind::Instant => out.push(Interval {
-                ts_ns: e.ts_ns,
-                dur_ns: 0,
-                order: e.order,
-                name: e.name,
-                category: e.category,
-                frame: e.frame,
-                args: e.args,
-                flags: e.flags,
-            }),
-            Kind::End(name) => {
+            COMPLETE => out.push(iv(e.x, e.flags())),
+            INSTANT => out.push(iv(0, e.flags())),
+            _ => {
+                let name = (e.kind() == END_NAMED).then_some(StrId(e.x as u32));
                 let pos = match name {
                     None => open.len().checked_sub(1),
                     Some(n) => open.iter().rposition(|&k| out[k].name == n),
@@ -348,7 +695,7 @@ fn pair(events: &[Pending], model: &mut Model) -> Vec<Interval> {
                             model.diagnostics.add(
                                 Diag::EndClosedNonInnermost,
                                 None,
-                                Some(e.order),
+                                Some(e.order()),
                                 || Some(format!("at {} ns", e.ts_ns)),
                             );
                         }
@@ -368,7 +715,7 @@ fn pair(events: &[Pending], model: &mut Model) -> Vec<Interval> {
                             Diag::EndWithoutBegin
                         };
                         let strings = &model.strings;
-                        model.diagnostics.add(kind, None, Some(e.order), || {
+                        model.diagnostics.add(kind, None, Some(e.order()), || {
                             Some(match name {
                                 Some(n) => format!("'{}' at {} ns", strings.get(n), e.ts_ns),
                                 None => format!("at {} ns", e.ts_ns),
@@ -594,7 +941,7 @@ fn push_slice(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Track, TrackKind};
+    use crate::model::{ArgValue, Track, TrackKind};
 
     fn setup() -> (Model, TrackId) {
         let mut m = Model::default();
@@ -783,13 +1130,12 @@ mod tests {
             ((x >> 33) % m) as i64
         };
         let mut v: Vec<Interval> = (0..n)
-            .map(|i| {
+            .map(|_| {
                 let ts_ns = next(60);
                 let dur_ns = if next(20) == 0 { -1 } else { next(25) };
                 Interval {
                     ts_ns,
                     dur_ns,
-                    order: i as u64,
                     name: StrId(0),
                     category: StrId(0),
                     frame: FrameId(0),
@@ -798,13 +1144,120 @@ mod tests {
                 }
             })
             .collect();
-        v.sort_by(|a, b| {
-            a.ts_ns
-                .cmp(&b.ts_ns)
-                .then(b.end().cmp(&a.end()))
-                .then(a.order.cmp(&b.order))
-        });
+        // Stable, as `finish` sorts them (arrival order among equals).
+        v.sort_by(|a, b| a.ts_ns.cmp(&b.ts_ns).then(b.end().cmp(&a.end())));
         v
+    }
+
+    /// Everything `finish` gives, as text (args resolved).
+    fn built(m: &Model) -> String {
+        let s = &m.slices;
+        let mut out = format!("{:?}\n", m.diagnostics.entries());
+        for i in 0..s.len() {
+            out += &format!(
+                "{} {} {:?} {:?} {} {:?} {} {:?}\n",
+                s.ts_ns[i],
+                s.dur_ns[i],
+                s.track[i],
+                s.name[i],
+                s.depth[i],
+                s.parent[i],
+                s.flags[i],
+                m.args.get(s.args[i])
+            );
+        }
+        out + &format!("{}", m.tracks.len())
+    }
+
+    #[test]
+    fn pairing_while_streaming_gives_what_pairing_sorted_events_gives() {
+        let mut turned_raw = 0;
+        for seed in 0..400u64 {
+            let mut x = seed.wrapping_mul(0x9e3779b97f4a7c15) | 1;
+            let mut next = |m: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % m
+            };
+            let mut ms = [Model::default(), Model::default()];
+            for m in &mut ms {
+                for _ in 0..3 {
+                    setup_track(m);
+                }
+            }
+            let names: Vec<StrId> = ["a", "b", "c"]
+                .iter()
+                .map(|n| {
+                    let id = ms[0].strings.intern(n);
+                    assert_eq!(ms[1].strings.intern(n), id);
+                    id
+                })
+                .collect();
+            let mut bs = [SliceBuilder::new(), SliceBuilder::new()];
+            bs[1].stream = false;
+            // Per track a clock that mostly moves forward; some seeds go back in time or
+            // below zero, name their ENDs, or merge tracks.
+            let mut clock = [0i64; 3];
+            let n = 1 + next(60);
+            for _ in 0..n {
+                let t = next(3) as usize;
+                let back = seed % 4 == 0 && next(10) == 0;
+                clock[t] += if back {
+                    -(next(30) as i64)
+                } else {
+                    next(4) as i64
+                };
+                if seed % 7 == 0 && next(15) == 0 {
+                    clock[t] = -(next(1000) as i64) - 1;
+                }
+                let ts = clock[t];
+                let name = names[next(3) as usize];
+                let a = next(3);
+                let k = next(5);
+                for (b, m) in bs.iter_mut().zip(ms.iter_mut()) {
+                    let args = if a == 0 {
+                        ArgsId(0)
+                    } else {
+                        m.args.add(vec![
+                            (name, ArgValue::Int(a as i64)),
+                            (names[0], ArgValue::Bool(true)),
+                        ])
+                    };
+                    let tr = TrackId(t as u32);
+                    match k {
+                        0 | 1 => b.begin(tr, ts, name, StrId(0), FrameId(0), args, 0),
+                        2 => b.end(tr, ts, (seed % 5 == 0).then_some(name), args),
+                        3 => b.complete(tr, ts, a as i64 * 3, name, StrId(0), FrameId(0), args, 0),
+                        _ => b.instant(tr, ts, name, StrId(0), FrameId(0), args, 0),
+                    }
+                }
+            }
+            for (b, m) in bs.into_iter().zip(ms.iter_mut()) {
+                let mut b = b;
+                if seed % 3 == 0 {
+                    // Track 2 folds into track 0.
+                    b.retarget(|t| Some(if t.0 == 2 { TrackId(0) } else { t }));
+                }
+                if b.buckets.iter().any(|k| k.raw) && b.stream {
+                    turned_raw += 1;
+                }
+                b.finish(m);
+            }
+            assert_eq!(built(&ms[0]), built(&ms[1]), "seed {seed}");
+        }
+        assert!(turned_raw > 20, "some tracks turn raw ({turned_raw})");
+    }
+
+    fn setup_track(m: &mut Model) -> TrackId {
+        m.add_track(Track {
+            name: StrId(0),
+            kind: TrackKind::Thread,
+            pid: Some(1),
+            tid: Some(1),
+            parent: None,
+            overflow_of: None,
+        })
     }
 
     #[test]

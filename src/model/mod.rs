@@ -97,44 +97,66 @@ pub enum ArgValue {
     Text(String),
 }
 
-/// All argument sets of a model. Set 0 is empty.
+/// All argument sets of a model, columnar: every set's entries in one vector, a set being the
+/// range between two offsets (no allocation per set). Set 0 is empty.
 #[derive(Clone, Debug)]
 pub struct ArgSets {
-    sets: Vec<Vec<(StrId, ArgValue)>>,
-    /// Heap bytes of the sets' contents (pairs and `Text` strings), kept as sets are added.
-    content_bytes: usize,
+    /// `starts[i]..starts[i + 1]` are the entries of set `i`; the entries after the last
+    /// offset belong to the set being built ([`ArgSets::push_entry`]).
+    starts: Vec<u32>,
+    entries: Vec<(StrId, ArgValue)>,
+    /// Heap bytes of the `Text` values, kept as entries are added.
+    text_bytes: usize,
 }
 
 impl Default for ArgSets {
     fn default() -> Self {
         ArgSets {
-            sets: vec![Vec::new()],
-            content_bytes: 0,
+            starts: vec![0, 0],
+            entries: Vec::new(),
+            text_bytes: 0,
         }
     }
 }
 
 impl ArgSets {
-    /// Stores a set and returns its id ([`ArgsId(0)`](ArgsId) for an empty set).
+    /// Stores a set and returns its id ([`ArgsId(0)`](ArgsId) for an empty set). Entries
+    /// pushed with [`ArgSets::push_entry`] and not finished yet become part of this set.
     pub fn add(&mut self, args: Vec<(StrId, ArgValue)>) -> ArgsId {
-        if args.is_empty() {
+        for (k, v) in args {
+            self.push_entry(k, v);
+        }
+        self.finish_set()
+    }
+
+    /// Appends one entry to the set being built (closed by [`ArgSets::finish_set`]).
+    pub fn push_entry(&mut self, key: StrId, value: ArgValue) {
+        if let ArgValue::Text(t) = &value {
+            self.text_bytes += t.capacity();
+        }
+        self.entries.push((key, value));
+    }
+
+    /// Closes the set built by [`ArgSets::push_entry`] and returns its id
+    /// ([`ArgsId(0)`](ArgsId) when no entry was pushed).
+    pub fn finish_set(&mut self) -> ArgsId {
+        let start = self.starts.last().copied().unwrap_or(0);
+        // Offsets are u32: past 2^32 entries (over 160 GB of them) sets would read as empty.
+        let end = self.entries.len() as u32;
+        if end == start {
             return ArgsId(0);
         }
-        self.content_bytes += args.capacity() * std::mem::size_of::<(StrId, ArgValue)>()
-            + args
-                .iter()
-                .map(|(_, v)| match v {
-                    ArgValue::Text(t) => t.capacity(),
-                    _ => 0,
-                })
-                .sum::<usize>();
-        self.sets.push(args);
-        ArgsId(self.sets.len() as u32 - 1)
+        self.starts.push(end);
+        ArgsId(self.starts.len() as u32 - 2)
     }
 
     /// The entries of set `id` (empty for an unknown id).
     pub fn get(&self, id: ArgsId) -> &[(StrId, ArgValue)] {
-        self.sets.get(id.0 as usize).map(|v| &v[..]).unwrap_or(&[])
+        let i = id.0 as usize;
+        match (self.starts.get(i), self.starts.get(i + 1)) {
+            (Some(&a), Some(&b)) => self.entries.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        }
     }
 
     /// A set holding the entries of `a` followed by those of `b` whose keys `a` lacks (the first
@@ -158,13 +180,21 @@ impl ArgSets {
         self.add(merged)
     }
 
-    /// Key lookups [`ArgSets::merge`] has made on this thread. A test hook for the complexity
-    /// tests: merging sets of n and m entries costs n + m.
     /// Estimated heap bytes of all sets, O(1).
     pub fn heap_bytes(&self) -> usize {
-        self.content_bytes + self.sets.capacity() * std::mem::size_of::<Vec<(StrId, ArgValue)>>()
+        self.text_bytes
+            + self.entries.capacity() * std::mem::size_of::<(StrId, ArgValue)>()
+            + self.starts.capacity() * std::mem::size_of::<u32>()
     }
 
+    /// Gives back spare capacity (a model sized for its data).
+    pub fn shrink_to_fit(&mut self) {
+        self.entries.shrink_to_fit();
+        self.starts.shrink_to_fit();
+    }
+
+    /// Key lookups [`ArgSets::merge`] has made on this thread. A test hook for the complexity
+    /// tests: merging sets of n and m entries costs n + m.
     #[doc(hidden)]
     pub fn merge_probes_on_this_thread() -> u64 {
         MERGE_PROBES.with(Cell::get)

@@ -672,6 +672,8 @@ struct Importer<'m> {
     legacy_counters: FastMap<(i64, &'static str), usize>,
     /// Frames already interned, by projection (saves hashing into the model's table).
     frame_cache: FastMap<FrameKey, FrameId>,
+    /// Joined category of two interned categories, by their ids.
+    category_pairs: FastMap<(StrId, StrId), StrId>,
     packets: u64,
     bundle_budget: u64,
     /// One-pass mode: snapshots and descriptors are collected as packets come.
@@ -707,6 +709,7 @@ impl<'m> Importer<'m> {
             tracker: TrackTracker::new(LAYOUT),
             legacy_counters: FastMap::default(),
             frame_cache: FastMap::default(),
+            category_pairs: FastMap::default(),
             packets: 0,
             bundle_budget: MAX_TOTAL_BUNDLE_BYTES,
             collect: false,
@@ -885,8 +888,9 @@ impl<'m> Importer<'m> {
             self.prescan_packet(body, depth);
             return;
         }
-        match view::PacketView::parse(body) {
-            Ok(p) => self.packet(&p, depth, top_offset),
+        let mut p = view::PacketView::default();
+        match view::PacketView::parse_into(&mut p, body) {
+            Ok(()) => self.packet(&p, depth, top_offset),
             Err(e) => {
                 if self.collect {
                     self.prescan_packet(body, depth);
@@ -1428,6 +1432,8 @@ impl<'m> Importer<'m> {
             v = *acc;
         }
         let s = &mut self.model.counters[info.series];
+        grow_by_half(&mut s.ts_ns);
+        grow_by_half(&mut s.value);
         s.ts_ns.push(ts);
         s.value.push(v);
     }
@@ -1866,21 +1872,11 @@ impl<'m> Importer<'m> {
             return StrId(0);
         }
         if n == 1 {
-            let mut one = None;
-            let mut text = None;
-            if ev.n_category_iids == 1 {
-                ev.each(3, |r| {
-                    if let view::Rep::U64(iid) = r {
-                        one = Some(iid);
-                    }
-                });
+            let (one, text) = if ev.n_category_iids == 1 {
+                (ev.first_category_iid, None)
             } else {
-                ev.each(22, |r| {
-                    if let view::Rep::Bytes(b) = r {
-                        text = Some(b);
-                    }
-                });
-            }
+                (None, ev.first_category)
+            };
             if let Some(iid) = one {
                 return match seq.categories.get(&iid) {
                     Some(&s) => s,
@@ -1892,6 +1888,31 @@ impl<'m> Importer<'m> {
             }
             return self.text(text.unwrap_or(b""));
         }
+        // Two interned categories (Chromium's flow events): the joined id is a function of the
+        // two ids, cached.
+        let pair = (ev.n_category_iids == 2 && ev.n_categories == 0)
+            .then(|| {
+                let iids = SmallU64s::of(ev, 3);
+                let a = *seq.categories.get(&iids.get(0)?)?;
+                let b = *seq.categories.get(&iids.get(1)?)?;
+                Some((a, b))
+            })
+            .flatten();
+        if let Some(key) = pair {
+            if let Some(&joined) = self.category_pairs.get(&key) {
+                return joined;
+            }
+        }
+        let joined = self.join_categories(seq, ev, n);
+        if let Some(key) = pair {
+            self.category_pairs.insert(key, joined);
+        }
+        joined
+    }
+
+    /// The canonical category list of an event with several categories: the parts (each split
+    /// at commas) sorted, deduplicated and joined with commas.
+    fn join_categories(&mut self, seq: &SeqState, ev: &view::EventView<'_>, n: usize) -> StrId {
         let mut parts: Vec<String> = Vec::with_capacity(n);
         for iid in ev.u64s(3) {
             match seq.categories.get(&iid) {
@@ -1922,18 +1943,18 @@ impl<'m> Importer<'m> {
     }
 
     fn extra_counters(&mut self, seq: &mut SeqState, ev: &view::EventView<'_>, ts: i64) {
-        let int_uuids = ev.u64s(31);
-        let double_uuids = ev.u64s(45);
-        let mut values: Vec<(Option<u64>, f64)> = Vec::new();
+        let int_uuids = SmallU64s::of(ev, 31);
+        let double_uuids = SmallU64s::of(ev, 45);
+        // Samples are added in wire order, integer values first (no buffer per event).
         let mut i = 0usize;
         ev.each(12, |r| {
             if let view::Rep::U64(v) = r {
                 let uuid = if int_uuids.is_empty() {
                     seq.default_extra_counters.get(i).copied()
                 } else {
-                    int_uuids.get(i).copied()
+                    int_uuids.get(i)
                 };
-                values.push((uuid, v as i64 as f64));
+                self.extra_counter_sample(seq, uuid, ts, v as i64 as f64);
                 i += 1;
             }
         });
@@ -1943,19 +1964,20 @@ impl<'m> Importer<'m> {
                 let uuid = if double_uuids.is_empty() {
                     seq.default_extra_double_counters.get(j).copied()
                 } else {
-                    double_uuids.get(j).copied()
+                    double_uuids.get(j)
                 };
-                values.push((uuid, v));
+                self.extra_counter_sample(seq, uuid, ts, v);
                 j += 1;
             }
         });
-        for (uuid, v) in values {
-            match uuid {
-                Some(u) => self.counter_sample(seq, u, ts, v),
-                None => self.diag(Diag::CounterWithoutTrack, || {
-                    Some("an extra counter value has no track uuid (more values than uuids)".into())
-                }),
-            }
+    }
+
+    fn extra_counter_sample(&mut self, seq: &mut SeqState, uuid: Option<u64>, ts: i64, v: f64) {
+        match uuid {
+            Some(u) => self.counter_sample(seq, u, ts, v),
+            None => self.diag(Diag::CounterWithoutTrack, || {
+                Some("an extra counter value has no track uuid (more values than uuids)".into())
+            }),
         }
     }
 
@@ -1968,25 +1990,34 @@ impl<'m> Importer<'m> {
             return ArgsId(0);
         }
         let keep = n.min(limits::MAX_ARGS_PER_EVENT);
-        let mut out = Vec::with_capacity(keep);
-        let mut i = 0usize;
-        ev.each(4, |r| {
-            let view::Rep::Bytes(b) = r else { return };
-            if i < keep {
-                let a = view::AnnView::parse(b);
-                if a.complex {
-                    let full = DebugAnnotation::decode(b).unwrap_or_default();
-                    let key = self.annotation_name(seq, &full);
-                    let value = self.annotation_value(seq, &full, 0);
-                    out.push((key, value));
-                } else {
-                    let key = self.flat_annotation_name(seq, &a);
-                    let value = self.flat_annotation_value(seq, &a);
-                    out.push((key, value));
-                }
+        // Entries go straight into the model's columnar arg sets (no Vec per event).
+        let one = |imp: &mut Self, b: &[u8]| {
+            let a = view::AnnView::parse(b);
+            if a.complex {
+                let full = DebugAnnotation::decode(b).unwrap_or_default();
+                let key = imp.annotation_name(seq, &full);
+                let value = imp.annotation_value(seq, &full, 0);
+                imp.model.args.push_entry(key, value);
+            } else {
+                let key = imp.flat_annotation_name(seq, &a);
+                let value = imp.flat_annotation_value(seq, &a);
+                imp.model.args.push_entry(key, value);
             }
-            i += 1;
-        });
+        };
+        if n <= view::INLINE_ANNOTATIONS {
+            for b in &ev.annotations[..n] {
+                one(self, b);
+            }
+        } else {
+            let mut i = 0usize;
+            ev.each(4, |r| {
+                let view::Rep::Bytes(b) = r else { return };
+                if i < keep {
+                    one(self, b);
+                }
+                i += 1;
+            });
+        }
         if n > keep {
             self.diag(Diag::AnnotationsOverLimit, || {
                 Some(format!(
@@ -1995,7 +2026,7 @@ impl<'m> Importer<'m> {
                 ))
             });
         }
-        self.model.args.add(out)
+        self.model.args.finish_set()
     }
 
     fn flat_annotation_name(&mut self, seq: &SeqState, a: &view::AnnView<'_>) -> StrId {
@@ -2098,7 +2129,10 @@ impl<'m> Importer<'m> {
         }
         if a.nested_value.is_some() || !a.dict_entries.is_empty() || !a.array_values.is_empty() {
             let j = self.annotation_json(seq, a, depth);
-            return ArgValue::Text(j.to_string());
+            let mut t = j.to_string();
+            // The writer grows the text by doubling; the model keeps it sized.
+            t.shrink_to_fit();
+            return ArgValue::Text(t);
         }
         ArgValue::Text(String::new())
     }
@@ -2254,6 +2288,7 @@ impl<'m> Importer<'m> {
         } = self;
         model.stats.events = packets;
         builder.finish(model);
+        model.args.shrink_to_fit();
         for s in &mut model.counters {
             if s.ts_ns.windows(2).any(|w| w[0] > w[1]) {
                 let mut idx: Vec<usize> = (0..s.ts_ns.len()).collect();
@@ -2261,7 +2296,60 @@ impl<'m> Importer<'m> {
                 s.ts_ns = idx.iter().map(|&i| s.ts_ns[i]).collect();
                 s.value = idx.iter().map(|&i| s.value[i]).collect();
             }
+            s.ts_ns.shrink_to_fit();
+            s.value.shrink_to_fit();
         }
+    }
+}
+
+/// The values of a repeated varint field of an event, the first 8 held inline (an event's extra
+/// counter track uuids: a handful, read for every event that carries counter values).
+struct SmallU64s {
+    inline: [u64; 8],
+    len: usize,
+    more: Vec<u64>,
+}
+
+impl SmallU64s {
+    fn of(ev: &view::EventView<'_>, num: u32) -> SmallU64s {
+        let mut s = SmallU64s {
+            inline: [0; 8],
+            len: 0,
+            more: Vec::new(),
+        };
+        ev.each(num, |r| {
+            if let view::Rep::U64(x) = r {
+                if s.len < s.inline.len() {
+                    s.inline[s.len] = x;
+                } else {
+                    s.more.push(x);
+                }
+                s.len += 1;
+            }
+        });
+        s
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn get(&self, i: usize) -> Option<u64> {
+        if i >= self.len {
+            None
+        } else if i < self.inline.len() {
+            Some(self.inline[i])
+        } else {
+            self.more.get(i - self.inline.len()).copied()
+        }
+    }
+}
+
+/// Makes room for one more element growing by half, not doubling, when full (counter series
+/// are the model's longest columns: at most a third spare instead of a half).
+fn grow_by_half<T>(v: &mut Vec<T>) {
+    if v.len() == v.capacity() {
+        v.reserve_exact(v.len() / 2 + 8);
     }
 }
 

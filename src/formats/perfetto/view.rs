@@ -256,6 +256,22 @@ fn merge_msg<M: Message + Default>(slot: &mut Option<M>, b: &[u8]) -> R<()> {
     }
 }
 
+/// As [`merge_msg`] for a message kept boxed: the cold, large ones, so that a view stays a few
+/// hundred bytes and is cheap to build and move for every packet.
+fn merge_box<M: Message + Default>(slot: &mut Option<Box<M>>, b: &[u8]) -> R<()> {
+    match slot {
+        Some(m) => m
+            .merge(b)
+            .map_err(|_| DecodeError("invalid nested message")),
+        None => {
+            *slot = Some(Box::new(
+                M::decode(b).map_err(|_| DecodeError("invalid nested message"))?,
+            ));
+            Ok(())
+        }
+    }
+}
+
 /// The fields of one `TracePacket` the importer reads (tags as in [`TracePacket`]).
 #[derive(Default)]
 pub(super) struct PacketView<'a> {
@@ -267,26 +283,26 @@ pub(super) struct PacketView<'a> {
     pub previous_packet_dropped: Option<u32>,
     /// `interned_data` = 12, walked by [`InternedView`].
     pub interned_data: Parts<'a>,
-    pub trace_packet_defaults: Option<TracePacketDefaults>,
+    pub trace_packet_defaults: Option<Box<TracePacketDefaults>>,
     /// `track_event` = 11, validated; read by [`EventView`].
     pub track_event: Option<EventView<'a>>,
-    pub track_descriptor: Option<TrackDescriptor>,
+    pub track_descriptor: Option<Box<TrackDescriptor>>,
     /// Each `track_descriptor` occurrence (the first pass decodes each on its own).
     pub descriptor_parts: Parts<'a>,
-    pub clock_snapshot: Option<ClockSnapshot>,
+    pub clock_snapshot: Option<Box<ClockSnapshot>>,
     /// Each `clock_snapshot` occurrence (the first pass adds each as its own snapshot).
     pub snapshot_parts: Parts<'a>,
     pub compressed_packets: Option<&'a [u8]>,
     pub zstd_compressed_packets: bool,
-    pub process_descriptor: Option<ProcessDescriptor>,
-    pub thread_descriptor: Option<ThreadDescriptor>,
-    pub process_tree: Option<ProcessTree>,
+    pub process_descriptor: Option<Box<ProcessDescriptor>>,
+    pub thread_descriptor: Option<Box<ThreadDescriptor>>,
+    pub process_tree: Option<Box<ProcessTree>>,
 }
 
 impl<'a> PacketView<'a> {
-    /// Walks a `TracePacket` body. Errors: as prost would reject it.
-    pub(super) fn parse(body: &'a [u8]) -> R<PacketView<'a>> {
-        let mut v = PacketView::default();
+    /// Walks a `TracePacket` body into `v` (a default view: built in place, as the view is
+    /// too large to move for every packet). Errors: as prost would reject it.
+    pub(super) fn parse_into(v: &mut PacketView<'a>, body: &'a [u8]) -> R<()> {
         let mut rd = Rd::new(body);
         let mut ev_parts: Parts<'a> = Parts::default();
         while let Some((num, wt)) = rd.field()? {
@@ -305,16 +321,16 @@ impl<'a> PacketView<'a> {
                     InternedView::validate(b)?;
                     v.interned_data.push(b);
                 }
-                59 => merge_msg(&mut v.trace_packet_defaults, rd.len(wt)?)?,
+                59 => merge_box(&mut v.trace_packet_defaults, rd.len(wt)?)?,
                 11 => ev_parts.push(rd.len(wt)?),
                 60 => {
                     let b = rd.len(wt)?;
-                    merge_msg(&mut v.track_descriptor, b)?;
+                    merge_box(&mut v.track_descriptor, b)?;
                     v.descriptor_parts.push(b);
                 }
                 6 => {
                     let b = rd.len(wt)?;
-                    merge_msg(&mut v.clock_snapshot, b)?;
+                    merge_box(&mut v.clock_snapshot, b)?;
                     v.snapshot_parts.push(b);
                 }
                 50 => v.compressed_packets = Some(rd.len(wt)?),
@@ -322,16 +338,18 @@ impl<'a> PacketView<'a> {
                     rd.len(wt)?;
                     v.zstd_compressed_packets = true;
                 }
-                43 => merge_msg(&mut v.process_descriptor, rd.len(wt)?)?,
-                44 => merge_msg(&mut v.thread_descriptor, rd.len(wt)?)?,
-                2 => merge_msg(&mut v.process_tree, rd.len(wt)?)?,
+                43 => merge_box(&mut v.process_descriptor, rd.len(wt)?)?,
+                44 => merge_box(&mut v.thread_descriptor, rd.len(wt)?)?,
+                2 => merge_box(&mut v.process_tree, rd.len(wt)?)?,
                 _ => rd.skip(num, wt)?,
             }
         }
         if ev_parts.is_some() {
-            v.track_event = Some(EventView::parse(ev_parts)?);
+            v.track_event
+                .insert(EventView::default())
+                .parse_into(ev_parts)?;
         }
-        Ok(v)
+        Ok(())
     }
 }
 
@@ -346,6 +364,10 @@ pub(super) struct EventView<'a> {
     pub name: Option<&'a [u8]>,
     pub n_category_iids: usize,
     pub n_categories: usize,
+    /// The first `category_iids` value and the first `categories` text (the common single
+    /// category, read without a second walk of the event).
+    pub first_category_iid: Option<u64>,
+    pub first_category: Option<&'a [u8]>,
     pub counter_value: Option<i64>,
     pub double_counter_value: Option<f64>,
     pub n_extra_counter_track_uuids: usize,
@@ -353,9 +375,12 @@ pub(super) struct EventView<'a> {
     pub n_extra_double_counter_track_uuids: usize,
     pub n_extra_double_counter_values: usize,
     pub n_debug_annotations: usize,
+    /// The first [`INLINE_ANNOTATIONS`] `debug_annotations`, in wire order (all of them when
+    /// `n_debug_annotations` is at most that; else [`EventView::each`] walks them).
+    pub annotations: [&'a [u8]; INLINE_ANNOTATIONS],
     pub task_execution: Option<TaskExecution>,
     pub log_message: Option<LogMessage>,
-    pub source_location: Option<SourceLocation>,
+    pub source_location: Option<Box<SourceLocation>>,
     pub source_location_iid: Option<u64>,
     pub legacy_event: Option<LegacyEvent>,
     pub timestamp_delta_us: Option<i64>,
@@ -366,6 +391,9 @@ pub(super) struct EventView<'a> {
     pub thread_instruction_count_absolute: Option<i64>,
 }
 
+/// Debug annotations an [`EventView`] keeps without a second walk.
+pub(super) const INLINE_ANNOTATIONS: usize = 6;
+
 /// One value of a repeated `TrackEvent` field, from [`EventView::each`].
 pub(super) enum Rep<'a> {
     U64(u64),
@@ -374,8 +402,9 @@ pub(super) enum Rep<'a> {
 }
 
 impl<'a> EventView<'a> {
-    fn parse(parts: Parts<'a>) -> R<EventView<'a>> {
-        let mut v = EventView::default();
+    /// Walks the occurrences of a `TrackEvent` into a default view `v`.
+    fn parse_into(&mut self, parts: Parts<'a>) -> R<()> {
+        let v = self;
         for b in parts.iter() {
             let mut rd = Rd::new(b);
             while let Some((num, wt)) = rd.field()? {
@@ -384,9 +413,20 @@ impl<'a> EventView<'a> {
                     11 => v.track_uuid = Some(rd.u64(wt)?),
                     10 => v.name_iid = Some(rd.u64(wt)?),
                     23 => v.name = Some(rd.len(wt)?),
-                    3 => each_varint(&mut rd, wt, |_| v.n_category_iids += 1)?,
+                    3 => {
+                        let (n, first) = (&mut v.n_category_iids, &mut v.first_category_iid);
+                        each_varint(&mut rd, wt, |x| {
+                            if *n == 0 {
+                                *first = Some(x);
+                            }
+                            *n += 1;
+                        })?
+                    }
                     22 => {
-                        rd.len(wt)?;
+                        let b = rd.len(wt)?;
+                        if v.n_categories == 0 {
+                            v.first_category = Some(b);
+                        }
                         v.n_categories += 1;
                     }
                     30 => v.counter_value = Some(rd.i64(wt)?),
@@ -396,12 +436,16 @@ impl<'a> EventView<'a> {
                     45 => each_varint(&mut rd, wt, |_| v.n_extra_double_counter_track_uuids += 1)?,
                     46 => each_f64(&mut rd, wt, |_| v.n_extra_double_counter_values += 1)?,
                     4 => {
-                        validate_annotation(rd.len(wt)?, 3)?;
+                        let b = rd.len(wt)?;
+                        validate_annotation(b, 3)?;
+                        if let Some(slot) = v.annotations.get_mut(v.n_debug_annotations) {
+                            *slot = b;
+                        }
                         v.n_debug_annotations += 1;
                     }
                     5 => merge_msg(&mut v.task_execution, rd.len(wt)?)?,
                     21 => merge_msg(&mut v.log_message, rd.len(wt)?)?,
-                    33 => merge_msg(&mut v.source_location, rd.len(wt)?)?,
+                    33 => merge_box(&mut v.source_location, rd.len(wt)?)?,
                     34 => v.source_location_iid = Some(rd.u64(wt)?),
                     6 => merge_msg(&mut v.legacy_event, rd.len(wt)?)?,
                     1 => v.timestamp_delta_us = Some(rd.i64(wt)?),
@@ -415,11 +459,11 @@ impl<'a> EventView<'a> {
             }
         }
         v.parts = parts;
-        Ok(v)
+        Ok(())
     }
 
     /// Calls `f` for each value of repeated field `num` (3, 22, 31, 12, 45, 46 or 4), in
-    /// wire order. The event was validated by [`EventView::parse`].
+    /// wire order. The event was validated by [`EventView::parse_into`].
     pub(super) fn each(&self, num: u32, mut f: impl FnMut(Rep<'a>)) {
         for b in self.parts.iter() {
             let mut rd = Rd::new(b);
