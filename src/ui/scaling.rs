@@ -282,6 +282,9 @@ fn batch_progress(state: AppState) -> BatchProgress {
     })
 }
 
+/// Most files listed with their own progress bar while they load; the others are counted.
+const MAX_LOADING_SHOWN: usize = 20;
+
 #[component]
 fn TrialTable() -> impl IntoView {
     let state = expect_context::<AppState>();
@@ -305,6 +308,16 @@ fn TrialTable() -> impl IntoView {
             .filter(|r| !settled(r))
             .collect::<Vec<_>>()
     };
+    // The first files still loading (the ones the import workers hold come first: files go
+    // to the workers in drop order); the rest are counted. 200 dropped files would otherwise
+    // be 200 bars to lay out again on every change.
+    let shown = move || {
+        pending()
+            .into_iter()
+            .take(MAX_LOADING_SHOWN)
+            .collect::<Vec<_>>()
+    };
+    let more = move || pending().len().saturating_sub(MAX_LOADING_SHOWN);
     let count = move || trials().len();
     let batch = Memo::new(move |_| batch_progress(state));
     view! {
@@ -333,7 +346,7 @@ fn TrialTable() -> impl IntoView {
                 </p>
                 <ul class="loading" data-testid="loading-files">
                     <For
-                        each=pending
+                        each=shown
                         key=|r| r.id
                         children=move |row| {
                             let status = row.status;
@@ -355,6 +368,11 @@ fn TrialTable() -> impl IntoView {
                             }
                         }
                     />
+                    <Show when=move || more() != 0>
+                        <li class="muted" data-testid="loading-more">
+                            {move || format!("… and {} more", more())}
+                        </li>
+                    </Show>
                 </ul>
             </section>
         </Show>
