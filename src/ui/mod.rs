@@ -81,6 +81,8 @@ pub struct Timing {
     pub decompressed_bytes: f64,
     pub import_ms: f64,
     pub files: usize,
+    /// The first file of the batch: rows from this id on make up the batch's overall progress.
+    pub batch_first: FileId,
 }
 
 /// The views of the app.
@@ -226,19 +228,20 @@ pub fn post_to_worker(msg: &ToWorker) {
 
 /// Adds a row for a file about to be read and returns it (status [`Status::Reading`]).
 pub fn add_file_row(state: AppState, name: String, size: f64) -> FileRow {
-    if !state.busy() {
-        state.timing.update(|t| {
-            *t = Timing {
-                batch_start: Some(now_ms()),
-                ..Timing::default()
-            }
-        });
-    }
     let id = NEXT_ID.with(|n| {
         let id = n.get();
         n.set(id + 1);
         id
     });
+    if !state.busy() {
+        state.timing.update(|t| {
+            *t = Timing {
+                batch_start: Some(now_ms()),
+                batch_first: id,
+                ..Timing::default()
+            }
+        });
+    }
     let row = FileRow {
         id,
         name,

@@ -28,6 +28,8 @@ struct Job {
     id: FileId,
     name: String,
     blob: Blob,
+    /// `performance.now()` when a worker was given the file (ms; 0 while queued).
+    sent_ms: f64,
 }
 
 struct Slot {
@@ -77,7 +79,14 @@ pub fn start(state: AppState, hook: Option<ToWorker>) {
 
 /// Queues a file for import.
 pub fn submit(id: FileId, name: String, blob: Blob) {
-    POOL.with(|p| p.borrow_mut().queue.push_back(Job { id, name, blob }));
+    POOL.with(|p| {
+        p.borrow_mut().queue.push_back(Job {
+            id,
+            name,
+            blob,
+            sent_ms: 0.0,
+        })
+    });
     dispatch();
 }
 
@@ -116,7 +125,7 @@ fn dispatch() {
             if !s.ready || s.busy.is_some() {
                 continue;
             }
-            let Some(job) = p.queue.pop_front() else {
+            let Some(mut job) = p.queue.pop_front() else {
                 return;
             };
             let Some(w) = s.worker.as_ref() else {
@@ -129,6 +138,7 @@ fn dispatch() {
             })
             .ok()
             .filter(|m| js_sys::Reflect::set(m, &JsValue::from_str("blob"), &job.blob).is_ok());
+            job.sent_ms = super::now_ms();
             match msg.map(|m| w.post_message(&m)) {
                 Some(Ok(())) => s.busy = Some(job),
                 _ => p.queue.push_front(job),
@@ -209,14 +219,18 @@ fn on_message(state: AppState, i: usize, generation: u32, msg: FromWorker, data:
                 let mut p = p.borrow_mut();
                 let s = &mut p.slots[i];
                 match s.busy.take() {
-                    Some(j) if j.id == id => true,
+                    Some(j) if j.id == id => Some(j.sent_ms),
                     other => {
                         s.busy = other;
-                        false
+                        None
                     }
                 }
             });
-            if held {
+            if let Some(sent_ms) = held {
+                // The import worker's wall time for this file (read, decompress, parse,
+                // reduce, serialize): the page's import throughput figure.
+                let ms = super::now_ms() - sent_ms;
+                state.timing.update(|t| t.import_ms += ms);
                 let payload = js_sys::Reflect::get(data, &JsValue::from_str("prepared"))
                     .unwrap_or(JsValue::NULL);
                 super::bridge::post_prepared(id, &name, payload);

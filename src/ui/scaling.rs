@@ -241,6 +241,50 @@ fn trial_row(state: AppState, row: FileRow) -> impl IntoView {
     }
 }
 
+/// Overall progress of the batch being loaded (the files added since the page was last idle,
+/// [`super::Timing::batch_first`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct BatchProgress {
+    /// Files in the batch, and those finished (imported or failed).
+    files: usize,
+    done: usize,
+    /// Bytes as dropped, summed over the batch.
+    bytes: f64,
+    /// Share of the batch's bytes read so far, in [0, 1]: a finished file counts whole, a file
+    /// in the worker by its reported fraction, a download by its fraction when known.
+    fraction: f64,
+}
+
+fn batch_progress(state: AppState) -> BatchProgress {
+    let first = state.timing.with(|t| t.batch_first);
+    state.files.with(|files| {
+        let mut b = BatchProgress::default();
+        let mut weighted = 0.0;
+        let mut total = 0.0;
+        for r in files.iter().filter(|r| r.id >= first) {
+            // A file of unknown size still counts as one byte, so it moves the bar.
+            let w = r.size.max(1.0);
+            let f = match r.status.get() {
+                Status::Imported(_) | Status::Failed(_) => {
+                    b.done += 1;
+                    1.0
+                }
+                Status::Importing(f) | Status::Fetching(Some(f)) => f.clamp(0.0, 1.0),
+                Status::Reading | Status::Fetching(None) => 0.0,
+            };
+            b.files += 1;
+            b.bytes += r.size.max(0.0);
+            weighted += w * f;
+            total += w;
+        }
+        b.fraction = if total > 0.0 { weighted / total } else { 0.0 };
+        b
+    })
+}
+
+/// Most files listed with their own progress bar while they load; the others are counted.
+const MAX_LOADING_SHOWN: usize = 20;
+
 #[component]
 fn TrialTable() -> impl IntoView {
     let state = expect_context::<AppState>();
@@ -264,14 +308,45 @@ fn TrialTable() -> impl IntoView {
             .filter(|r| !settled(r))
             .collect::<Vec<_>>()
     };
+    // The first files still loading (the ones the import workers hold come first: files go
+    // to the workers in drop order); the rest are counted. 200 dropped files would otherwise
+    // be 200 bars to lay out again on every change.
+    let shown = move || {
+        pending()
+            .into_iter()
+            .take(MAX_LOADING_SHOWN)
+            .collect::<Vec<_>>()
+    };
+    let more = move || pending().len().saturating_sub(MAX_LOADING_SHOWN);
     let count = move || trials().len();
+    let batch = Memo::new(move |_| batch_progress(state));
     view! {
         <Show when=move || !pending().is_empty()>
             <section>
                 <h2>{move || format!("Loading ({})", pending().len())}</h2>
+                <p class="batch-progress" data-testid="batch">
+                    <progress
+                        data-testid="batch-progress"
+                        max="1"
+                        value=move || batch.get().fraction
+                    ></progress>
+                    " "
+                    <span data-testid="batch-text">
+                        {move || {
+                            let b = batch.get();
+                            format!(
+                                "{} of {} files done, {:.0} % of {}",
+                                b.done,
+                                b.files,
+                                b.fraction * 100.0,
+                                format_value(b.bytes, "bytes"),
+                            )
+                        }}
+                    </span>
+                </p>
                 <ul class="loading" data-testid="loading-files">
                     <For
-                        each=pending
+                        each=shown
                         key=|r| r.id
                         children=move |row| {
                             let status = row.status;
@@ -293,6 +368,11 @@ fn TrialTable() -> impl IntoView {
                             }
                         }
                     />
+                    <Show when=move || more() != 0>
+                        <li class="muted" data-testid="loading-more">
+                            {move || format!("… and {} more", more())}
+                        </li>
+                    </Show>
                 </ul>
             </section>
         </Show>
@@ -742,7 +822,14 @@ fn DiagnosticsPanel() -> impl IntoView {
         <Show when=move || !imported().is_empty()>
             <section class="diagnostics" data-testid="diagnostics">
                 <h2>"File reports"</h2>
-                {move || imported().into_iter().map(file_report).collect_view()}
+                // Keyed by the summary itself: a file's report is built once, not again for
+                // every other file that arrives (200 dropped trials would otherwise rebuild
+                // 200 reports per file, a long main-thread task each).
+                <For
+                    each=imported
+                    key=|s| (s.id, Arc::as_ptr(s) as usize)
+                    children=file_report
+                />
             </section>
         </Show>
     }

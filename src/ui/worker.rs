@@ -9,7 +9,6 @@
 
 use std::cell::{Cell, RefCell};
 
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
@@ -133,16 +132,8 @@ fn handle(data: JsValue) {
                 }
             };
             IMPORTING.with(|c| c.set(None));
-            let payload = prepared
-                .serialize(
-                    &serde_wasm_bindgen::Serializer::new()
-                        .serialize_large_number_types_as_bigints(true),
-                )
-                .unwrap_or_else(|e| {
-                    let err: Result<(), String> =
-                        Err(format!("{name}: the import could not be handed over: {e}"));
-                    serde_wasm_bindgen::to_value(&err).unwrap_or(JsValue::NULL)
-                });
+            let payload = prepared_blob(&name, &prepared);
+            drop(prepared);
             let Ok(msg) = serde_wasm_bindgen::to_value(&FromWorker::Prepared { id, name }) else {
                 return;
             };
@@ -160,12 +151,7 @@ fn handle(data: JsValue) {
             IMPORTING.with(|c| c.set(None));
             let payload = js_sys::Reflect::get(&data, &JsValue::from_str("prepared"))
                 .unwrap_or(JsValue::NULL);
-            let prepared: Result<crate::workspace::Prepared, String> =
-                serde_wasm_bindgen::from_value(payload).unwrap_or_else(|e| {
-                    Err(format!(
-                        "{name}: the prepared import could not be read: {e}"
-                    ))
-                });
+            let prepared = read_prepared(&name, payload);
             let out = SESSION.with(|s| s.borrow_mut().add_prepared(id, &name, prepared));
             post(&out);
             post_updates();
@@ -204,6 +190,48 @@ fn handle(data: JsValue) {
             TEST_HOOK.with(|h| *h.borrow_mut() = (panic_on, abort_on, session_panic_on));
         }
     }
+}
+
+/// The import worker's result as a `Blob` of its JSON (`serde_json` of
+/// `Result<Prepared, String>`). A `Blob` crosses `postMessage` as a handle: neither the page
+/// nor the journal ([`super::bridge`]) ever holds the result as an object graph — a 200 MB
+/// trace's call tree alone is ~140 MB of JSON, millions of JS objects, which took the page's
+/// thread 18 s to clone (`tests/it/browser_scale.rs`).
+fn prepared_blob(name: &str, prepared: &Result<crate::workspace::Prepared, String>) -> JsValue {
+    let bytes = serde_json::to_vec(prepared).unwrap_or_else(|e| {
+        let err: Result<(), String> =
+            Err(format!("{name}: the import could not be handed over: {e}"));
+        serde_json::to_vec(&err).unwrap_or_default()
+    });
+    // SAFETY: the view is read by `Blob::new` (which copies it) before anything allocates in
+    // this module's memory again.
+    let view = unsafe { js_sys::Uint8Array::view(&bytes) };
+    let blob = web_sys::Blob::new_with_u8_array_sequence(&js_sys::Array::of1(&view));
+    blob.map_or(JsValue::NULL, JsValue::from)
+}
+
+/// Reads back what [`prepared_blob`] made (in the session worker, where blocking is allowed).
+fn read_prepared(name: &str, payload: JsValue) -> Result<crate::workspace::Prepared, String> {
+    let blob: web_sys::Blob = payload
+        .dyn_into()
+        .map_err(|_| format!("{name}: the prepared import did not arrive"))?;
+    let reader =
+        web_sys::FileReaderSync::new().map_err(|e| format!("{name}: {}", js_error_text(&e)))?;
+    let ab = reader.read_as_array_buffer(&blob).map_err(|e| {
+        format!(
+            "{name}: the prepared import could not be read: {}",
+            js_error_text(&e)
+        )
+    })?;
+    let bytes = js_sys::Uint8Array::new(&ab).to_vec();
+    drop(ab);
+    serde_json::from_slice::<Result<crate::workspace::Prepared, String>>(&bytes).unwrap_or_else(
+        |e| {
+            Err(format!(
+                "{name}: the prepared import could not be read: {e}"
+            ))
+        },
+    )
 }
 
 /// **Test hook** ([`ToWorker::TestHook`], sent only for a page opened with `?testhook=…`):

@@ -32,6 +32,9 @@
 //!   deploy's new cache, the app started and analysing with its server stopped
 //! * `browser_persist` — "Keep my session": files and view kept in IndexedDB across a
 //!   reload, "Forget everything"
+//! * `browser_scale` — big traces and many trials: ~200 MB generated Perfetto and Kineto JSON
+//!   with visible, advancing progress bars and no long main-thread task; 200 trials at once with
+//!   one crashing importer; the 1 GB browser benchmark (`#[ignore]`)
 //! * `browser_security` — the site's CSP, hostile names shown as text, crash isolation of
 //!   the import worker (test hook)
 //! * `browser_subpath` — the site built with `--public-url /trialscope/` (target/dist-subpath)
@@ -118,6 +121,7 @@ mod browser_memory_zoom;
 mod browser_offline;
 mod browser_parquet;
 mod browser_persist;
+mod browser_scale;
 mod browser_security;
 mod browser_subpath;
 mod browser_triage;

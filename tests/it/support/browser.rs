@@ -370,6 +370,12 @@ impl Driver {
         }
         Driver { child, port }
     }
+
+    /// The chromedriver process id (the browser it starts runs below it).
+    #[allow(dead_code)]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
 }
 
 /// Connects a headless Chromium session with a fresh profile under `tmp`, the performance

@@ -1,6 +1,6 @@
 //! What the integration test modules share: where the corpus is, the one Perfetto packet
-//! builder, the one telemetry record builder, generated traces, the memory fixture and the
-//! browser harness.
+//! builder, the one telemetry record builder, generated traces, the memory fixture, the
+//! browser harness and the browser's memory from `/proc`.
 
 use std::path::PathBuf;
 
@@ -9,6 +9,7 @@ pub mod browser;
 pub mod kineto_gen;
 pub mod memory_fixture;
 pub mod perfetto;
+pub mod procmem;
 pub mod telemetry;
 
 /// `rel` under the shared data folder: `../shared` beside the checkout (as in CI), or two
