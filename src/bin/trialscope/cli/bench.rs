@@ -11,7 +11,9 @@
 //! pick instead (issue #9): for a Perfetto file Python protobuf's upb backend decoding the real
 //! schema (`Trace.FromString` with the `perfetto` PyPI package's `perfetto_trace_pb2`), for a
 //! JSON file Python `json.loads` (`tools/bench/peers.py`, run with `--python`, by default
-//! `target/peervenv/bin/python` when it exists). `--generate-perfetto FILE --size-mb N` writes
+//! `target/peervenv/bin/python` when it exists) and, where it is installed there, the parser of
+//! HolisticTraceAnalysis (files up to 256 MB). The best run's CPU time (user + system) is
+//! printed next to its wall time, for the trialscope import and for the peers. `--generate-perfetto FILE --size-mb N` writes
 //! a Chromium-like Perfetto trace of about N MB to benchmark with (under `target/`, never
 //! committed); `--generate-kineto FILE --size-mb N` a Kineto-like Chrome JSON trace
 //! (`formats::synthetic_kineto`, the one the JSON performance tests use).
@@ -70,6 +72,9 @@ pub struct PeerResult {
     pub peak_rss_bytes: u64,
     /// `protobuf-upb` or `json.loads`.
     pub backend: String,
+    /// CPU time (user + system) of the best run, seconds.
+    #[serde(default)]
+    pub cpu_seconds: Option<f64>,
 }
 
 /// One file's measurement.
@@ -235,7 +240,7 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
-/// The CPU time of the best run and the HTA peer of one file, below the table.
+/// The CPU time of the best run and the peers' (wall and CPU) of one file, below the table.
 fn print_cpu_and_hta(r: &BenchResult) {
     let mb = r.decompressed_bytes as f64 / 1e6;
     if let Some(c) = r.best_cpu_s.filter(|&c| c > 0.0) {
@@ -246,10 +251,18 @@ fn print_cpu_and_hta(r: &BenchResult) {
             mb / c
         );
     }
-    if let Some(p) = r.peer_hta.as_ref().filter(|p| p.seconds > 0.0) {
+    for p in [&r.peer, &r.peer_hta].into_iter().flatten() {
+        if p.seconds <= 0.0 {
+            continue;
+        }
         let rate = p.decompressed_bytes as f64 / 1e6 / p.seconds;
+        let cpu = p
+            .cpu_seconds
+            .filter(|&c| c > 0.0)
+            .map(|c| format!(", {c:.2} s CPU = {:.1} MB/s of CPU", mb / c))
+            .unwrap_or_default();
         outln!(
-            "{}: {} {:.2} s = {rate:.1} MB/s, peak {:.1} MB; trialscope {:.2}× its rate",
+            "{}: {} {:.2} s = {rate:.1} MB/s{cpu}, peak {:.1} MB; trialscope {:.2}× its rate",
             r.file,
             p.backend,
             p.seconds,
