@@ -516,6 +516,8 @@ type ArgList<'d> = Vec<(Cow<'d, [u8]>, JVal<'d>)>;
 
 /// `list` emptied, as a list for another buffer: the allocation is kept (an in-place collect
 /// of an empty list into elements of the same layout), so events do not allocate one each.
+// `filter_map`, not the `filter` clippy suggests: the element type changes (its lifetime).
+#[allow(clippy::unnecessary_filter_map)]
 fn recycle<'b>(mut list: ArgList<'_>) -> ArgList<'b> {
     list.clear();
     if list.capacity() > 1024 {
