@@ -199,20 +199,24 @@ impl<'a> Lexer<'a> {
                 note(&mut self.issues.non_finite_tokens, self.pos);
                 self.literal(b"-Infinity", JVal::Null)
             }
-            b'-' | b'+' | b'.' | b'0'..=b'9' => {
-                let start = self.pos;
-                self.pos += self.data[start..]
-                    .iter()
-                    .take_while(|&&c| NUMBER_BYTE[usize::from(c)])
-                    .count();
-                if self.pos >= self.data.len() {
-                    // A number running into EOF may be cut off.
-                    return Err(self.err("unexpected end of data in a number"));
-                }
-                Ok(JVal::Num(&self.data[start..self.pos]))
-            }
+            b'-' | b'+' | b'.' | b'0'..=b'9' => self.number(),
             _ => Err(self.err("unexpected character")),
         }
+    }
+
+    /// Reads a number token at the position (its characters, not validated further).
+    #[inline]
+    fn number(&mut self) -> Result<JVal<'a>, SyntaxError> {
+        let start = self.pos;
+        self.pos += self.data[start..]
+            .iter()
+            .take_while(|&&c| NUMBER_BYTE[usize::from(c)])
+            .count();
+        if self.pos >= self.data.len() {
+            // A number running into EOF may be cut off.
+            return Err(self.err("unexpected end of data in a number"));
+        }
+        Ok(JVal::Num(&self.data[start..self.pos]))
     }
 
     fn literal(&mut self, word: &'static [u8], v: JVal<'a>) -> Result<JVal<'a>, SyntaxError> {
@@ -412,6 +416,12 @@ impl<'a> Lexer<'a> {
                     (JVal::Arr(Vec::new(), span), nodes)
                 })
             }
+            // The common scalars read here directly (as `value` reads them).
+            Some(b'"') if depth <= MAX_DEPTH => {
+                self.pos += 1;
+                Ok((JVal::Str(self.string(repair_quotes)?), 1))
+            }
+            Some(b'0'..=b'9') if depth <= MAX_DEPTH => Ok((self.number()?, 1)),
             _ => Ok((self.value(depth, repair_quotes)?, 1)),
         }
     }
