@@ -19,6 +19,8 @@ mod stream;
 pub mod telemetry;
 mod tracks;
 
+/// The synthetic Kineto JSON trace of the import benchmark (`trialscope bench --generate-kineto`).
+pub use chrome_json::synthetic as synthetic_kineto;
 #[cfg(not(target_arch = "wasm32"))]
 pub use stream::FileSource;
 pub use stream::{ByteSource, Chunked};

@@ -140,3 +140,44 @@ fn gzipped_chunks_match_whole() {
         &whole[..200.min(whole.len())]
     );
 }
+
+/// A before/after check for work on the importer's speed (issue 9): the full model dump of
+/// every JSON corpus trace and of the generated Kineto trace (8 MB), as SHA-256 per file,
+/// written to the file named by `TRIALSCOPE_JSON_DUMPS` when it does not exist and compared
+/// with it when it does. Run it on the old code, then on the new:
+/// `TRIALSCOPE_JSON_DUMPS=/tmp/dumps.txt cargo test --test it json_model_dumps -- --ignored`.
+#[test]
+#[ignore]
+fn json_model_dumps_before_and_after() {
+    use sha2::{Digest, Sha256};
+    let Some(path) = std::env::var_os("TRIALSCOPE_JSON_DUMPS") else {
+        panic!("set TRIALSCOPE_JSON_DUMPS to the reference file");
+    };
+    let mut lines = Vec::new();
+    let digest = |dump: String| -> String {
+        Sha256::digest(dump.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    for rel in json_files() {
+        let name = rel.rsplit('/').next().unwrap().trim_end_matches(".gz");
+        let dump = load(name, &plain(&rel), usize::MAX);
+        lines.push(format!("{rel} {}", digest(dump)));
+    }
+    let (kineto, _) = crate::support::kineto_gen::kineto_like(8_000_000);
+    let dump = load("synthetic.pt.trace.json", &kineto, usize::MAX);
+    lines.push(format!("generated-kineto-8MB {}", digest(dump)));
+    let now = lines.join("\n") + "\n";
+    match std::fs::read_to_string(&path) {
+        Ok(reference) => {
+            let differ: Vec<&str> = now
+                .lines()
+                .filter(|l| !reference.lines().any(|r| r == *l))
+                .collect();
+            assert!(differ.is_empty(), "model dumps differ: {differ:#?}");
+            assert_eq!(now.lines().count(), reference.lines().count());
+        }
+        Err(_) => std::fs::write(&path, now).unwrap(),
+    }
+}

@@ -149,3 +149,39 @@ fn write_kineto_files() {
         eprintln!("{}: {} bytes, {events} events", path.display(), data.len());
     }
 }
+
+/// `trialscope bench --generate-kineto FILE --size-mb N` (issue 9, point 6) writes the same
+/// bytes as the generator the tests use, streamed to the file, and they import as Kineto.
+#[test]
+fn bench_generates_the_kineto_benchmark_file() {
+    let dir = std::env::temp_dir().join(format!("trialscope-genkineto-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("kineto_2m.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_trialscope"))
+        .args(["bench", "--generate-kineto"])
+        .arg(&path)
+        .args(["--size-mb", "2"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = std::fs::read(&path).unwrap();
+    let (expected, events) = support::kineto_gen::kineto_like(2_000_000);
+    assert!(
+        written == expected,
+        "the CLI and the library generator differ"
+    );
+    assert!(written.len() >= 2_000_000 && written.len() < 2_010_000);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("{} bytes, {events} events", written.len())),
+        "{stdout}"
+    );
+    let a = formats::import("kineto_2m.json", &written).unwrap();
+    assert_eq!(a.model.stats.events, events);
+    assert_eq!(a.model.info.rank, Some(3));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

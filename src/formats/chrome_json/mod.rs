@@ -35,6 +35,7 @@
 
 pub mod kineto;
 pub mod lexer;
+pub mod synthetic;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -273,6 +274,8 @@ struct Importer<'a, 'm> {
     saw_kineto_keys: bool,
     python_cat: StrId,
     memory_name: StrId,
+    /// The allocation of the last event's `args` list, reused by the next event.
+    spare_args: ArgList<'static>,
 }
 
 /// The byte span of an `args` / `id2` value in the buffer, how many JSON nodes it holds and
@@ -319,9 +322,9 @@ struct ArgBudget {
     bytes: usize,
 }
 
-fn str_of<'d>(v: &JVal<'d>) -> Option<Cow<'d, [u8]>> {
+fn str_of(v: JVal<'_>) -> Option<Cow<'_, [u8]>> {
     match v {
-        JVal::Str(s) => Some(s.clone()),
+        JVal::Str(s) => Some(s),
         _ => None,
     }
 }
@@ -357,15 +360,22 @@ fn nodes_of(v: &JVal<'_>) -> usize {
 impl<'d> Ev<'d> {
     /// Stores member `key` (last one wins, as in a parsed object).
     fn set(&mut self, key: &[u8], v: JVal<'d>, nodes: usize) {
-        match key {
-            b"ph" => self.ph = v.as_bytes().and_then(|b| b.first().copied()),
-            b"name" => self.name = str_of(&v),
-            b"cat" => self.cat = str_of(&v),
-            b"ts" => self.ts = Some(v),
-            b"dur" => self.dur = Some(v),
-            b"pid" => self.pid = Some(v),
-            b"tid" => self.tid = Some(v),
-            b"args" => {
+        if let Some(f) = Field::of(key) {
+            self.set_field(f, v, nodes);
+        }
+    }
+
+    /// Stores the member of field `f`.
+    fn set_field(&mut self, f: Field, v: JVal<'d>, nodes: usize) {
+        match f {
+            Field::Ph => self.ph = v.as_bytes().and_then(|b| b.first().copied()),
+            Field::Name => self.name = str_of(v),
+            Field::Cat => self.cat = str_of(v),
+            Field::Ts => self.ts = Some(v),
+            Field::Dur => self.dur = Some(v),
+            Field::Pid => self.pid = Some(v),
+            Field::Tid => self.tid = Some(v),
+            Field::Args => {
                 self.args = Some(span_of(&v, nodes));
                 self.arg_list.clear();
                 self.args_dropped = 0;
@@ -384,11 +394,10 @@ impl<'d> Ev<'d> {
                     }
                 }
             }
-            b"id" => self.id = Some(v),
-            b"id2" => self.id2 = Some(span_of(&v, nodes)),
-            b"scope" => self.scope = str_of(&v),
-            b"s" => self.s = str_of(&v),
-            _ => {}
+            Field::Id => self.id = Some(v),
+            Field::Id2 => self.id2 = Some(span_of(&v, nodes)),
+            Field::Scope => self.scope = str_of(v),
+            Field::S => self.s = str_of(v),
         }
     }
 
@@ -452,20 +461,26 @@ impl<'d> Ev<'d> {
         Ok(())
     }
 
-    /// Reads the event object at the lexer's position (its `{`) strictly, member by member.
-    fn parse(lx: &mut Lexer<'d>) -> Result<Ev<'d>, SyntaxError> {
-        let mut e = Ev::default();
+    /// Reads the event object at the lexer's position (its `{`) strictly, member by member;
+    /// `arg_list` is an empty list whose allocation the event's `args` may reuse.
+    fn parse(lx: &mut Lexer<'d>, arg_list: ArgList<'d>) -> Result<Ev<'d>, SyntaxError> {
+        let mut e = Ev {
+            arg_list,
+            ..Ev::default()
+        };
         lx.pos += 1; // {
         let mut need_comma = false;
         while !lx.member_sep(&mut need_comma)? {
             let key = lx.key()?;
-            if &key[..] == b"args" && lx.peek() == Some(b'{') {
-                e.parse_args(lx)?;
-            } else if is_event_key(&key) {
-                let (v, nodes) = lx.shallow_value(1, false)?;
-                e.set(&key, v, nodes);
-            } else {
-                lx.skip_value(1, false)?;
+            match Field::of(&key) {
+                Some(Field::Args) if lx.peek() == Some(b'{') => e.parse_args(lx)?,
+                Some(f) => {
+                    let (v, nodes) = lx.shallow_value(1, false)?;
+                    e.set_field(f, v, nodes);
+                }
+                None => {
+                    lx.skip_value(1, false)?;
+                }
             }
             e.members += 1;
             need_comma = true;
@@ -496,22 +511,66 @@ impl<'d> Ev<'d> {
     }
 }
 
-fn is_event_key(k: &[u8]) -> bool {
-    matches!(
-        k,
-        b"ph"
-            | b"name"
-            | b"cat"
-            | b"ts"
-            | b"dur"
-            | b"pid"
-            | b"tid"
-            | b"args"
-            | b"id"
-            | b"id2"
-            | b"scope"
-            | b"s"
-    )
+/// An event's `args` members as read (see [`Ev::arg_list`]).
+type ArgList<'d> = Vec<(Cow<'d, [u8]>, JVal<'d>)>;
+
+/// `list` emptied, as a list for another buffer: the allocation is kept (an in-place collect
+/// of an empty list into elements of the same layout), so events do not allocate one each.
+// `filter_map`, not the `filter` clippy suggests: the element type changes (its lifetime).
+#[allow(clippy::unnecessary_filter_map)]
+fn recycle<'b>(mut list: ArgList<'_>) -> ArgList<'b> {
+    list.clear();
+    if list.capacity() > 1024 {
+        return Vec::new(); // not kept after an event with very many args
+    }
+    list.into_iter().filter_map(|_| None).collect()
+}
+
+/// The event members the importer reads (others are skipped unbuilt).
+#[derive(Clone, Copy)]
+enum Field {
+    Ph,
+    Name,
+    Cat,
+    Ts,
+    Dur,
+    Pid,
+    Tid,
+    Args,
+    Id,
+    Id2,
+    Scope,
+    S,
+}
+
+impl Field {
+    /// The field of member key `k` (one comparison per key: by length, then the bytes).
+    fn of(k: &[u8]) -> Option<Field> {
+        Some(match (k.len(), k.first()) {
+            (1, Some(b's')) => Field::S,
+            (2, _) => match k {
+                b"ph" => Field::Ph,
+                b"ts" => Field::Ts,
+                b"id" => Field::Id,
+                _ => return None,
+            },
+            (3, _) => match k {
+                b"cat" => Field::Cat,
+                b"dur" => Field::Dur,
+                b"pid" => Field::Pid,
+                b"tid" => Field::Tid,
+                b"id2" => Field::Id2,
+                _ => return None,
+            },
+            (4, _) => match k {
+                b"name" => Field::Name,
+                b"args" => Field::Args,
+                _ => return None,
+            },
+            (5, _) if k == b"scope" => Field::Scope,
+            _ => return None,
+        })
+    }
 }
 
 /// What became of one attempt at reading an element from the buffered bytes.
@@ -556,6 +615,7 @@ impl<'a, 'm> Importer<'a, 'm> {
             saw_kineto_keys: false,
             python_cat,
             memory_name,
+            spare_args: Vec::new(),
         }
     }
 
@@ -1028,12 +1088,17 @@ impl<'a, 'm> Importer<'a, 'm> {
     /// repair) and imports it. The object must be followed by `,`, `]` or the end of the data.
     fn event_at(&mut self, data: &[u8], eof: bool) -> Step {
         let mut lx = Lexer::new(data, 0);
-        let strict_err = match Ev::parse(&mut lx) {
+        let spare = recycle(std::mem::take(&mut self.spare_args));
+        let strict_err = match Ev::parse(&mut lx, spare) {
             Ok(ev) => match lx.peek() {
-                None if !eof => return Step::More,
+                None if !eof => {
+                    self.spare_args = recycle(ev.arg_list);
+                    return Step::More;
+                }
                 None | Some(b',') | Some(b']') => {
                     self.merge_issues(&lx);
-                    self.event(ev, data, 0);
+                    self.event(&ev, data, 0);
+                    self.spare_args = recycle(ev.arg_list);
                     return Step::Done(lx.pos, true);
                 }
                 _ => SyntaxError {
@@ -1073,7 +1138,7 @@ impl<'a, 'm> Importer<'a, 'm> {
                     Some(format!("line {line}"))
                 });
                 let ev = Ev::of_value(&v);
-                self.event(ev, data, 0);
+                self.event(&ev, data, 0);
                 return Step::Done(lx2.pos, true);
             }
         }
@@ -1197,7 +1262,7 @@ impl<'a, 'm> Importer<'a, 'm> {
     // ----- events -----------------------------------------------------------------------
 
     /// Imports one event read from buffer `d` at position `offset`.
-    fn event(&mut self, e: Ev<'_>, d: &[u8], offset: usize) {
+    fn event(&mut self, e: &Ev<'_>, d: &[u8], offset: usize) {
         if e.members == 0 {
             // JAX/TSL end their array with `{}`; Perfetto skips these silently.
             return;
@@ -1209,9 +1274,9 @@ impl<'a, 'm> Importer<'a, 'm> {
             return;
         };
         match ph {
-            b'M' => self.metadata_event(&e, d, offset),
+            b'M' => self.metadata_event(e, d, offset),
             b'B' | b'E' | b'X' | b'i' | b'I' | b'R' | b'b' | b'e' | b'n' | b'S' | b'F' | b'C' => {
-                self.timed_event(ph, &e, d, offset)
+                self.timed_event(ph, e, d, offset)
             }
             b's' | b't' | b'f' => {
                 self.diag(Diag::FlowEventNotModelled, Some(offset), || None);
@@ -2058,6 +2123,17 @@ fn scalar_text(v: &JVal<'_>) -> Option<String> {
 /// A numeric `args` value: i64, else u64, else f64; integers beyond 64 bits and unparsable
 /// number text are kept verbatim as [`ArgValue::Text`].
 fn num_arg(t: &[u8]) -> ArgValue {
+    // The common case first: a plain integer of up to 18 digits (no UTF-8 check, no overflow).
+    let (neg, digits) = match t.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, t),
+    };
+    if !digits.is_empty() && digits.len() <= 18 && digits.iter().all(u8::is_ascii_digit) {
+        let v = digits
+            .iter()
+            .fold(0i64, |v, &c| v * 10 + i64::from(c - b'0'));
+        return ArgValue::Int(if neg { -v } else { v });
+    }
     let s = String::from_utf8_lossy(t);
     let integral = !t.iter().any(|&c| matches!(c, b'.' | b'e' | b'E'));
     if integral {
@@ -2284,6 +2360,28 @@ mod tests {
         assert_eq!(get("o"), Some(ArgValue::Text("{\"k\":[1,2]}".into())));
         let labels: Vec<&str> = m.processes[&3].labels.iter().map(|l| m.str(*l)).collect();
         assert_eq!(labels, vec!["a", "b"]);
+    }
+
+    #[test]
+    fn numeric_args_keep_their_type_on_the_fast_path_and_off_it() {
+        assert_eq!(num_arg(b"-12"), ArgValue::Int(-12));
+        assert_eq!(num_arg(b"007"), ArgValue::Int(7));
+        assert_eq!(
+            num_arg(b"999999999999999999"),
+            ArgValue::Int(999_999_999_999_999_999)
+        );
+        assert_eq!(num_arg(b"9223372036854775807"), ArgValue::Int(i64::MAX));
+        assert_eq!(
+            num_arg(b"9223372036854775808"),
+            ArgValue::UInt(9_223_372_036_854_775_808)
+        );
+        assert_eq!(
+            num_arg(b"123456789012345678901234"),
+            ArgValue::Text("123456789012345678901234".into())
+        );
+        assert_eq!(num_arg(b"+5"), ArgValue::Int(5));
+        assert_eq!(num_arg(b"1.5"), ArgValue::Double(1.5));
+        assert_eq!(num_arg(b"-"), ArgValue::Text("-".into()));
     }
 
     #[test]

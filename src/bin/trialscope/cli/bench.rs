@@ -11,9 +11,12 @@
 //! pick instead (issue #9): for a Perfetto file Python protobuf's upb backend decoding the real
 //! schema (`Trace.FromString` with the `perfetto` PyPI package's `perfetto_trace_pb2`), for a
 //! JSON file Python `json.loads` (`tools/bench/peers.py`, run with `--python`, by default
-//! `target/peervenv/bin/python` when it exists). `--generate-perfetto FILE --size-mb N` writes
+//! `target/peervenv/bin/python` when it exists) and, where it is installed there, the parser of
+//! HolisticTraceAnalysis (files up to 256 MB). The best run's CPU time (user + system) is
+//! printed next to its wall time, for the trialscope import and for the peers. `--generate-perfetto FILE --size-mb N` writes
 //! a Chromium-like Perfetto trace of about N MB to benchmark with (under `target/`, never
-//! committed).
+//! committed); `--generate-kineto FILE --size-mb N` a Kineto-like Chrome JSON trace
+//! (`formats::synthetic_kineto`, the one the JSON performance tests use).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -49,6 +52,10 @@ pub struct Args {
     /// Size of the generated trace, MB (10^6 bytes).
     #[arg(long, default_value_t = 1000)]
     pub size_mb: u64,
+    /// Write a generated Kineto-like (PyTorch profiler) Chrome JSON trace of about
+    /// `--size-mb` MB to this file instead of measuring.
+    #[arg(long)]
+    pub generate_kineto: Option<PathBuf>,
 }
 
 /// A peer's measurement of the same file (`tools/bench/peers.py`).
@@ -65,6 +72,9 @@ pub struct PeerResult {
     pub peak_rss_bytes: u64,
     /// `protobuf-upb` or `json.loads`.
     pub backend: String,
+    /// CPU time (user + system) of the best run, seconds.
+    #[serde(default)]
+    pub cpu_seconds: Option<f64>,
 }
 
 /// One file's measurement.
@@ -97,10 +107,28 @@ pub struct BenchResult {
     /// The peer's figures, with `--peers`.
     #[serde(default)]
     pub peer: Option<PeerResult>,
+    /// CPU time (user + system) of the best run, seconds (Linux `/proc/self/stat`).
+    #[serde(default)]
+    pub best_cpu_s: Option<f64>,
+    /// HolisticTraceAnalysis' parser on a JSON file, with `--peers` where it is installed.
+    #[serde(default)]
+    pub peer_hta: Option<PeerResult>,
 }
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> ExitCode {
+    if let Some(out) = &args.generate_kineto {
+        return match generate_kineto(out, args.size_mb * 1_000_000) {
+            Ok((bytes, events)) => {
+                outln!("{}: {bytes} bytes, {events} events", out.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                errln!("trialscope bench: {}: {e}", out.display());
+                ExitCode::from(1)
+            }
+        };
+    }
     if let Some(out) = &args.generate_perfetto {
         return match generate::perfetto(out, args.size_mb * 1_000_000) {
             Ok(n) => {
@@ -131,6 +159,9 @@ pub fn run(args: Args) -> ExitCode {
                 match measure_peer(&args, f, &r.format, runs) {
                     Ok(p) => r.peer = Some(p),
                     Err(e) => errln!("{}: peer: {e}", f.display()),
+                }
+                if r.format == "chrome_json" {
+                    r.peer_hta = measure_hta(&args, f, r.decompressed_bytes);
                 }
                 Ok(r)
             }
@@ -198,11 +229,46 @@ pub fn run(args: Args) -> ExitCode {
                 ratio
             );
         }
+        for r in &results {
+            print_cpu_and_hta(r);
+        }
     }
     if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// The CPU time of the best run and the peers' (wall and CPU) of one file, below the table.
+fn print_cpu_and_hta(r: &BenchResult) {
+    let mb = r.decompressed_bytes as f64 / 1e6;
+    if let Some(c) = r.best_cpu_s.filter(|&c| c > 0.0) {
+        outln!(
+            "{}: best run {:.3} s wall, {c:.2} s CPU (user + sys) = {:.1} MB/s of CPU",
+            r.file,
+            r.best_import_s,
+            mb / c
+        );
+    }
+    for p in [&r.peer, &r.peer_hta].into_iter().flatten() {
+        if p.seconds <= 0.0 {
+            continue;
+        }
+        let rate = p.decompressed_bytes as f64 / 1e6 / p.seconds;
+        let cpu = p
+            .cpu_seconds
+            .filter(|&c| c > 0.0)
+            .map(|c| format!(", {c:.2} s CPU = {:.1} MB/s of CPU", mb / c))
+            .unwrap_or_default();
+        outln!(
+            "{}: {} {:.2} s = {rate:.1} MB/s{cpu}, peak {:.1} MB; trialscope {:.2}× its rate",
+            r.file,
+            p.backend,
+            p.seconds,
+            p.peak_rss_bytes as f64 / 1e6,
+            r.mb_per_s / rate
+        );
     }
 }
 
@@ -235,12 +301,15 @@ fn measure(file: &Path, runs: u32) -> Result<BenchResult, String> {
         .map_err(|e| format!("{shown}: cannot read the file: {e}"))?;
     let file_bytes = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
     let mut times = Vec::new();
+    let mut cpu = Vec::new();
     let mut last = None;
     for _ in 0..runs {
+        let c0 = cpu_seconds();
         let t0 = Instant::now();
         let loaded = formats::load_from(&shown, &src, &LoadOptions::default(), &mut |_| {})
             .map_err(|e| e.to_string())?;
         times.push(t0.elapsed().as_secs_f64());
+        cpu.push(c0.zip(cpu_seconds()).map(|(a, b)| b - a));
         let formats::Loaded::Trace(a) = loaded else {
             return Err(format!("{shown}: not a trace"));
         };
@@ -257,6 +326,11 @@ fn measure(file: &Path, runs: u32) -> Result<BenchResult, String> {
         drop(a);
     }
     let (decompressed, events, slices, samples, format, per_slice) = last.unwrap_or_default();
+    let best_cpu_s = times
+        .iter()
+        .zip(&cpu)
+        .min_by(|a, b| a.0.total_cmp(b.0))
+        .and_then(|(_, c)| *c);
     times.sort_by(f64::total_cmp);
     let best = times[0];
     let median = times[times.len() / 2];
@@ -279,7 +353,19 @@ fn measure(file: &Path, runs: u32) -> Result<BenchResult, String> {
         format,
         model_bytes_per_slice: per_slice,
         peer: None,
+        best_cpu_s,
+        peer_hta: None,
     })
+}
+
+/// Writes the synthetic Kineto trace (`formats::synthetic_kineto`) of at least `target` bytes
+/// to `path`; returns the bytes and events written.
+fn generate_kineto(path: &Path, target: u64) -> std::io::Result<(u64, u64)> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let r = formats::synthetic_kineto::write_kineto_like(&mut out, target)?;
+    out.flush()?;
+    Ok(r)
 }
 
 /// Runs the peer decoder of `format` on `file` (`tools/bench/peers.py`, embedded).
@@ -309,6 +395,56 @@ fn measure_peer(args: &Args, file: &Path, format: &str, runs: u32) -> Result<Pee
         return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
     }
     serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())
+}
+
+/// HolisticTraceAnalysis' parser is measured on JSON files up to this size (its pandas frame
+/// takes minutes and several GB beyond: 133 s and 726 MB for 100 MB in issue #9).
+const HTA_MAX_BYTES: u64 = 256_000_000;
+
+/// HolisticTraceAnalysis' parser on `file` (`tools/bench/peers.py hta`, one run), where it is
+/// installed in the `--peers` interpreter and the file is at most [`HTA_MAX_BYTES`].
+fn measure_hta(args: &Args, file: &Path, decompressed: u64) -> Option<PeerResult> {
+    if decompressed > HTA_MAX_BYTES {
+        errln!(
+            "{}: HTA peer skipped ({decompressed} bytes > {HTA_MAX_BYTES})",
+            file.display()
+        );
+        return None;
+    }
+    let python = args.python.clone().unwrap_or_else(|| {
+        let venv = PathBuf::from("target/peervenv/bin/python");
+        if venv.exists() {
+            venv
+        } else {
+            PathBuf::from("python3")
+        }
+    });
+    let out = Command::new(&python)
+        .arg("-c")
+        .arg(include_str!("../../../../tools/bench/peers.py"))
+        .args(["hta".as_ref(), file.as_os_str(), "1".as_ref()])
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        // Status 3: not installed, said on stderr; anything else is a failure of the peer.
+        errln!(
+            "{}: HTA peer: {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+        return None;
+    }
+    serde_json::from_slice(&out.stdout).ok()
+}
+
+/// User + system CPU seconds of this process so far (Linux `/proc/self/stat`), else `None`.
+fn cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let rest = &s[s.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0) // USER_HZ, 100 on Linux
 }
 
 /// `VmHWM` of this process in bytes (Linux), else `None`.
