@@ -8,6 +8,8 @@ use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+use parquet::record::Field;
+
 use super::{table, Error, Outcome, Record, Status, Summary, TABLES, TABLE_VERSION};
 use crate::formats::{FileSource, ImportError, LoadOptions};
 use crate::workspace::{prepare_file, FileId, Workspace};
@@ -103,9 +105,13 @@ pub fn expand(paths: &[PathBuf]) -> Vec<(PathBuf, String, bool)> {
 /// argument would order them (by path, component-wise). Files and directories whose names
 /// start with `.` are ignored (temporaries).
 ///
-/// Errors: `dir/trials` missing or unreadable, any table file of another schema or table
-/// version ([`Error::Version`]), unreadable or inconsistent (a key with a `trials` file but
-/// another table missing).
+/// A key whose files cannot be read back — a table file missing, unreadable, truncated, of
+/// another schema or table version ([`Error::Version`]) or inconsistent — becomes a
+/// [`Status::Failed`] record with that error (its path from its `trials` row when that row
+/// reads, else the `trials` file's name), so one bad file fails only its trial, as a bad trace
+/// does.
+///
+/// Errors: `dir/trials` missing or unreadable.
 pub fn read(dir: &Path) -> Result<Vec<Record>, Error> {
     let trials_dir = dir.join("trials");
     let rd = fs::read_dir(&trials_dir).map_err(|e| io("read the directory", &trials_dir, e))?;
@@ -123,23 +129,54 @@ pub fn read(dir: &Path) -> Result<Vec<Record>, Error> {
     keys.sort();
     let mut out = Vec::with_capacity(keys.len());
     for k in keys {
-        let mut files: Vec<String> = Vec::new();
-        let mut rows = Vec::new();
-        for t in TABLES {
-            let p = dir.join(t).join(format!("{k}.parquet"));
-            let name = p.display().to_string();
-            let bytes = fs::read(&p).map_err(|e| io("read", &p, e))?;
-            rows.push(table::decode(&name, bytes, t, TABLE_VERSION)?);
-            files.push(name);
-        }
-        let f: [&str; 4] = [&files[0], &files[1], &files[2], &files[3]];
-        out.push(Record::from_tables(
-            f,
-            [&rows[0], &rows[1], &rows[2], &rows[3]],
-        )?);
+        out.push(read_key(dir, &k).unwrap_or_else(|e| failed_key(dir, &k, e)));
     }
     out.sort_by(|a, b| Path::new(&a.path).cmp(Path::new(&b.path)));
     Ok(out)
+}
+
+/// The record of the artifact `key` from its [`TABLES`] files.
+fn read_key(dir: &Path, key: &str) -> Result<Record, Error> {
+    let mut files: Vec<String> = Vec::new();
+    let mut rows = Vec::new();
+    for t in TABLES {
+        let p = dir.join(t).join(format!("{key}.parquet"));
+        let name = p.display().to_string();
+        let bytes = fs::read(&p).map_err(|e| io("read", &p, e))?;
+        rows.push(table::decode(&name, bytes, t, TABLE_VERSION)?);
+        files.push(name);
+    }
+    let f: [&str; 4] = [&files[0], &files[1], &files[2], &files[3]];
+    Record::from_tables(f, [&rows[0], &rows[1], &rows[2], &rows[3]])
+}
+
+/// The failed record of a key whose files did not read back (`e`): named by its `trials`
+/// row's path when that row reads, else by the `trials` file.
+fn failed_key(dir: &Path, key: &str, e: Error) -> Record {
+    let trials = dir.join("trials").join(format!("{key}.parquet"));
+    let name = trials.display().to_string();
+    let path = fs::read(&trials)
+        .ok()
+        .and_then(|b| table::decode(&name, b, "trials", TABLE_VERSION).ok())
+        .and_then(|rows| {
+            let i = rows.col(&name, "path").ok()?;
+            match rows.rows.first()?.get(i)? {
+                Field::Str(s) => Some(s.clone()),
+                _ => None,
+            }
+        })
+        .unwrap_or(name);
+    let message = e.to_string();
+    Record {
+        error: Some(if message.contains(&path) {
+            message
+        } else {
+            format!("{path}: {message}")
+        }),
+        path,
+        status: Status::Failed,
+        prepared: None,
+    }
 }
 
 /// A workspace holding the records' traces and failures in order, the facts across files

@@ -87,8 +87,16 @@ def main():
     with open(path, "rb") as f:
         data = inflate(f.read())
     if kind == "perfetto":
-        from google.protobuf.internal import api_implementation
-        from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+        try:
+            from google.protobuf.internal import api_implementation
+            from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+        except ImportError as e:
+            print(
+                f"the upb peer needs protobuf and perfetto ({e}): python3 -m venv "
+                "target/peervenv && target/peervenv/bin/pip install protobuf perfetto",
+                file=sys.stderr,
+            )
+            sys.exit(3)
 
         backend = "protobuf-" + api_implementation.Type()
         for _ in range(runs):

@@ -52,15 +52,37 @@ pub fn run(args: Args) -> std::process::ExitCode {
     // final), in argument order: the text form prints it then; `--json` prints one array at
     // the end.
     let mut ws = Workspace::new();
+    let mut printed: Vec<String> = Vec::new();
+    let mut shown: Vec<trialscope::workspace::FileId> = Vec::new();
     ws.add_paths_each(
         &args.files,
-        &mut |message| errln!("error: {message}"),
-        &mut |e| match summary(e) {
+        &mut |message| {
+            errln!("error: {message}");
+            printed.push(message.to_string());
+        },
+        &mut |e| {
+            shown.push(e.id);
+            match summary(e) {
+                None => note_not_a_trace(e),
+                Some(s) if !args.json => print_text(&s),
+                Some(_) => {}
+            }
+        },
+    );
+    // Parquet aggregate pieces become trials (or failures) only once a folder's pieces are
+    // grouped, after the files were handed over one by one: show those now.
+    for e in ws.entries().iter().filter(|e| !shown.contains(&e.id)) {
+        match summary(e) {
             None => note_not_a_trace(e),
             Some(s) if !args.json => print_text(&s),
             Some(_) => {}
-        },
-    );
+        }
+    }
+    for f in ws.failed() {
+        if !printed.contains(&f.message) {
+            errln!("error: {}", f.message);
+        }
+    }
     load::note_skipped(&ws);
     if args.json {
         match trialscope::report::files::file_reports_json(&ws) {

@@ -15,7 +15,18 @@ pub fn file_name(path: &Path) -> String {
 /// Loads `paths` into a workspace; every file that cannot be read or loaded is reported on
 /// stderr (naming the file) and kept as failed, and the others still load.
 pub fn workspace(paths: &[PathBuf]) -> Workspace {
-    let ws = Workspace::from_paths(paths, &mut |message| errln!("error: {message}"));
+    let mut printed: Vec<String> = Vec::new();
+    let ws = Workspace::from_paths(paths, &mut |message| {
+        errln!("error: {message}");
+        printed.push(message.to_string());
+    });
+    // Failures the workspace finds only across files (an aggregate key missing one of its
+    // tables, found when the folder's pieces are grouped) are printed too.
+    for f in ws.failed() {
+        if !printed.contains(&f.message) {
+            errln!("error: {}", f.message);
+        }
+    }
     note_skipped(&ws);
     ws
 }
