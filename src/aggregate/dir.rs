@@ -111,9 +111,17 @@ pub fn expand(paths: &[PathBuf]) -> Vec<(PathBuf, String, bool)> {
 /// reads, else the `trials` file's name), so one bad file fails only its trial, as a bad trace
 /// does.
 ///
-/// Errors: `dir/trials` missing or unreadable.
+/// Errors: `dir` is no aggregate directory (it has no `trials/` folder) or cannot be read.
 pub fn read(dir: &Path) -> Result<Vec<Record>, Error> {
     let trials_dir = dir.join("trials");
+    if dir.is_dir() && !trials_dir.exists() {
+        return Err(Error::Io(format!(
+            "{}: not an aggregate directory (no trials/ folder; write one with `trialscope \
+             summarize --out {}`)",
+            dir.display(),
+            dir.display()
+        )));
+    }
     let rd = fs::read_dir(&trials_dir).map_err(|e| io("read the directory", &trials_dir, e))?;
     let mut keys: Vec<String> = Vec::new();
     for e in rd {
