@@ -368,6 +368,19 @@ fn generate_kineto(path: &Path, target: u64) -> std::io::Result<(u64, u64)> {
     Ok(r)
 }
 
+/// The `--peers` interpreter: `--python`, else `target/peervenv/bin/python` when it exists,
+/// else `python3`.
+fn peer_python(args: &Args) -> PathBuf {
+    args.python.clone().unwrap_or_else(|| {
+        let venv = PathBuf::from("target/peervenv/bin/python");
+        if venv.exists() {
+            venv
+        } else {
+            PathBuf::from("python3")
+        }
+    })
+}
+
 /// Runs the peer decoder of `format` on `file` (`tools/bench/peers.py`, embedded).
 fn measure_peer(args: &Args, file: &Path, format: &str, runs: u32) -> Result<PeerResult, String> {
     let kind = match format {
@@ -375,14 +388,7 @@ fn measure_peer(args: &Args, file: &Path, format: &str, runs: u32) -> Result<Pee
         "chrome_json" => "json",
         other => return Err(format!("no peer for {other}")),
     };
-    let python = args.python.clone().unwrap_or_else(|| {
-        let venv = PathBuf::from("target/peervenv/bin/python");
-        if venv.exists() {
-            venv
-        } else {
-            PathBuf::from("python3")
-        }
-    });
+    let python = peer_python(args);
     let out = Command::new(&python)
         .arg("-c")
         .arg(include_str!("../../../../tools/bench/peers.py"))
@@ -411,14 +417,7 @@ fn measure_hta(args: &Args, file: &Path, decompressed: u64) -> Option<PeerResult
         );
         return None;
     }
-    let python = args.python.clone().unwrap_or_else(|| {
-        let venv = PathBuf::from("target/peervenv/bin/python");
-        if venv.exists() {
-            venv
-        } else {
-            PathBuf::from("python3")
-        }
-    });
+    let python = peer_python(args);
     let out = Command::new(&python)
         .arg("-c")
         .arg(include_str!("../../../../tools/bench/peers.py"))
