@@ -244,8 +244,9 @@ pub struct RankSeries {
     pub rank: Option<u32>,
     /// World size stated by the content.
     pub world_size: Option<u32>,
-    /// The four memory series (bytes), each when the trace has it.
-    #[serde(flatten)]
+    /// The four memory series (bytes), each when the trace has it. (Not `#[serde(flatten)]`:
+    /// this type crosses the worker boundary in a non-self-describing binary form,
+    /// `crate::workspace::wire`.)
     pub kinds: PerKind<Option<Series>>,
     /// Collective markers, sorted by start.
     pub markers: Vec<Marker>,

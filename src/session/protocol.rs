@@ -102,8 +102,8 @@ pub enum ToWorker {
         name: String,
     },
     /// To the session worker: add a file an import worker prepared; the prepared result
-    /// (`Result<Prepared, String>` as serde-wasm-bindgen writes it) accompanies this message in
-    /// field `prepared`. Answered as [`ToWorker::Import`] is.
+    /// (`Result<Prepared, String>` in its [`crate::workspace::wire`] form, as a `Blob`)
+    /// accompanies this message in field `prepared`. Answered as [`ToWorker::Import`] is.
     AddPrepared {
         id: FileId,
         name: String,
@@ -187,8 +187,17 @@ pub enum FromWorker {
     /// worker's `error` event).
     Crashed { id: Option<FileId>, message: String },
     /// An import worker's answer to [`ToWorker::Prepare`]: the prepared result accompanies it in
-    /// field `prepared`, handed on to the session worker unread ([`ToWorker::AddPrepared`]).
-    Prepared { id: FileId, name: String },
+    /// field `prepared` (a `Blob` of [`crate::workspace::wire`] bytes), handed on to the session
+    /// worker unread ([`ToWorker::AddPrepared`]).
+    Prepared {
+        id: FileId,
+        name: String,
+        /// The import worker's wasm memory when it posted this, bytes
+        /// (`WebAssembly.Memory.buffer.byteLength`; a wasm memory never shrinks, so this is
+        /// its peak): the pool replaces a worker whose memory grew past its threshold.
+        #[serde(default)]
+        wasm_memory_bytes: f64,
+    },
     /// The answer to [`AnalyseRequest`] `seq`: effective input per file id, and the report.
     Analysed {
         seq: u64,

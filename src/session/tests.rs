@@ -765,6 +765,7 @@ fn test_hook_and_crashed_messages_round_trip() {
     let prepared = FromWorker::Prepared {
         id: 3,
         name: "a.json".into(),
+        wasm_memory_bytes: 3e8,
     };
     let mut j = serde_json::to_value(&prepared).unwrap();
     j["prepared"] = serde_json::json!({"Err": "x"});

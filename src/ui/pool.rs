@@ -5,6 +5,14 @@
 //! [`FromWorker::Prepared`]; the result goes on, unread, to the session worker
 //! ([`super::bridge::post_prepared`]), which derives the facts across files.
 //!
+//! A wasm memory never shrinks: an import worker keeps the heap its largest file needed until
+//! it ends. So once a worker's memory has grown past [`RECYCLE_ABOVE_BYTES`] (it says how much
+//! in [`FromWorker::Prepared`]), the pool ends it right after handing its result on and starts
+//! a fresh one in its slot (the path a crashed worker takes), and the tab gets that memory back.
+//! Each hand-over leaves a `performance` mark on the page, `trialscope:prepared` with the
+//! file, the worker's wasm memory, the size of the handed-over result and whether the worker
+//! was replaced (read by `tests/it/browser_scale.rs`).
+//!
 //! One file's crash costs that file only: when an import worker panics (its hook posts
 //! [`FromWorker::Crashed`]) or traps (only its `error` event fires), the file it held is marked
 //! failed, naming it, and a new worker takes its place; the queue goes on.
@@ -22,6 +30,11 @@ use crate::session::{FileId, FromWorker, ToWorker};
 
 /// Most import workers, whatever the core count (each holds one file's model while it works).
 pub const MAX_IMPORT_WORKERS: usize = 4;
+
+/// An import worker whose wasm memory grew past this (bytes) is replaced by a fresh one once
+/// its result is handed on (256 MiB: a fresh worker starts with a few MiB; the 18 demo trials
+/// stay below it, a 200 MB trace goes far above it).
+pub const RECYCLE_ABOVE_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
 
 /// One file waiting for, or held by, an import worker.
 struct Job {
@@ -214,7 +227,11 @@ fn on_message(state: AppState, i: usize, generation: u32, msg: FromWorker, data:
             dispatch();
         }
         FromWorker::Progress { .. } => super::on_message(state, msg),
-        FromWorker::Prepared { id, name } => {
+        FromWorker::Prepared {
+            id,
+            name,
+            wasm_memory_bytes,
+        } => {
             let held = POOL.with(|p| {
                 let mut p = p.borrow_mut();
                 let s = &mut p.slots[i];
@@ -233,7 +250,15 @@ fn on_message(state: AppState, i: usize, generation: u32, msg: FromWorker, data:
                 state.timing.update(|t| t.import_ms += ms);
                 let payload = js_sys::Reflect::get(data, &JsValue::from_str("prepared"))
                     .unwrap_or(JsValue::NULL);
+                let replace = wasm_memory_bytes > RECYCLE_ABOVE_BYTES;
+                mark_handover(&name, wasm_memory_bytes, &payload, replace);
                 super::bridge::post_prepared(id, &name, payload);
+                if replace {
+                    // Its memory goes back to the tab; the queue goes on once the new one is
+                    // ready.
+                    replace_worker(i);
+                    return;
+                }
             }
             dispatch();
         }
@@ -250,9 +275,6 @@ fn crashed(state: AppState, i: usize, generation: u32, message: &str) {
     let job = POOL.with(|p| {
         let mut p = p.borrow_mut();
         let s = &mut p.slots[i];
-        if let Some(w) = s.worker.take() {
-            w.terminate();
-        }
         s.ready = false;
         s.busy.take()
     });
@@ -267,5 +289,32 @@ fn crashed(state: AppState, i: usize, generation: u32, message: &str) {
             )));
         }
     }
+    replace_worker(i);
+}
+
+/// Ends the worker of slot `i` (its memory goes back to the tab) and starts a new one there;
+/// events of the old one are ignored from now on (a new generation).
+fn replace_worker(i: usize) {
+    POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        let s = &mut p.slots[i];
+        if let Some(w) = s.worker.take() {
+            w.terminate();
+        }
+        s.ready = false;
+    });
     spawn(i);
+}
+
+/// Leaves the `trialscope:prepared` mark of one hand-over on the page's performance timeline:
+/// `file=<name> wasm=<bytes> wire=<bytes> replaced=<bool>` in its `detail`-less name (a
+/// measurement for the benchmarks; nothing is shown).
+fn mark_handover(name: &str, wasm_bytes: f64, payload: &JsValue, replaced: bool) {
+    let wire = payload.dyn_ref::<Blob>().map_or(0.0, |b| b.size());
+    let text = format!(
+        "trialscope:prepared wasm={wasm_bytes} wire={wire} replaced={replaced} file={name}"
+    );
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark(&text);
+    }
 }

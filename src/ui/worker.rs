@@ -14,6 +14,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::session::{FileId, FromWorker, Session, ToWorker};
+use crate::workspace::wire;
 
 thread_local! {
     static SESSION: RefCell<Session> = RefCell::new(Session::new());
@@ -134,7 +135,12 @@ fn handle(data: JsValue) {
             IMPORTING.with(|c| c.set(None));
             let payload = prepared_blob(&name, &prepared);
             drop(prepared);
-            let Ok(msg) = serde_wasm_bindgen::to_value(&FromWorker::Prepared { id, name }) else {
+            let done = FromWorker::Prepared {
+                id,
+                name,
+                wasm_memory_bytes: wasm_memory_bytes(),
+            };
+            let Ok(msg) = serde_wasm_bindgen::to_value(&done) else {
                 return;
             };
             if js_sys::Reflect::set(&msg, &JsValue::from_str("prepared"), &payload).is_ok() {
@@ -192,46 +198,83 @@ fn handle(data: JsValue) {
     }
 }
 
-/// The import worker's result as a `Blob` of its JSON (`serde_json` of
-/// `Result<Prepared, String>`). A `Blob` crosses `postMessage` as a handle: neither the page
-/// nor the journal ([`super::bridge`]) ever holds the result as an object graph — a 200 MB
-/// trace's call tree alone is ~140 MB of JSON, millions of JS objects, which took the page's
-/// thread 18 s to clone (`tests/it/browser_scale.rs`).
+/// The import worker's result as a `Blob` of its wire form ([`crate::workspace::wire`]:
+/// postcard of `Result<Prepared, String>`), encoded in [`wire::CHUNK_BYTES`] pieces that are
+/// copied out to the `Blob`'s parts as they fill, so this worker never holds the whole
+/// encoding. A `Blob` crosses `postMessage` as a handle: neither the page nor the journal
+/// ([`super::bridge`]) ever holds the result as an object graph — as a structured clone, a
+/// 200 MB trace's call tree took the page's thread 18 s (`tests/it/browser_scale.rs`).
 fn prepared_blob(name: &str, prepared: &Result<crate::workspace::Prepared, String>) -> JsValue {
-    let bytes = serde_json::to_vec(prepared).unwrap_or_else(|e| {
-        let err: Result<(), String> =
-            Err(format!("{name}: the import could not be handed over: {e}"));
-        serde_json::to_vec(&err).unwrap_or_default()
+    let encode = |p: &Result<crate::workspace::Prepared, String>| {
+        let parts = js_sys::Array::new();
+        wire::encode_chunks(p, wire::CHUNK_BYTES, &mut |piece| {
+            parts.push(&js_sys::Uint8Array::from(piece));
+        })
+        .map(|_| parts)
+    };
+    let parts = encode(prepared).or_else(|e| {
+        encode(&Err(format!(
+            "{name}: the import could not be handed over: {e}"
+        )))
     });
-    // SAFETY: the view is read by `Blob::new` (which copies it) before anything allocates in
-    // this module's memory again.
-    let view = unsafe { js_sys::Uint8Array::view(&bytes) };
-    let blob = web_sys::Blob::new_with_u8_array_sequence(&js_sys::Array::of1(&view));
-    blob.map_or(JsValue::NULL, JsValue::from)
+    parts
+        .ok()
+        .and_then(|parts| web_sys::Blob::new_with_u8_array_sequence(&parts).ok())
+        .map_or(JsValue::NULL, JsValue::from)
 }
 
-/// Reads back what [`prepared_blob`] made (in the session worker, where blocking is allowed).
+/// Reads back what [`prepared_blob`] made (in the session worker, where blocking is allowed):
+/// the `Blob` is read in [`BLOB_CHUNK`] slices straight into one buffer of its size, so the
+/// encoding is held once, in this worker's memory, while it is decoded.
 fn read_prepared(name: &str, payload: JsValue) -> Result<crate::workspace::Prepared, String> {
     let blob: web_sys::Blob = payload
         .dyn_into()
         .map_err(|_| format!("{name}: the prepared import did not arrive"))?;
-    let reader =
-        web_sys::FileReaderSync::new().map_err(|e| format!("{name}: {}", js_error_text(&e)))?;
-    let ab = reader.read_as_array_buffer(&blob).map_err(|e| {
+    let unreadable = |e: &JsValue| {
         format!(
             "{name}: the prepared import could not be read: {}",
-            js_error_text(&e)
+            js_error_text(e)
         )
-    })?;
-    let bytes = js_sys::Uint8Array::new(&ab).to_vec();
-    drop(ab);
-    serde_json::from_slice::<Result<crate::workspace::Prepared, String>>(&bytes).unwrap_or_else(
-        |e| {
-            Err(format!(
-                "{name}: the prepared import could not be read: {e}"
-            ))
-        },
-    )
+    };
+    let reader = web_sys::FileReaderSync::new().map_err(|e| unreadable(&e))?;
+    let size = blob.size();
+    let mut bytes = vec![0u8; size as usize];
+    let mut pos = 0.0;
+    while pos < size {
+        let end = (pos + BLOB_CHUNK).min(size);
+        let slice = blob
+            .slice_with_f64_and_f64(pos, end)
+            .map_err(|e| unreadable(&e))?;
+        let ab = reader
+            .read_as_array_buffer(&slice)
+            .map_err(|e| unreadable(&e))?;
+        let arr = js_sys::Uint8Array::new(&ab);
+        let (at, n) = (pos as usize, arr.length() as usize);
+        if n == 0 || at + n > bytes.len() {
+            return Err(format!(
+                "{name}: the prepared import could not be read: it changed while read"
+            ));
+        }
+        arr.copy_to(&mut bytes[at..at + n]);
+        pos += n as f64;
+    }
+    wire::decode(&bytes).unwrap_or_else(|e| {
+        Err(format!(
+            "{name}: the prepared import could not be read: {e}"
+        ))
+    })
+}
+
+/// This worker's wasm memory now, bytes (`WebAssembly.Memory.buffer.byteLength`, read as a
+/// number: 4 GiB does not fit the `u32` of `ArrayBuffer::byte_length`). A wasm memory never
+/// shrinks, so it is also the peak so far.
+fn wasm_memory_bytes() -> f64 {
+    let buffer = js_sys::Reflect::get(&wasm_bindgen::memory(), &JsValue::from_str("buffer"));
+    buffer
+        .and_then(|b| js_sys::Reflect::get(&b, &JsValue::from_str("byteLength")))
+        .ok()
+        .and_then(|n| n.as_f64())
+        .unwrap_or(0.0)
 }
 
 /// **Test hook** ([`ToWorker::TestHook`], sent only for a page opened with `?testhook=…`):

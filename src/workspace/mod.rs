@@ -17,6 +17,7 @@
 mod documents;
 pub mod facts;
 mod requests;
+pub mod wire;
 
 use serde::{Deserialize, Serialize};
 
