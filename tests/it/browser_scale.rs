@@ -20,6 +20,15 @@
 //!   trials from pick to hotspot table, each Perfetto file next to the Python upb decode of the
 //!   same bytes in the same run (`tools/bench/peers.py`, venv `target/peervenv`).
 //!
+//!   `TRIALSCOPE_SCALE_ONLY=perfetto1g` (comma-separated: `heavy`, `perfetto1g`, `kineto1g`,
+//!   `demo`) runs only those parts.
+//!
+//! Each large file's import also checks the import pool's hand-over (its `trialscope:prepared`
+//! performance mark): the import worker's wasm memory and the size of the handed-over result
+//! are printed; a worker that grew past 256 MiB (the 200 MB trace's) must have been replaced,
+//! with the tab's memory afterwards at least half that worker's below the peak; and a small
+//! file picked next still loads.
+//!
 //! Generated files go under `target/tmp/scale/` and are reused when present.
 
 use crate::support::browser as harness;
@@ -169,6 +178,53 @@ struct Large {
     /// Peak RSS while it loaded: the tab's renderer processes, every browser process, bytes.
     tab_peak: u64,
     browser_peak: u64,
+    /// The hand-over ([`handovers`]): the import worker's wasm memory, the handed-over
+    /// result's size, whether the pool replaced the worker.
+    handover: Handover,
+    /// The tab's RSS once the report is shown and the import worker is replaced, bytes.
+    tab_after: u64,
+}
+
+/// One `trialscope:prepared` performance mark the import pool leaves per hand-over
+/// (`src/ui/pool.rs`).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Handover {
+    file: String,
+    /// The import worker's wasm memory when it handed the result over, bytes.
+    wasm_bytes: f64,
+    /// The handed-over result (`Blob` of `workspace::wire` bytes), bytes.
+    wire_bytes: f64,
+    /// The pool replaced the worker afterwards (its memory grew past the threshold).
+    replaced: bool,
+}
+
+/// Every hand-over mark on the page so far, in order.
+async fn handovers(c: &Client) -> Vec<Handover> {
+    let v = c
+        .execute(
+            "return performance.getEntriesByType('mark').map(m => m.name) \
+               .filter(n => n.startsWith('trialscope:prepared '));",
+            vec![],
+        )
+        .await
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for name in v.as_array().into_iter().flatten().filter_map(|n| n.as_str()) {
+        let mut h = Handover::default();
+        let rest = name.trim_start_matches("trialscope:prepared ");
+        let (fields, file) = rest.split_once(" file=").unwrap_or((rest, ""));
+        h.file = file.to_string();
+        for kv in fields.split(' ') {
+            match kv.split_once('=') {
+                Some(("wasm", v)) => h.wasm_bytes = v.parse().unwrap_or(f64::NAN),
+                Some(("wire", v)) => h.wire_bytes = v.parse().unwrap_or(f64::NAN),
+                Some(("replaced", v)) => h.replaced = v == "true",
+                _ => {}
+            }
+        }
+        out.push(h);
+    }
+    out
 }
 
 impl Large {
@@ -182,7 +238,9 @@ impl Large {
              = {:.1} MB/s; pick → trial row {:.1} s, → report {:.1} s; {} progress \
              values seen; longest main-thread task while loading {:.0} ms ({} tasks ≥ 50 ms; \
              until the report {:.0} ms), longest 10 ms-timer gap {:.0} ms; peak memory: \
-             tab (renderer processes) {:.0} MB, whole browser {:.0} MB",
+             tab (renderer processes) {:.0} MB, whole browser {:.0} MB; hand-over: import \
+             worker wasm memory {:.0} MB, result {:.1} MB, worker replaced {}; tab afterwards \
+             {:.0} MB",
             self.name,
             self.file_bytes as f64 / 1e6,
             self.decompressed_bytes / 1e6,
@@ -199,6 +257,10 @@ impl Large {
             self.loading.timer_gap_ms,
             self.tab_peak as f64 / 1e6,
             self.browser_peak as f64 / 1e6,
+            self.handover.wasm_bytes / 1e6,
+            self.handover.wire_bytes / 1e6,
+            self.handover.replaced,
+            self.tab_after as f64 / 1e6,
         );
     }
 }
@@ -349,6 +411,35 @@ async fn pick_large(
     .await;
     let to_report = t0.elapsed();
     let overall = responsiveness(&c).await;
+    let marks = handovers(&c).await;
+    assert_eq!(marks.len(), 1, "{name}: one hand-over: {marks:?}");
+    let handover = marks[0].clone();
+    assert_eq!(handover.file, name);
+    assert!(
+        handover.wire_bytes > 0.0 && handover.wasm_bytes > 0.0,
+        "{handover:?}"
+    );
+    // Once the report is shown (and a replaced worker is gone), the tab's memory now.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let tab_after = crate::support::procmem::browser_rss(driver.pid()).0;
+    // The import pool goes on after the large file: a small trial picked next loads (in a
+    // fresh worker when the first one was replaced).
+    let next = scale_dir().join("after_large_n1_r0.pftrace");
+    std::fs::write(&next, small_trial(1, 0)).unwrap();
+    input.send_keys(&next.display().to_string()).await.unwrap();
+    let next_row = "tr[data-testid=trial-row][data-file=\"after_large_n1_r0.pftrace\"]";
+    let next_slices = wait_until(Duration::from_secs(60), "the next file's row", || async {
+        let cell = c
+            .find(Locator::Css(&format!("{next_row} td:nth-child(6)")))
+            .await
+            .ok()?;
+        let text = visible_text(&c, &cell).await.ok()?;
+        text.trim().parse::<u64>().ok()
+    })
+    .await;
+    assert_eq!(next_slices, 80, "{name}: the file picked after it");
+    let marks = handovers(&c).await;
+    assert_eq!(marks.len(), 2, "{marks:?}");
     assert_local_only(&c, server).await;
     c.close().await.unwrap();
     Ok(Large {
@@ -365,7 +456,32 @@ async fn pick_large(
         overall,
         tab_peak,
         browser_peak,
+        handover,
+        tab_after,
     })
+}
+
+/// A large file's import worker grew past the pool's threshold (256 MiB,
+/// `ui::pool::RECYCLE_ABOVE_BYTES`): the pool replaced it after the hand-over, and the tab
+/// got that memory back.
+fn assert_worker_replaced(l: &Large) {
+    let h = &l.handover;
+    assert!(
+        h.wasm_bytes > 256.0 * 1024.0 * 1024.0,
+        "{}: the import worker's memory {:.0} MB",
+        l.name,
+        h.wasm_bytes / 1e6
+    );
+    assert!(h.replaced, "{}: the import worker was not replaced", l.name);
+    // Its wasm memory left the tab: at least half of it below the peak.
+    assert!(
+        (l.tab_after as f64) < l.tab_peak as f64 - h.wasm_bytes / 2.0,
+        "{}: tab {:.0} MB after the hand-over, peak {:.0} MB, import worker {:.0} MB",
+        l.name,
+        l.tab_after as f64 / 1e6,
+        l.tab_peak as f64 / 1e6,
+        h.wasm_bytes / 1e6
+    );
 }
 
 /// The responsiveness target of issue #9: no main-thread task of 50 ms or more while a file
@@ -409,6 +525,7 @@ fn browser_scale_200mb_traces() {
             .unwrap();
         p.print();
         assert_plausible(&p, 200.0, "perfetto_proto");
+        assert_worker_replaced(&p);
         assert_responsive(&p);
         let k = pick_large(&driver, &server, &kineto, Duration::from_secs(600))
             .await
@@ -543,6 +660,14 @@ fn browser_scale_200_trials() {
             .unwrap_or_default();
         println!("long tasks while loading [start ms, duration ms, trial rows then]: {tasks}");
         assert_eq!(settled, (199, 1), "199 imported, 1 crashed");
+        // Small files keep their import workers (no replacement below the threshold).
+        let marks = handovers(&c).await;
+        assert_eq!(marks.len(), 199, "one hand-over per imported file");
+        assert!(
+            marks.iter().all(|h| !h.replaced),
+            "a worker was replaced for a small file: {:?}",
+            marks.iter().find(|h| h.replaced)
+        );
 
         // The crash names its file, and only it failed.
         let errors = assert_all_visible(&c, "[data-testid=file-error]").await;
@@ -680,21 +805,34 @@ fn upb_peer(file: &Path) -> Option<(f64, u64)> {
     Some((mbps, v["peak_rss_bytes"].as_u64().unwrap_or(0)))
 }
 
+/// True when the benchmark part `part` (`heavy`, `perfetto1g`, `kineto1g`, `demo`) is to
+/// run: every part, or those named in `TRIALSCOPE_SCALE_ONLY` (comma-separated).
+fn wanted(part: &str) -> bool {
+    std::env::var("TRIALSCOPE_SCALE_ONLY")
+        .map_or(true, |only| only.split(',').any(|p| p.trim() == part))
+}
+
 #[test]
 #[ignore = "benchmark harness: cargo test --release --test it -- --ignored --nocapture benchmark_browser_scale"]
 fn benchmark_browser_scale() {
     let heavy = crate::support::corpus("chromium_large/heavy_default.pb.gz")
         .canonicalize()
         .expect("../shared/corpus/chromium_large/heavy_default.pb.gz");
-    let big = generated_perfetto(1000);
+    let big = generated_perfetto(if wanted("perfetto1g") { 1000 } else { 1 });
     // upb holds ~16× a generated trace in memory (3.3 GB for 200 MB): its peer figure for the
     // 1 GB trace is taken on the same generator's 200 MB trace.
-    let big_peer = generated_perfetto(200);
-    let big_json = generated_kineto(1000);
+    let big_peer = generated_perfetto(if wanted("perfetto1g") { 200 } else { 1 });
+    let big_json = generated_kineto(if wanted("kineto1g") { 1000 } else { 1 });
     serial(async {
         let server = Server::start(dist(), PREFIX);
         let driver = Driver::start(&tmp());
-        for (path, peer) in [(&heavy, &heavy), (&big, &big_peer)] {
+        for (part, path, peer) in [
+            ("heavy", &heavy, &heavy),
+            ("perfetto1g", &big, &big_peer),
+        ] {
+            if !wanted(part) {
+                continue;
+            }
             let l = match pick_large(&driver, &server, path, Duration::from_secs(1800)).await {
                 Ok(l) => l,
                 Err(e) => {
@@ -711,9 +849,14 @@ fn benchmark_browser_scale() {
                 );
             }
         }
-        match pick_large(&driver, &server, &big_json, Duration::from_secs(1800)).await {
-            Ok(l) => l.print(),
-            Err(e) => println!("FAILED: {e}"),
+        if wanted("kineto1g") {
+            match pick_large(&driver, &server, &big_json, Duration::from_secs(1800)).await {
+                Ok(l) => l.print(),
+                Err(e) => println!("FAILED: {e}"),
+            }
+        }
+        if !wanted("demo") {
+            return;
         }
 
         // The 18 demo trials, pick → hotspot table, three runs.
