@@ -395,6 +395,7 @@ fn spawn(state: AppState) -> bool {
     };
     let generation = BRIDGE.with(|b| b.borrow().generation);
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
+        mark_message(&ev.data());
         let msg: FromWorker = match serde_wasm_bindgen::from_value(ev.data()) {
             Ok(m) => m,
             Err(e) => {
@@ -470,4 +471,21 @@ fn test_hook_from_url() -> Option<ToWorker> {
             session_panic_on,
         },
     )
+}
+
+/// Leaves a `trialscope:msg <type>` performance mark as a worker message (other than progress)
+/// starts being handled on the page, so a long main-thread task (`PerformanceObserver`
+/// `longtask`, whose own attribution names no script) can be matched to the message that
+/// began it (`tests/it/browser_scale.rs` prints the pairs).
+pub(super) fn mark_message(data: &JsValue) {
+    let kind = js_sys::Reflect::get(data, &JsValue::from_str("type"))
+        .ok()
+        .and_then(|t| t.as_string())
+        .unwrap_or_default();
+    if kind == "progress" {
+        return;
+    }
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark(&format!("trialscope:msg {kind}"));
+    }
 }

@@ -163,6 +163,42 @@ mod tests {
             let (wire, js) = round_trip(rel);
             assert!(wire < js, "{rel}: wire {wire} B not below JSON {js} B");
         }
+        // Memory telemetry (rank series and markers of two ranks, one bad line).
+        let base: u64 = 1_700_000_000_000_000_000;
+        let mut tele = String::new();
+        for i in 0..50u64 {
+            for r in 0..2u64 {
+                tele.push_str(&format!(
+                    "{{\"timestamp_ns\":{},\"event_type\":\"sample\",\"rank\":{r},\
+                     \"world_size\":2,\"allocator_reserved_bytes\":{},\
+                     \"device_used_bytes\":{}}}\n",
+                    base + i * 10_000_000 + r,
+                    (1u64 << 30) + i,
+                    2u64 << 30
+                ));
+            }
+            if i == 0 {
+                tele.push_str("not JSON\n");
+            }
+        }
+        tele.push_str(&format!(
+            "{{\"timestamp_ns\":{},\"event_type\":\"nccl_all_reduce\",\"rank\":1,\
+             \"duration_ns\":5000000}}\n",
+            base + 100_000_000
+        ));
+        let p = super::super::prepare(
+            "memory_telemetry.jsonl",
+            &tele.as_bytes(),
+            &LoadOptions::default(),
+            &mut |_| {},
+        );
+        assert!(
+            matches!(&p, Ok(Prepared { content: super::super::Content::Telemetry(t), .. })
+                if t.parts.len() == 2 && t.parts[0].memory.kinds.device_used.is_some()),
+            "{:?}",
+            p.as_ref().map(|p| &p.content)
+        );
+        assert_eq!(json(&decode(&encode(&p).unwrap()).unwrap()), json(&p));
         let failed: Result<Prepared, String> = Err("x.pb: broken".into());
         let back = decode(&encode(&failed).unwrap()).unwrap();
         assert_eq!(back.err().as_deref(), Some("x.pb: broken"));

@@ -198,6 +198,23 @@ struct Handover {
     replaced: bool,
 }
 
+/// Every long task so far with the worker message whose handling began last before it
+/// (the page's `trialscope:msg <type>` marks, `src/ui/bridge.rs`): `[start ms, duration ms,
+/// trial rows then, message]`.
+async fn long_tasks(c: &Client) -> Value {
+    c.execute(
+        "const marks = performance.getEntriesByType('mark') \
+           .filter(m => m.name.startsWith('trialscope:msg ')); \
+         return window.__probe.tasks.map(([start, dur, rows]) => { \
+           let last = null; \
+           for (const m of marks) { if (m.startTime <= start + 1) last = m.name.slice(15); } \
+           return [start, dur, rows, last]; });",
+        vec![],
+    )
+    .await
+    .unwrap_or_default()
+}
+
 /// Every hand-over mark on the page so far, in order.
 async fn handovers(c: &Client) -> Vec<Handover> {
     let v = c
@@ -209,7 +226,12 @@ async fn handovers(c: &Client) -> Vec<Handover> {
         .await
         .unwrap_or_default();
     let mut out = Vec::new();
-    for name in v.as_array().into_iter().flatten().filter_map(|n| n.as_str()) {
+    for name in v
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n.as_str())
+    {
         let mut h = Handover::default();
         let rest = name.trim_start_matches("trialscope:prepared ");
         let (fields, file) = rest.split_once(" file=").unwrap_or((rest, ""));
@@ -349,11 +371,11 @@ async fn pick_large(
     let loading = responsiveness(&c).await;
     let (tab_peak, browser_peak) = sampler.peaks();
     drop(sampler);
-    let tasks = c
-        .execute("return window.__probe.tasks;", vec![])
-        .await
-        .unwrap_or_default();
-    println!("{name}: long tasks while loading [start ms, duration ms, trial rows then]: {tasks}");
+    let tasks = long_tasks(&c).await;
+    println!(
+        "{name}: long tasks while loading [start ms, duration ms, trial rows then, last \
+         message]: {tasks}"
+    );
 
     // The bar moved forward while the file loaded, and never back.
     let moving: Vec<f64> = progress
@@ -411,6 +433,10 @@ async fn pick_large(
     .await;
     let to_report = t0.elapsed();
     let overall = responsiveness(&c).await;
+    println!(
+        "{name}: long tasks until the report: {}",
+        long_tasks(&c).await
+    );
     let marks = handovers(&c).await;
     assert_eq!(marks.len(), 1, "{name}: one hand-over: {marks:?}");
     let handover = marks[0].clone();
@@ -654,11 +680,11 @@ fn browser_scale_200_trials() {
         .await;
         let to_table = t0.elapsed();
         let loading = responsiveness(&c).await;
-        let tasks = c
-            .execute("return window.__probe.tasks;", vec![])
-            .await
-            .unwrap_or_default();
-        println!("long tasks while loading [start ms, duration ms, trial rows then]: {tasks}");
+        let tasks = long_tasks(&c).await;
+        println!(
+            "long tasks while loading [start ms, duration ms, trial rows then, last message]: \
+             {tasks}"
+        );
         assert_eq!(settled, (199, 1), "199 imported, 1 crashed");
         // Small files keep their import workers (no replacement below the threshold).
         let marks = handovers(&c).await;
@@ -826,10 +852,7 @@ fn benchmark_browser_scale() {
     serial(async {
         let server = Server::start(dist(), PREFIX);
         let driver = Driver::start(&tmp());
-        for (part, path, peer) in [
-            ("heavy", &heavy, &heavy),
-            ("perfetto1g", &big, &big_peer),
-        ] {
+        for (part, path, peer) in [("heavy", &heavy, &heavy), ("perfetto1g", &big, &big_peer)] {
             if !wanted(part) {
                 continue;
             }
