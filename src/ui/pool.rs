@@ -244,6 +244,7 @@ fn on_message(state: AppState, i: usize, generation: u32, msg: FromWorker, data:
                     }
                 }
             });
+            let replace = wasm_memory_bytes > RECYCLE_ABOVE_BYTES;
             if let Some(sent_ms) = held {
                 // The import worker's wall time for this file (read, decompress, parse,
                 // reduce, serialize): the page's import throughput figure.
@@ -251,15 +252,14 @@ fn on_message(state: AppState, i: usize, generation: u32, msg: FromWorker, data:
                 state.timing.update(|t| t.import_ms += ms);
                 let payload = js_sys::Reflect::get(data, &JsValue::from_str("prepared"))
                     .unwrap_or(JsValue::NULL);
-                let replace = wasm_memory_bytes > RECYCLE_ABOVE_BYTES;
                 mark_handover(&name, wasm_memory_bytes, &payload, replace);
                 super::bridge::post_prepared(id, &name, payload);
-                if replace {
-                    // Its memory goes back to the tab; the queue goes on once the new one is
-                    // ready.
-                    replace_worker(i);
-                    return;
-                }
+            }
+            if replace {
+                // Its memory goes back to the tab (also when its file was removed meanwhile);
+                // the queue goes on once the new worker is ready.
+                replace_worker(i);
+                return;
             }
             dispatch();
         }
