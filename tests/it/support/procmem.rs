@@ -65,6 +65,32 @@ fn is_renderer(pid: u32) -> bool {
         .unwrap_or(false)
 }
 
+/// CPU time (user + system, every thread) of `pid` so far, seconds (0 when it is gone):
+/// fields 14 and 15 of `/proc/<pid>/stat`, in clock ticks of 1/100 s (Linux `USER_HZ`).
+pub fn cpu_s(pid: u32) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let after = &stat[stat.rfind(')')? + 1..];
+            let mut f = after.split_whitespace();
+            // After `comm`: state is field 3, utime 14, stime 15.
+            let utime: f64 = f.nth(11)?.parse().ok()?;
+            let stime: f64 = f.next()?.parse().ok()?;
+            Some((utime + stime) / 100.0)
+        })
+        .unwrap_or(0.0)
+}
+
+/// CPU time so far of the renderer processes under `root` (the page and its workers, which
+/// are threads of the renderer), seconds.
+pub fn tab_cpu_s(root: u32) -> f64 {
+    descendants(root)
+        .into_iter()
+        .filter(|&p| is_renderer(p))
+        .map(cpu_s)
+        .sum()
+}
+
 /// (renderer processes, all processes) RSS under `root`, bytes.
 pub fn browser_rss(root: u32) -> (u64, u64) {
     let mut tab = 0;
