@@ -28,7 +28,16 @@ pub fn workspace(paths: &[PathBuf]) -> Workspace {
         }
     }
     note_skipped(&ws);
+    note_duplicates(&ws);
     ws
+}
+
+/// Notes on stderr each aggregate trial left out because the same artifact was loaded as a
+/// trace ([`Workspace::duplicates`]: one artifact is one trial).
+pub fn note_duplicates(ws: &Workspace) {
+    for (_, note) in ws.duplicates() {
+        errln!("note: {note}");
+    }
 }
 
 /// Notes on stderr the files of folder arguments that were skipped ([`Workspace::skipped`]).

@@ -1,0 +1,129 @@
+//! Folder arguments and what a folder may hold beside its traces, as a user runs the CLI: a
+//! folder with the traces and the `agg/` folder `trialscope summarize` made of them counts each
+//! trial once (one artifact is one trial, a note naming both paths; the same rule in the
+//! workspace the web app's drops go through, in either order).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::corpus;
+
+/// Runs the CLI: (exit code, stdout, stderr).
+pub fn trialscope(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_trialscope"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A fresh scratch folder for test `name`.
+pub fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ts-cli-folders-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The six Chromium trials at N = 1000 and 2000 (three runs each), copied into `dir`.
+fn six_trials(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for n in [1000, 2000] {
+        for r in 0..3 {
+            let name = format!("scaling_n{n}_r{r}.pb.gz");
+            let to = dir.join(&name);
+            std::fs::copy(corpus("chromium_scaling").join(&name), &to).unwrap();
+            out.push(to);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_folder_with_traces_and_their_aggregates_counts_each_trial_once() {
+    let d = scratch("agg");
+    let traces = six_trials(&d);
+    let agg = d.join("agg");
+    let mut args = vec!["summarize", "--out", agg.to_str().unwrap()];
+    args.extend(traces.iter().map(|p| p.to_str().unwrap()));
+    let (code, _, err) = trialscope(&args);
+    assert_eq!(code, Some(0), "{err}");
+
+    // The traces alone, then the folder holding them and `agg/`: the same report, byte for
+    // byte (6 trials, not 12), and a note per trial naming the aggregate and the trace.
+    let mut alone = vec!["scaling", "--json"];
+    alone.extend(traces.iter().map(|p| p.to_str().unwrap()));
+    let (c1, o1, e1) = trialscope(&alone);
+    let (c2, o2, e2) = trialscope(&["scaling", "--json", d.to_str().unwrap()]);
+    assert_eq!((c1, c2), (Some(0), Some(0)), "{e1}\n{e2}");
+    let v: Value = serde_json::from_str(&o2).unwrap();
+    assert_eq!(v["trials"].as_array().unwrap().len(), 6, "{e2}");
+    assert!(
+        o1 == o2,
+        "the folder with agg/ gives another report than its traces\n{e2}"
+    );
+    let notes: Vec<&str> = e2.lines().filter(|l| l.contains("same artifact")).collect();
+    assert_eq!(notes.len(), 6, "{e2}");
+    for t in &traces {
+        let t = t.display().to_string();
+        let note = notes.iter().find(|l| l.contains(&t)).expect(&t);
+        assert!(
+            note.contains("agg/trials/") && note.contains(".parquet"),
+            "{note}"
+        );
+    }
+
+    // The aggregate folder alone still gives the six trials, and a trace given beside it is
+    // counted once: 6 trials, one note.
+    let (_, o3, _) = trialscope(&["scaling", "--json", agg.to_str().unwrap()]);
+    let v3: Value = serde_json::from_str(&o3).unwrap();
+    assert_eq!(v3["trials"].as_array().unwrap().len(), 6);
+    let (_, o4, e4) = trialscope(&[
+        "scaling",
+        "--json",
+        agg.to_str().unwrap(),
+        traces[0].to_str().unwrap(),
+    ]);
+    let v4: Value = serde_json::from_str(&o4).unwrap();
+    assert_eq!(v4["trials"].as_array().unwrap().len(), 6, "{e4}");
+    assert_eq!(e4.matches("same artifact").count(), 1, "{e4}");
+
+    // The workspace the web app's drops go through: the aggregate files dropped first, then
+    // one of the traces (its artifact's aggregate trial gives way), then the trace removed
+    // (the aggregate trial comes back).
+    let mut ws = trialscope::workspace::Workspace::new();
+    let mut id = 0;
+    let mut parquet: Vec<PathBuf> = Vec::new();
+    for table in ["trials", "frames", "frame_costs", "unmatched_costs"] {
+        for f in std::fs::read_dir(agg.join(table)).unwrap() {
+            parquet.push(f.unwrap().path());
+        }
+    }
+    parquet.sort();
+    for p in &parquet {
+        let name = p.strip_prefix(&d).unwrap().display().to_string();
+        let _ = ws.add(id, &name, &std::fs::read(p).unwrap(), &mut |_| {});
+        id += 1;
+    }
+    let trials = |ws: &trialscope::workspace::Workspace| {
+        ws.entries().iter().filter(|e| e.trace().is_some()).count()
+    };
+    assert_eq!(trials(&ws), 6);
+    assert!(ws.duplicates().is_empty());
+    let name = traces[0].file_name().unwrap().to_str().unwrap();
+    ws.add(id, name, &std::fs::read(&traces[0]).unwrap(), &mut |_| {})
+        .unwrap();
+    assert_eq!(trials(&ws), 6, "one artifact, one trial");
+    assert_eq!(ws.duplicates().len(), 1);
+    assert!(ws.duplicates()[0].1.contains(name), "{:?}", ws.duplicates());
+    ws.remove(id);
+    assert_eq!(trials(&ws), 6);
+    assert!(ws.duplicates().is_empty());
+    let _ = std::fs::remove_dir_all(&d);
+}
