@@ -127,3 +127,48 @@ fn a_folder_with_traces_and_their_aggregates_counts_each_trial_once() {
     assert!(ws.duplicates().is_empty());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn an_empty_file_in_a_folder_is_a_named_skip_and_named_itself_fails() {
+    let d = scratch("empty");
+    let trace = d.join("scaling_n1000_r0.pb.gz");
+    std::fs::copy(corpus("chromium_scaling/scaling_n1000_r0.pb.gz"), &trace).unwrap();
+    let empty = d.join("scaling_n2000_r0.pb.gz");
+    std::fs::write(&empty, b"").unwrap();
+    std::fs::write(d.join("README.txt"), b"trials of the DOM benchmark\n").unwrap();
+    let (dir, empty_s) = (d.to_str().unwrap(), empty.display().to_string());
+
+    // In a folder: skipped and listed by name (marked empty), like the README; exit 0.
+    for cmd in ["inspect", "scaling"] {
+        let (code, out, err) = trialscope(&[cmd, "--json", dir]);
+        assert_eq!(code, Some(0), "{cmd}: {err}");
+        assert!(!err.contains("error"), "{cmd}: {err}");
+        let note = err
+            .lines()
+            .find(|l| l.starts_with("note: skipped 2 file(s)"))
+            .unwrap_or_else(|| panic!("{cmd}: {err}"));
+        assert!(note.contains(&format!("{empty_s} (empty)")), "{note}");
+        assert!(note.contains("README.txt"), "{note}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let files = if cmd == "inspect" {
+            v.as_array().unwrap().len()
+        } else {
+            v["trials"].as_array().unwrap().len()
+        };
+        assert_eq!(files, 1, "{cmd}: only the trace");
+    }
+    // `summarize` over the folder by the same rule: the empty file is a skipped row.
+    let agg = d.join("agg").display().to_string();
+    let (code, _, err) = trialscope(&["summarize", "--out", &agg, dir]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("1 trace(s), 0 failed, 2 skipped"), "{err}");
+
+    // Named on the command line: a failure naming the file, exit 1.
+    let (code, _, err) = trialscope(&["inspect", &empty_s]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&format!("error: {empty_s}: the file is empty")),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -145,19 +145,12 @@ fn from_aggregates(dir: &Path, args: &Args) -> Result<(Workspace, u32, u32), (u8
     for f in ws.failed() {
         errln!("error: {}", f.message);
     }
-    let skipped: Vec<&str> = left
+    let skipped: Vec<(&str, &str)> = left
         .iter()
         .filter(|r| r.status == Status::Skipped)
-        .map(|r| r.path.as_str())
+        .map(|r| (r.path.as_str(), r.error.as_deref().unwrap_or("")))
         .collect();
-    if !skipped.is_empty() {
-        errln!(
-            "note: skipped {} file(s) in the folders given that are not traces, records or \
-             telemetry: {}",
-            skipped.len(),
-            skipped.join(", ")
-        );
-    }
+    super::load::note_skipped_files(&skipped);
     Ok((ws, nb, n))
 }
 
