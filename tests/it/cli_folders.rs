@@ -172,3 +172,80 @@ fn an_empty_file_in_a_folder_is_a_named_skip_and_named_itself_fails() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn json_that_is_neither_a_trace_nor_records_is_no_record_file() {
+    use trialscope::formats::{self, ImportError, LoadOptions, Loaded};
+    let load = |name: &str, text: &str| {
+        formats::load(name, text.as_bytes(), &LoadOptions::default(), &mut |_| {})
+    };
+    let package =
+        "{\n  \"name\": \"bench\",\n  \"version\": \"1.0.0\",\n  \"dependencies\": {}\n}\n";
+    for (name, text) in [
+        ("package.json", package),
+        ("a.json", "{\"a\":1}"),
+        ("objects.json", "[{\"a\":1},{\"b\":2}]"),
+        ("lines.jsonl", "{\"event\":\"gc\"}\n{\"event\":\"gc\"}\n"),
+    ] {
+        match load(name, text) {
+            Err(e) => {
+                assert!(
+                    matches!(e.error, ImportError::NotATrace { .. }),
+                    "{name}: {e}"
+                );
+                let m = e.to_string();
+                assert!(
+                    m.starts_with(&format!("{name}: not a trace I can read")),
+                    "{m}"
+                );
+                assert!(m.contains("nor a compile-record file"), "{m}");
+            }
+            Ok(l) => panic!("{name}: read as {}", l.kind()),
+        }
+    }
+    // The records' shape: one object with a key field (malformed here: most are missing), or
+    // the `records` container; entries of another kind beside a record are still listed.
+    let records = |name: &str, text: &str| match load(name, text) {
+        Ok(Loaded::Records { records, .. }) => records,
+        Ok(l) => panic!("{name}: read as {}", l.kind()),
+        Err(e) => panic!("{e}"),
+    };
+    let r = records("one.json", "[{\"cell\":\"mlp\"},{\"a\":1}]");
+    assert_eq!((r.malformed.len(), r.other_kind.len()), (1, 1));
+    assert!(records("none.json", "{\"records\": []}").is_empty());
+    // An empty event array is still an (empty) trace.
+    assert!(matches!(load("t.json", "[]"), Ok(Loaded::Trace(_))));
+
+    // On the command line: skipped inside a folder (the triage still reads the records
+    // beside them), an error naming the file when named.
+    let d = scratch("json");
+    std::fs::write(d.join("package.json"), package).unwrap();
+    std::fs::write(d.join("a.json"), "{\"a\":1}").unwrap();
+    std::fs::copy(
+        corpus("jax_compile/baseline.jsonl"),
+        d.join("baseline.jsonl"),
+    )
+    .unwrap();
+    let (code, out, err) = trialscope(&["triage", "--json", d.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let note = err
+        .lines()
+        .find(|l| l.starts_with("note: skipped 2 file(s)"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        note.contains("a.json") && note.contains("package.json"),
+        "{note}"
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["warm_rows"], 36, "{out:.300}");
+    let a = d.join("a.json").display().to_string();
+    let (code, _, err) = trialscope(&["triage", &a]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "error: {a}: not a trace I can read: JSON that is neither"
+        )),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
