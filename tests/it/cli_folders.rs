@@ -249,3 +249,39 @@ fn json_that_is_neither_a_trace_nor_records_is_no_record_file() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn compare_names_a_missing_folder_and_a_glob_matching_nothing_like_the_other_subcommands() {
+    let c = corpus("chromium_scaling").display().to_string();
+    let base = format!("{c}/scaling_n1000_r*.pb.gz");
+    let missing = "/nonexistent-trialscope-dir".to_string();
+    let no_match = format!("{c}/nomatch_*.pb.gz");
+    // Every subcommand: a path that names nothing is a failed input, named, exit 1.
+    for arg in [&missing, &no_match] {
+        for cmd in ["scaling", "triage", "memory", "inspect"] {
+            let (code, _, err) = trialscope(&[cmd, arg]);
+            assert_eq!(code, Some(1), "{cmd} {arg}: {err}");
+            assert!(err.contains(&format!("error: {arg}: ")), "{cmd}: {err}");
+        }
+        // compare: the same exit code and a line naming it, for either side; the comparison
+        // of the rest is still printed.
+        for sides in [[arg.as_str(), &base], [&base, arg.as_str()]] {
+            let (code, out, err) = trialscope(&[
+                "compare",
+                "--json",
+                "--baseline",
+                sides[0],
+                "--candidate",
+                sides[1],
+            ]);
+            assert_eq!(code, Some(1), "compare {sides:?}: {err}");
+            assert!(err.contains(&format!("error: {arg}: ")), "{err}");
+            let v: Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(v["trials"].as_array().unwrap().len(), 3, "{err}");
+        }
+    }
+    // Usage errors stay 2: a file on both sides.
+    let (code, _, err) = trialscope(&["compare", "--baseline", &base, "--candidate", &base]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is on both sides"), "{err}");
+}
