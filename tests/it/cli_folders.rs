@@ -285,3 +285,54 @@ fn compare_names_a_missing_folder_and_a_glob_matching_nothing_like_the_other_sub
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("is on both sides"), "{err}");
 }
+
+#[test]
+fn inspect_text_json_and_readme_use_one_term_for_the_host() {
+    let dir = std::fs::read_dir(corpus("jax_profile/plugins/profile"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let files = [
+        dir.join("perfetto_trace.json.gz"),
+        dir.join("vm.trace.json.gz"),
+    ];
+    let files: Vec<&str> = files.iter().map(|p| p.to_str().unwrap()).collect();
+    let mut json = vec!["inspect", "--json"];
+    json.extend(&files);
+    let mut text = vec!["inspect"];
+    text.extend(&files);
+    let (_, out, err) = trialscope(&json);
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    assert_eq!(v[0]["hostname"], "vm", "the host from the sibling file");
+    let (_, out, _) = trialscope(&text);
+    // The facts line: `rank R  world_size W  hostname H`, each label a JSON field name.
+    let facts = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("rank "))
+        .unwrap_or_else(|| panic!("{out}"));
+    let words: Vec<&str> = facts.split_whitespace().collect();
+    assert_eq!(
+        words,
+        ["rank", "-", "world_size", "-", "hostname", "vm"],
+        "{facts}"
+    );
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let bullet = readme
+        .split("\n* ")
+        .find(|b| b.starts_with("`inspect [--json] FILE...`"))
+        .expect("README documents inspect");
+    for label in ["rank", "world_size", "hostname"] {
+        assert!(v[0].get(label).is_some(), "JSON field {label}");
+        assert!(
+            bullet.contains(&format!("`{label}`")),
+            "README names `{label}`:\n{bullet}"
+        );
+    }
+    assert!(
+        !bullet.contains(" host)") && !bullet.contains("rank or host."),
+        "{bullet}"
+    );
+}
