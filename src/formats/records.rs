@@ -106,7 +106,8 @@ pub const MAX_RECORD_FILE_BYTES: u64 = 256 << 20;
 
 /// What a file needs to be a record file (compile-triage.md, "Input: compile records"): a
 /// `{"records": […]}` object, or an array / JSON Lines with at least one entry that is an
-/// object with a key field ([`KEY_FIELDS`]): a record, or a malformed one. Entries of another
+/// object with a key field (the identity fields of compile-triage.md and their aliases): a
+/// record, or a malformed one. Entries of another
 /// kind beside such records are listed; a file of other-kind entries only (a `package.json`,
 /// `{"a":1}`) is no record file.
 pub const RECORD_SHAPE: &str = "a {\"records\": […]} object, or an array or JSON Lines with at \

@@ -751,8 +751,9 @@ impl Workspace {
     }
 
     /// Aggregate trials not counted because the same artifact (artifact id) is loaded as a
-    /// trace: the `trials` piece's id and a note naming the aggregate trial's path, its
-    /// `trials` file and the trace's name (see [`Workspace::regroup`]).
+    /// trace — one artifact is one trial; the trace is kept, since it holds more (the call
+    /// tree): the `trials` piece's id and a note naming the aggregate trial's path, its
+    /// `trials` file and the trace's name.
     pub fn duplicates(&self) -> &[(FileId, String)] {
         &self.duplicates
     }
