@@ -44,6 +44,8 @@
 //!   fresh browser; without its files it lists them as missing
 //! * `cli_folders` — folder arguments as a user runs them: traces beside their own `agg/`
 //!   folder count once
+//! * `browser_viewstate_trials` — a view link's variant labels, exclusions and memory counter
+//!   mapping restored from its hash (hostile label text shown as text) and written back
 //! * `cli_exports` — CSV exports equal the CLI's JSON reports cell for cell
 //! * `cli_inspect` — `trialscope inspect` / `slices` as a user runs them
 //! * `cli_stream` — the CLI in a pipeline: `inspect` prints each file once its facts are final
@@ -128,6 +130,7 @@ mod browser_security;
 mod browser_subpath;
 mod browser_triage;
 mod browser_viewstate;
+mod browser_viewstate_trials;
 mod cli_exports;
 mod cli_folders;
 mod cli_inspect;
