@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use parquet::record::Field;
 
 use super::{table, Error, Outcome, Record, Status, Summary, TABLES, TABLE_VERSION};
-use crate::formats::{FileSource, ImportError, LoadOptions};
+use crate::formats::{FileSource, LoadOptions};
 use crate::workspace::{prepare_file, FileId, Workspace};
 
 fn io(what: &str, path: &Path, e: std::io::Error) -> Error {
@@ -62,13 +62,14 @@ fn hash_file(path: &Path) -> Option<String> {
 
 /// Imports one file as the workspace does ([`prepare_file`], read in chunks: the whole file is
 /// never held) and says what became of it, by the workspace's rules: a file found inside a
-/// folder argument (`in_folder`) that is no format trialscope reads is skipped, any other
+/// folder argument (`in_folder`) that is no format trialscope reads, or empty
+/// ([`crate::workspace::native::skipped_in_folder`]), is skipped, any other
 /// failure is failed. `name` is the name the workspace would give it (the path as typed).
 pub fn summarize_file(path: &Path, name: &str, in_folder: bool, opts: &LoadOptions) -> Outcome {
     match FileSource::new(path) {
         Ok(src) => match prepare_file(name, &src, opts, &mut |_| {}) {
             Ok(p) => Outcome::Loaded(Box::new(p)),
-            Err(e) if in_folder && matches!(e.error, ImportError::NotATrace { .. }) => {
+            Err(e) if in_folder && crate::workspace::native::skipped_in_folder(&e.error) => {
                 Outcome::Skipped {
                     message: e.to_string(),
                     artifact_id: hash_file(path),

@@ -245,9 +245,11 @@ const SNIFF_BYTES: usize = 64 << 10;
 /// the footer's is checked by its reader), memory telemetry (a first JSON line with `timestamp_ns`
 /// and `event_type`), a Chrome JSON trace (`traceEvents`, or an array whose objects have `ph`),
 /// a pins file (`{"pins": […]}`, or a bare JSON array when the name contains `pins` and ends
-/// in `.json`), a compile-record file (JSON Lines, an array or `{"records": […]}` with at least
-/// one record), another JSON document read as a trace, a Perfetto protobuf trace; anything else
-/// is [`ImportError::NotATrace`] saying what the bytes look like. `progress` receives fractions
+/// in `.json`), a compile-record file (a `{"records": […]}` object, or JSON Lines or an array
+/// with at least one object having a key field: [`records::RECORD_SHAPE`]), another JSON
+/// document read as a trace when it has an event with a phase (or no event), a Perfetto
+/// protobuf trace; anything else — JSON that is neither a trace nor records (`package.json`,
+/// `{"a":1}`) included — is [`ImportError::NotATrace`] saying what the bytes look like. `progress` receives fractions
 /// in [0, 1].
 ///
 /// A compressed stream that breaks after some bytes were read keeps what came before the break
@@ -303,15 +305,29 @@ pub fn load_from(
         }
         Sniffed::Json => match win.read_all(records::MAX_RECORD_FILE_BYTES) {
             Ok(data) => match records::parse_records(name, &data) {
-                // Anything the record reader classified (a record, an object of another kind,
-                // a malformed record) makes a record file; an empty one may still be a trace.
-                Ok(f) if !f.is_empty() => Loaded::Records {
+                // JSON with the records' shape (a `records` object, or an entry with a key
+                // field) is a record file, its other-kind and malformed entries listed.
+                Ok(f) => Loaded::Records {
                     source: source_of(name, src, compression, &data, &mut win),
                     records: f,
                 },
-                _ => {
+                Err(records_err) => {
+                    // Not records: a trace whose `traceEvents`/`ph` the sniffer did not see in
+                    // its head, or JSON that is neither (a `package.json`, `{"a":1}`).
+                    let json_not_records = matches!(records_err, ImportError::NotATrace { .. });
                     let mut mem = stream::Window::from_bytes(&data);
-                    let model = trace(Format::ChromeJson, name, &mut mem, progress).map_err(err)?;
+                    let model = match trace(Format::ChromeJson, name, &mut mem, progress) {
+                        Ok(m) if json_not_records && !has_trace_events(&m) => {
+                            return Err(err(neither_trace_nor_records(
+                                "no event has a phase (\"ph\")",
+                            )))
+                        }
+                        Ok(m) => m,
+                        Err(ImportError::Malformed(why)) if json_not_records => {
+                            return Err(err(neither_trace_nor_records(&why)))
+                        }
+                        Err(e) => return Err(err(e)),
+                    };
                     traced(
                         name,
                         src,
@@ -358,6 +374,27 @@ pub fn load_from(
     };
     progress(1.0);
     Ok(out)
+}
+
+/// The error of a JSON file that is no trace (`trace_says`: what the trace reader found)
+/// and has not the compile records' shape ([`records::RECORD_SHAPE`]): no format this tool
+/// reads, so skipped inside a folder and an error naming the file when named.
+fn neither_trace_nor_records(trace_says: &str) -> ImportError {
+    ImportError::NotATrace {
+        seen: format!(
+            "JSON that is neither a trace ({trace_says}) nor a compile-record file (no \
+             object with a key field such as cell, hardware or cache_state)"
+        ),
+    }
+}
+
+/// True when a Chrome JSON import found something of a trace: an event with a phase (every
+/// event read but those without one or not an object), or no event at all (`[]`, an empty
+/// trace).
+fn has_trace_events(m: &Model) -> bool {
+    let not_events =
+        m.diagnostics.count("event_without_phase") + m.diagnostics.count("event_not_an_object");
+    m.stats.events == 0 || m.stats.events > not_events || !m.slices.is_empty()
 }
 
 /// Runs the trace importer for `format` over the window.

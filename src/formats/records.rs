@@ -17,7 +17,8 @@
 //! Nothing is dropped silently: a record with none of the key fields is listed as
 //! [`RecordFile::other_kind`]; one with some key fields missing or a field of the wrong type is
 //! listed as [`RecordFile::malformed`] with its file and line/index. Only an unreadable
-//! container (empty, not JSON, a trace) is an error, for that file alone.
+//! container (empty, not JSON, a trace, JSON without the records' shape: [`RECORD_SHAPE`]) is
+//! an error, for that file alone.
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -103,10 +104,38 @@ impl RecordFile {
 /// Ceiling on decompressed bytes of a record file (256 MiB).
 pub const MAX_RECORD_FILE_BYTES: u64 = 256 << 20;
 
+/// What a file needs to be a record file (compile-triage.md, "Input: compile records"): a
+/// `{"records": […]}` object, or an array / JSON Lines with at least one entry that is an
+/// object with a key field (the identity fields of compile-triage.md and their aliases): a
+/// record, or a malformed one. Entries of another
+/// kind beside such records are listed; a file of other-kind entries only (a `package.json`,
+/// `{"a":1}`) is no record file.
+pub const RECORD_SHAPE: &str = "a {\"records\": […]} object, or an array or JSON Lines with at \
+     least one object having a key field (cell, transform, hardware, hostname, jax_version, \
+     precision, cache_state)";
+
+/// The fields whose presence makes an object a compile record (complete or malformed); an
+/// object with none of them is a record of another kind.
+const KEY_FIELDS: &[&str] = &[
+    "cell",
+    "dataset_class",
+    "instrument",
+    "model_type",
+    "transform",
+    "hardware",
+    "hostname",
+    "jax_version",
+    "framework_version",
+    "precision",
+    "mixed_precision",
+    "cache_state",
+];
+
 /// Parses one decompressed record file. `file` names it in locations and errors.
 ///
 /// Errors: [`ImportError::Empty`], [`ImportError::TooLarge`] (over [`MAX_RECORD_FILE_BYTES`]),
-/// [`ImportError::NotATrace`] (not JSON at all, with what it looks like) and
+/// [`ImportError::NotATrace`] (not JSON at all, with what it looks like, or JSON without the
+/// record shape, [`RECORD_SHAPE`]) and
 /// [`ImportError::Malformed`] when the bytes are a trace (`traceEvents`, or objects with `ph`) —
 /// callers import those with [`super::import`] instead (see [`is_trace_json`]).
 pub(crate) fn parse_records(file: &str, data: &[u8]) -> Result<RecordFile, ImportError> {
@@ -129,6 +158,8 @@ pub(crate) fn parse_records(file: &str, data: &[u8]) -> Result<RecordFile, Impor
             out: RecordFile::default(),
             trace: false,
             has_records: false,
+            records_key: false,
+            shaped: false,
             index: 0,
         };
         let mut de = serde_json::Deserializer::from_slice(body);
@@ -142,6 +173,9 @@ pub(crate) fn parse_records(file: &str, data: &[u8]) -> Result<RecordFile, Impor
                 ));
             }
             if doc.has_records {
+                if !(doc.records_key || doc.shaped) {
+                    return Err(no_record_shape());
+                }
                 return Ok(doc.out);
             }
             // A single object without `records` is a one-line JSON Lines file: fall through.
@@ -150,6 +184,7 @@ pub(crate) fn parse_records(file: &str, data: &[u8]) -> Result<RecordFile, Impor
     // JSON Lines.
     let mut index = 0usize;
     let mut any_json = false;
+    let mut shaped = false;
     // Line numbers count from the first non-blank byte of the file; add the skipped lines
     // (counted once, not per line).
     let skipped = data[..text_start].iter().filter(|&&b| b == b'\n').count();
@@ -173,7 +208,7 @@ pub(crate) fn parse_records(file: &str, data: &[u8]) -> Result<RecordFile, Impor
                         "this is a trace, not a compile-record file".into(),
                     ));
                 }
-                classify(&v, loc, &mut out);
+                shaped |= classify(&v, loc, &mut out);
             }
             Err(e) => out.push_malformed(ExcludedRecord {
                 location: loc,
@@ -191,7 +226,17 @@ pub(crate) fn parse_records(file: &str, data: &[u8]) -> Result<RecordFile, Impor
             seen: format!("no JSON record in it (text starting with {head:?})"),
         });
     }
+    if !shaped {
+        return Err(no_record_shape());
+    }
     Ok(out)
+}
+
+/// The error of JSON that is no record file: it lacks [`RECORD_SHAPE`].
+fn no_record_shape() -> ImportError {
+    ImportError::NotATrace {
+        seen: format!("JSON without the shape of compile records ({RECORD_SHAPE})"),
+    }
 }
 
 /// Reads a whole-document record file: an array of entries, or an object whose `records` is
@@ -202,6 +247,10 @@ struct DocVisitor<'f> {
     out: RecordFile,
     trace: bool,
     has_records: bool,
+    /// The document is an object with a `records` array.
+    records_key: bool,
+    /// Some entry has a key field ([`classify`] returned true).
+    shaped: bool,
     index: usize,
 }
 
@@ -222,14 +271,17 @@ impl<'de> serde::de::Visitor<'de> for &mut DocVisitor<'_> {
                 line: None,
             };
             self.index += 1;
-            classify(&v, loc, &mut self.out);
+            self.shaped |= classify(&v, loc, &mut self.out);
         }
         Ok(())
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             match &*key {
-                "records" if !self.has_records => map.next_value_seed(RecordsSeed(&mut *self))?,
+                "records" if !self.has_records => {
+                    map.next_value_seed(RecordsSeed(&mut *self))?;
+                    self.records_key = self.has_records;
+                }
                 "traceEvents" => {
                     self.trace = true;
                     map.next_value::<serde::de::IgnoredAny>()?;
@@ -367,33 +419,22 @@ const TRIPLE: [&str; 3] = ["dataset_class", "instrument", "model_type"];
 const HITS_EVENT: &str = "/jax/compilation_cache/cache_hits";
 const MISSES_EVENT: &str = "/jax/compilation_cache/cache_misses";
 
-/// Turns one JSON value into a record, an other-kind entry or a malformed entry.
-fn classify(v: &Value, location: RecordLocation, out: &mut RecordFile) {
+/// Turns one JSON value into a record, an other-kind entry or a malformed entry. True when
+/// the value has the shape of a compile record (an object with a key field: a record or a
+/// malformed one).
+fn classify(v: &Value, location: RecordLocation, out: &mut RecordFile) -> bool {
     let Some(obj) = v.as_object() else {
         out.push_malformed(ExcludedRecord {
             location,
             reason: format!("not a JSON object but {}", type_name(v)),
         });
-        return;
+        return false;
     };
     let mut problems: Vec<String> = Vec::new();
     let mut r = CompileRecord::new(location);
 
     // Identity presence decides other-kind vs malformed.
-    let has_cell = obj.contains_key("cell") || TRIPLE.iter().any(|k| obj.contains_key(*k));
-    let identity_present = has_cell
-        || [
-            "transform",
-            "hardware",
-            "hostname",
-            "jax_version",
-            "framework_version",
-            "precision",
-            "mixed_precision",
-            "cache_state",
-        ]
-        .iter()
-        .any(|k| obj.contains_key(*k));
+    let identity_present = KEY_FIELDS.iter().any(|k| obj.contains_key(*k));
     if !identity_present {
         out.push_other(ExcludedRecord {
             location: r.location,
@@ -401,7 +442,7 @@ fn classify(v: &Value, location: RecordLocation, out: &mut RecordFile) {
                      precision, cache_state)"
                 .into(),
         });
-        return;
+        return false;
     }
 
     r.cell = cell_of(obj, &mut problems);
@@ -491,6 +532,7 @@ fn classify(v: &Value, location: RecordLocation, out: &mut RecordFile) {
             reason: problems.join("; "),
         });
     }
+    true
 }
 
 fn type_name(v: &Value) -> &'static str {

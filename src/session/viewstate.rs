@@ -16,13 +16,20 @@
 //! | `filter` | the hotspot table's filter text |
 //! | `input` | the input pattern |
 //! | `in.<file name>` | a trial row's input override (repeatable, one per file) |
+//! | `var.<file name>` | a trial row's variant label (repeatable, one per file) |
+//! | `ex.<file name>` | `1`: the trial row is excluded (repeatable, one per file) |
 //! | `ratio`, `abs`, `load`, `percore` | triage thresholds: drift ratio, absolute floor (s), host load, per core (`1`/`0`) |
 //! | `preset`, `knobs` | the memory preset (`low`, `medium`, `high`) and its `knob=value` overrides |
+//! | `map.<kind>` | the memory tab's counter-name patterns of one series kind (`device_used`, `allocator_reserved`, `allocator_allocated`, `device_total`), comma-separated, as typed, when not the default |
 //! | `base`, `cand` | the Compare tab's baseline and candidate file-name globs |
 //! | `file` | `<artifact id>:<file name>` of each file the view was made from (repeatable; the artifact id is `<algorithm>:<hex digest>`, e.g. `sha256:…`) |
 //!
 //! Parsing never fails: an unknown key, a malformed number or an unknown enum value is left out
-//! (that part of the view keeps its default).
+//! (that part of the view keeps its default). Links written before a key existed read as
+//! before (the part keeps its default). The hash is bounded: only its first
+//! [`MAX_HASH_BYTES`] are read, a value over [`MAX_VALUE_BYTES`] is left out, and each
+//! repeatable key keeps at most [`MAX_ENTRIES`] entries. Everything read is plain text for the
+//! page (never HTML).
 
 use crate::analysis::scaling::Metric;
 
@@ -90,6 +97,10 @@ pub struct ViewState {
     pub input: Option<String>,
     /// Input overrides by file name, in trial-table order, as typed.
     pub overrides: Vec<(String, String)>,
+    /// Variant labels by file name (non-empty), in trial-table order.
+    pub variants: Vec<(String, String)>,
+    /// File names of the excluded trial rows, in trial-table order.
+    pub excluded: Vec<String>,
     /// Triage: drift ratio threshold (×).
     pub min_ratio: Option<f64>,
     /// Triage: absolute floor, seconds.
@@ -102,6 +113,9 @@ pub struct ViewState {
     pub preset: Option<String>,
     /// Memory knob overrides (`knob=value`, separated by commas or spaces).
     pub knobs: Option<String>,
+    /// The memory counter mapping's patterns that differ from the default: (kind of
+    /// [`MAPPING_KINDS`], comma-separated patterns as typed), in that order.
+    pub mapping: Vec<(String, String)>,
     /// The Compare tab's side globs over file names (`*`, `?`).
     pub baseline: Option<String>,
     pub candidate: Option<String>,
@@ -110,6 +124,25 @@ pub struct ViewState {
 }
 
 const TABS: [&str; 4] = ["scaling", "triage", "memory", "compare"];
+
+/// The series kinds of the memory tab's counter mapping, as the hash's `map.<kind>` names them
+/// (the order of the tab's fields).
+pub const MAPPING_KINDS: [&str; 4] = [
+    "device_used",
+    "allocator_reserved",
+    "allocator_allocated",
+    "device_total",
+];
+
+/// Bytes of a hash [`ViewState::parse`] reads (256 KiB; the pairs that end past it are
+/// ignored). A browser keeps URLs of a few MB; a view of thousands of files fits.
+pub const MAX_HASH_BYTES: usize = 256 << 10;
+
+/// Longest value (decoded bytes) [`ViewState::parse`] takes; a longer one is left out.
+pub const MAX_VALUE_BYTES: usize = 4096;
+
+/// Most entries [`ViewState::parse`] keeps per repeatable key (`in.`, `var.`, `ex.`, `file`).
+pub const MAX_ENTRIES: usize = 10_000;
 const PRESETS: [&str; 3] = ["low", "medium", "high"];
 
 /// Percent-encodes `s`: every byte but `A–Z a–z 0–9 - . _ ~` becomes `%XX`.
@@ -137,6 +170,20 @@ impl ViewState {
     /// Parses a hash (with or without its leading `#`); see the module doc.
     pub fn parse(hash: &str) -> ViewState {
         let hash = hash.strip_prefix('#').unwrap_or(hash);
+        // Bounded: the pairs that end within the first MAX_HASH_BYTES.
+        let hash = if hash.len() > MAX_HASH_BYTES {
+            let mut end = MAX_HASH_BYTES;
+            while !hash.is_char_boundary(end) {
+                end -= 1;
+            }
+            let head = &hash[..end];
+            match hash.as_bytes().get(end) {
+                Some(b'&') => head,
+                _ => head.rsplit_once('&').map_or("", |(h, _)| h),
+            }
+        } else {
+            hash
+        };
         let mut v = ViewState::default();
         let mut sel = None;
         let mut selv = String::new();
@@ -144,6 +191,9 @@ impl ViewState {
             let (k, val) = pair.split_once('=').unwrap_or((pair, ""));
             let k = super::link::decode_component(k);
             let val = super::link::decode_component(val);
+            if k.len() > MAX_VALUE_BYTES || val.len() > MAX_VALUE_BYTES {
+                continue;
+            }
             match k.as_str() {
                 "tab" if TABS.contains(&val.as_str()) => v.tab = Some(val),
                 "metric" => v.metric = Metric::parse(&val).or(v.metric),
@@ -179,7 +229,7 @@ impl ViewState {
                         let hex_ok = !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit());
                         (algo_ok && hex_ok && !name.is_empty()).then_some((algo, hex, name))
                     });
-                    if let Some((algo, hex, name)) = parts {
+                    if let Some((algo, hex, name)) = parts.filter(|_| v.files.len() < MAX_ENTRIES) {
                         v.files.push(ExpectedFile {
                             name: name.to_string(),
                             artifact_id: format!("{algo}:{}", hex.to_ascii_lowercase()),
@@ -187,14 +237,38 @@ impl ViewState {
                     }
                 }
                 other => {
+                    // A per-file entry: the later value wins; at most MAX_ENTRIES per key.
+                    fn put(list: &mut Vec<(String, String)>, name: &str, val: String) {
+                        list.retain(|(n, _)| n != name);
+                        if list.len() < MAX_ENTRIES {
+                            list.push((name.to_string(), val));
+                        }
+                    }
                     if let Some(name) = other.strip_prefix("in.").filter(|n| !n.is_empty()) {
-                        v.overrides.retain(|(n, _)| n != name);
-                        v.overrides.push((name.to_string(), val));
+                        put(&mut v.overrides, name, val);
+                    } else if let Some(name) = other.strip_prefix("var.").filter(|n| !n.is_empty())
+                    {
+                        v.variants.retain(|(n, _)| n != name);
+                        if !val.is_empty() {
+                            put(&mut v.variants, name, val);
+                        }
+                    } else if let Some(name) = other.strip_prefix("ex.").filter(|n| !n.is_empty()) {
+                        v.excluded.retain(|n| n != name);
+                        if val == "1" && v.excluded.len() < MAX_ENTRIES {
+                            v.excluded.push(name.to_string());
+                        }
+                    } else if let Some(kind) = other
+                        .strip_prefix("map.")
+                        .filter(|k| MAPPING_KINDS.contains(k))
+                    {
+                        put(&mut v.mapping, kind, val);
                     }
                 }
             }
         }
         v.selected = sel.map(|frame| (selv, frame));
+        v.mapping
+            .sort_by_key(|(k, _)| MAPPING_KINDS.iter().position(|m| m == k));
         v
     }
 
@@ -232,6 +306,12 @@ impl ViewState {
         for (name, value) in &self.overrides {
             add(&format!("in.{name}"), value);
         }
+        for (name, label) in &self.variants {
+            add(&format!("var.{name}"), label);
+        }
+        for name in &self.excluded {
+            add(&format!("ex.{name}"), "1");
+        }
         for (k, v) in [
             ("ratio", self.min_ratio),
             ("abs", self.min_abs_s),
@@ -249,6 +329,9 @@ impl ViewState {
         }
         if let Some(k) = &self.knobs {
             add("knobs", k);
+        }
+        for (kind, patterns) in &self.mapping {
+            add(&format!("map.{kind}"), patterns);
         }
         if let Some(b) = &self.baseline {
             add("base", b);
@@ -296,8 +379,17 @@ mod tests {
             min_abs_s: Some(0.25),
             load_threshold: Some(4.0),
             load_per_core: Some(true),
+            variants: vec![
+                ("a n1000.pb.gz".into(), "patched <b>".into()),
+                ("c.pb".into(), "base".into()),
+            ],
+            excluded: vec!["warm&up=1.pb".into()],
             preset: Some("high".into()),
             knobs: Some("gap_floor_bytes=1000, min_interval_s=0.5".into()),
+            mapping: vec![
+                ("device_used".into(), "hbm_used, bytes in use".into()),
+                ("device_total".into(), "".into()),
+            ],
             baseline: Some("base_*".into()),
             candidate: Some("cand_?&x".into()),
             files: vec![ExpectedFile {
@@ -378,5 +470,106 @@ mod tests {
         assert_eq!(missing.len(), 1);
         assert_eq!(missing[0].name, "other.pb");
         assert_eq!(v.missing(&[]).len(), 2);
+    }
+
+    #[test]
+    fn an_old_link_reads_as_it_did() {
+        // A link written before variants, exclusions and the counter mapping were carried
+        // (the README's example form): every part it has, the new ones at their defaults.
+        let hex = "0f".repeat(32);
+        let old = format!(
+            "#tab=triage&metric=self&sel=f%201&selv=base&sort=-rho&in.trace_n1000.pb.gz=1200\
+             &ratio=3.5&preset=low&knobs=min_confidence%3D0.6&base=base_%2A\
+             &file=sha256%3A{hex}%3Atrace_n1000.pb.gz"
+        );
+        let v = ViewState::parse(&old);
+        assert_eq!(
+            v,
+            ViewState {
+                tab: Some("triage".into()),
+                metric: Some(Metric::SelfTime),
+                selected: Some(("base".into(), "f 1".into())),
+                sort: Some((SortKey::Rho, true)),
+                overrides: vec![("trace_n1000.pb.gz".into(), "1200".into())],
+                min_ratio: Some(3.5),
+                preset: Some("low".into()),
+                knobs: Some("min_confidence=0.6".into()),
+                baseline: Some("base_*".into()),
+                files: vec![ExpectedFile {
+                    name: "trace_n1000.pb.gz".into(),
+                    artifact_id: format!("sha256:{hex}"),
+                }],
+                ..ViewState::default()
+            }
+        );
+        assert!(v.variants.is_empty() && v.excluded.is_empty() && v.mapping.is_empty());
+        // Written again, it is the same link (the new keys add nothing to an old view).
+        assert_eq!(format!("#{}", v.to_hash()), old);
+    }
+
+    #[test]
+    fn variants_exclusions_and_the_mapping_in_a_fixed_form() {
+        let v = ViewState {
+            variants: vec![("a_n1.pb".into(), "patched".into())],
+            excluded: vec!["warm_n1.pb".into()],
+            mapping: vec![("allocator_reserved".into(), "reserved, pool".into())],
+            ..ViewState::default()
+        };
+        let hash = v.to_hash();
+        assert_eq!(
+            hash,
+            "var.a_n1.pb=patched&ex.warm_n1.pb=1&map.allocator_reserved=reserved%2C%20pool"
+        );
+        assert_eq!(ViewState::parse(&hash), v);
+        // An empty label, `ex.` other than 1 and an unknown kind are left out; a later value
+        // wins; the mapping is kept in the tab's order.
+        let v = ViewState::parse(
+            "var.a=x&var.a=&ex.b=0&ex.c=yes&map.gpu=x&map.device_total=t&map.device_used=u",
+        );
+        assert!(v.variants.is_empty() && v.excluded.is_empty(), "{v:?}");
+        assert_eq!(
+            v.mapping,
+            vec![
+                ("device_used".to_string(), "u".to_string()),
+                ("device_total".to_string(), "t".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn the_hash_is_read_within_its_bounds() {
+        // A value over MAX_VALUE_BYTES is left out, the rest kept.
+        let long = "x".repeat(MAX_VALUE_BYTES + 1);
+        let v = ViewState::parse(&format!("var.a={long}&filter=f&var.{long}=1"));
+        assert!(v.variants.is_empty());
+        assert_eq!(v.filter.as_deref(), Some("f"));
+        // At most MAX_ENTRIES per repeatable key.
+        let many: Vec<String> = (0..MAX_ENTRIES + 5).map(|i| format!("ex.f{i}=1")).collect();
+        let v = ViewState::parse(&many.join("&"));
+        assert_eq!(v.excluded.len(), MAX_ENTRIES);
+        // Only the pairs within the first MAX_HASH_BYTES; a pair cut by the bound is dropped.
+        let filler = format!(
+            "x={}",
+            "p".repeat(MAX_HASH_BYTES - 2 - "&tab=memory".len() - 2)
+        );
+        let hash = format!("{filler}&tab=memory&metric=count");
+        assert!(hash.find("&metric").unwrap() < MAX_HASH_BYTES);
+        assert!(hash.len() > MAX_HASH_BYTES);
+        let v = ViewState::parse(&hash);
+        assert_eq!(
+            v.tab.as_deref(),
+            Some("memory"),
+            "the pair within the bound"
+        );
+        assert_eq!(v.metric, None, "the pair past the bound");
+        // Hostile text stays text: it round-trips unchanged, never interpreted.
+        let v = ViewState {
+            variants: vec![(
+                "<img src=x onerror=alert(1)>".into(),
+                "<script>x</script>".into(),
+            )],
+            ..ViewState::default()
+        };
+        assert_eq!(ViewState::parse(&v.to_hash()), v);
     }
 }

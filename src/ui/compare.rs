@@ -995,12 +995,19 @@ fn CompareFlame() -> impl IntoView {
         let Some(o) = cs.outcome.get() else {
             return ().into_any();
         };
+        // One side's median tree, named after its side (its downloads are `flame-baseline.*`
+        // and `flame-candidate.*`) inside a `side-flame` container.
         let (tree, testid) = match of.as_str() {
-            "baseline" => (o.baseline_tree.clone(), "side-flame"),
-            "candidate" => (o.candidate_tree.clone(), "side-flame"),
+            "baseline" => (o.baseline_tree.clone(), "baseline-flame"),
+            "candidate" => (o.candidate_tree.clone(), "candidate-flame"),
             _ => (o.differential_tree.clone(), "differential-flame"),
         };
-        flame::slot_view(tree.map(|t| Ok(Arc::new(t))), testid)
+        let graph = flame::slot_view(tree.map(|t| Ok(Arc::new(t))), testid);
+        if testid == "differential-flame" {
+            graph
+        } else {
+            view! { <div data-testid="side-flame">{graph}</div> }.into_any()
+        }
     };
     view! {
         <section class="compare-flame">

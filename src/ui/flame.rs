@@ -220,7 +220,9 @@ fn legend(kind: FlameKind, max_abs: f64) -> impl IntoView {
     }
 }
 
-/// The export buttons' `data-testid`s and file names of the graph named `testid`.
+/// The export buttons' `data-testid`s and file names of the graph named `testid`: each graph's
+/// files are named after what it shows (`flame-differential`, `flame-baseline`,
+/// `flame-candidate`, `flame-trial`, `flame-scaling`), so the two sides' downloads differ.
 fn export_names(testid: &str) -> ([&'static str; 2], [&'static str; 2], &'static str) {
     match testid {
         "differential-flame" => (
@@ -231,10 +233,15 @@ fn export_names(testid: &str) -> ([&'static str; 2], [&'static str; 2], &'static
             ["flame-differential.svg", "flame-differential.png"],
             "Differential flame graph",
         ),
-        "side-flame" => (
-            ["export-flame-side-svg", "export-flame-side-png"],
-            ["flame-side.svg", "flame-side.png"],
-            "Flame graph of one side (medians)",
+        "baseline-flame" => (
+            ["export-flame-baseline-svg", "export-flame-baseline-png"],
+            ["flame-baseline.svg", "flame-baseline.png"],
+            "Flame graph of the baseline (medians)",
+        ),
+        "candidate-flame" => (
+            ["export-flame-candidate-svg", "export-flame-candidate-png"],
+            ["flame-candidate.svg", "flame-candidate.png"],
+            "Flame graph of the candidate (medians)",
         ),
         "trial-flame" => (
             ["export-flame-trial-svg", "export-flame-trial-png"],

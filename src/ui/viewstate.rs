@@ -3,8 +3,8 @@
 //! `history.replaceState` — no reload, no request — and a page opened with a hash applies it.
 //!
 //! Applying a link's view: the parts that need no file (tab, metric, sort, filter, input
-//! pattern, triage thresholds, memory preset and knobs) at once; each input override when a
-//! trial row of that file name appears; the selected hotspot once every file the link names
+//! pattern, triage thresholds, memory preset, knobs and counter mapping) at once; each input
+//! override, variant label and exclusion when a trial row of that file name appears; the selected hotspot once every file the link names
 //! (by artifact id) is imported and a report covering them is in. Until then the link's view is
 //! *pending*: the hash is left as the link wrote it, and [`LinkFiles`] lists the files the link
 //! expects, by name and short artifact id, saying which are loaded and which missing (drop them
@@ -16,7 +16,19 @@ use wasm_bindgen::JsValue;
 use super::{request_analysis, AppState, Status, Tab};
 use crate::analysis::compile_triage::Params;
 use crate::analysis::scaling::{Metric, DEFAULT_INPUT_PATTERN};
-use crate::session::viewstate::{ExpectedFile, ViewState};
+use crate::session::viewstate::{ExpectedFile, ViewState, MAPPING_KINDS};
+
+/// The memory tab's default counter-mapping texts, in [`MAPPING_KINDS`] order (as
+/// [`super::memory::MemoryState::new`] fills its fields).
+fn default_mapping() -> [String; 4] {
+    let m = crate::analysis::collective_memory::Mapping::default();
+    [
+        m.device_used.join(", "),
+        m.allocator_reserved.join(", "),
+        m.allocator_allocated.join(", "),
+        m.device_total.join(", "),
+    ]
+}
 
 /// A link's view and the files it names.
 #[derive(Clone, Copy)]
@@ -84,12 +96,33 @@ fn current(state: AppState) -> ViewState {
                 .filter_map(|r| r.input_edit.get().map(|v| (r.name.clone(), v)))
                 .collect()
         }),
+        variants: state.files.with(|f| {
+            f.iter()
+                .map(|r| (r.name.clone(), r.variant.get()))
+                .filter(|(_, v)| !v.is_empty())
+                .collect()
+        }),
+        excluded: state.files.with(|f| {
+            f.iter()
+                .filter(|r| r.excluded.get())
+                .map(|r| r.name.clone())
+                .collect()
+        }),
         min_ratio: differs(t.min_ratio.get(), d.min_ratio),
         min_abs_s: differs(t.min_abs_s.get(), d.min_abs_s),
         load_threshold: differs(t.load_threshold.get(), d.load_threshold),
         load_per_core: Some(t.load_per_core.get()).filter(|p| *p != d.load_per_core),
         preset: Some(state.memory_preset.get()).filter(|p| p != "medium"),
         knobs: Some(state.memory_overrides.get()).filter(|k| !k.trim().is_empty()),
+        mapping: {
+            let now = state.memory_inputs.mapping.get();
+            MAPPING_KINDS
+                .iter()
+                .zip(now.iter().zip(default_mapping()))
+                .filter(|(_, (text, def))| **text != *def)
+                .map(|(kind, (text, _))| (kind.to_string(), text.clone()))
+                .collect()
+        },
         baseline: Some(state.compare.baseline.get()).filter(|g| !g.is_empty()),
         candidate: Some(state.compare.candidate.get()).filter(|g| !g.is_empty()),
         files: loaded_files(state),
@@ -138,6 +171,11 @@ fn apply_now(state: AppState, v: &ViewState) {
     }
     if let Some(k) = &v.knobs {
         state.memory_overrides.set(k.clone());
+    }
+    for (kind, text) in &v.mapping {
+        if let Some(i) = MAPPING_KINDS.iter().position(|k| k == kind) {
+            state.memory_inputs.mapping.update(|m| m[i] = text.clone());
+        }
     }
 }
 
@@ -207,6 +245,21 @@ pub fn start(state: AppState) {
                     let (_, value) = v.overrides.remove(i);
                     if r.input_edit.get_untracked().is_none() {
                         r.input_edit.set(Some(value));
+                        changed = true;
+                    }
+                }
+                // A label the row has not been given otherwise (a `?trace=…&variant=` wins).
+                if let Some(i) = v.variants.iter().position(|(n, _)| *n == r.name) {
+                    let (_, label) = v.variants.remove(i);
+                    if r.variant.get_untracked().is_empty() {
+                        r.variant.set(label);
+                        changed = true;
+                    }
+                }
+                if let Some(i) = v.excluded.iter().position(|n| *n == r.name) {
+                    v.excluded.remove(i);
+                    if !r.excluded.get_untracked() {
+                        r.excluded.set(true);
                         changed = true;
                     }
                 }

@@ -203,6 +203,9 @@ pub struct Workspace {
     pieces_dirty: bool,
     /// The aggregate files' outcomes changed since the last [`Workspace::take_aggregates_changed`].
     aggregates_changed: bool,
+    /// Aggregate trials left out by the last regroup because the same artifact is loaded as a
+    /// trace: the `trials` piece's id and the note naming both paths.
+    duplicates: Vec<(FileId, String)>,
 }
 
 impl Workspace {
@@ -300,6 +303,15 @@ impl Workspace {
 
     /// Drops file `id` (entry, failure, aggregate piece) without deriving.
     fn forget(&mut self, id: FileId) {
+        // A trace leaving may bring back the aggregate trial of the same artifact.
+        if !self.pieces.is_empty()
+            && self
+                .entries
+                .iter()
+                .any(|e| e.id == id && e.trace().is_some())
+        {
+            self.pieces_dirty = true;
+        }
         self.entries.retain(|e| e.id != id);
         self.failed.retain(|f| f.id != id);
         let before = self.pieces.len();
@@ -335,6 +347,10 @@ impl Workspace {
             Ok(p) => {
                 if let Some(pins) = p.pins {
                     self.pins = pins;
+                }
+                // A trace may be the artifact of an aggregate trial: group the pieces again.
+                if !self.pieces.is_empty() && matches!(p.content, Content::Trace(_)) {
+                    self.pieces_dirty = true;
                 }
                 self.entries.push(Entry {
                     id,
@@ -530,6 +546,7 @@ impl Workspace {
         self.changed.clear();
         self.pieces.clear();
         self.piece_ids.clear();
+        self.duplicates.clear();
         self.pieces_dirty = false;
         self.aggregates_changed = true;
     }
@@ -654,6 +671,11 @@ impl Workspace {
     /// its `trials` piece's id, named by `trials.path`, after the other entries in path order,
     /// as `trialscope scaling --from` orders them), a failed or incomplete key's failure, every
     /// other piece an entry of [`Content::Aggregate`] saying what became of it.
+    ///
+    /// One artifact is one trial: a complete key whose artifact id is also loaded as a trace
+    /// (a folder holding the traces and the `agg/` folder `trialscope summarize` made of them)
+    /// is not made a trial again; its `trials` piece stays a piece whose note names both paths
+    /// ([`Workspace::duplicates`]). The trace is kept, since it holds more (the call tree).
     fn regroup(&mut self) {
         use crate::aggregate::pieces::{self, Outcome};
         self.pieces_dirty = false;
@@ -667,6 +689,14 @@ impl Workspace {
             .map(|(id, src, p)| (*id, src.name.as_str(), p))
             .collect();
         let assembly = pieces::assemble(&inputs);
+        self.duplicates.clear();
+        let traces: Vec<(&str, &str)> = self
+            .entries
+            .iter()
+            .filter(|e| e.trace().is_some())
+            .map(|e| (e.source.artifact_id.as_str(), e.name()))
+            .collect();
+        let mut duplicates = Vec::new();
         let mut new_entries = Vec::new();
         let mut new_failed = Vec::new();
         for (id, outcome) in assembly.trials.into_iter().chain(assembly.others) {
@@ -683,14 +713,33 @@ impl Workspace {
                     note: Some(note),
                 })),
             };
+            // The trace already loaded for this trial's artifact, if any.
+            let twin = match &outcome {
+                Outcome::Trial(p) => traces
+                    .iter()
+                    .find(|(a, _)| !a.is_empty() && *a == p.source.artifact_id)
+                    .map(|(_, name)| *name),
+                _ => None,
+            };
             match outcome {
-                Outcome::Trial(p) => new_entries.push(Entry {
-                    id,
-                    source: p.source,
-                    facts: p.facts,
-                    derived: Diagnostics::default(),
-                    content: p.content,
-                }),
+                Outcome::Trial(p) => match twin {
+                    Some(trace) => {
+                        let note = format!(
+                            "{}: the aggregate trial ({}) is the same artifact as the trace \
+                             {trace}: counted once, as the trace",
+                            p.source.name, source.name
+                        );
+                        duplicates.push((id, note.clone()));
+                        new_entries.push(piece_entry(note));
+                    }
+                    None => new_entries.push(Entry {
+                        id,
+                        source: p.source,
+                        facts: p.facts,
+                        derived: Diagnostics::default(),
+                        content: p.content,
+                    }),
+                },
                 Outcome::Failed { name, message } => new_failed.push(Failed { id, name, message }),
                 Outcome::Skipped { message } => new_entries.push(piece_entry(message)),
                 Outcome::Piece { note } => new_entries.push(piece_entry(note)),
@@ -699,6 +748,15 @@ impl Workspace {
         }
         self.entries.extend(new_entries);
         self.failed.extend(new_failed);
+        self.duplicates = duplicates;
+    }
+
+    /// Aggregate trials not counted because the same artifact (artifact id) is loaded as a
+    /// trace — one artifact is one trial; the trace is kept, since it holds more (the call
+    /// tree): the `trials` piece's id and a note naming the aggregate trial's path, its
+    /// `trials` file and the trace's name.
+    pub fn duplicates(&self) -> &[(FileId, String)] {
+        &self.duplicates
     }
 
     /// True once after the aggregate pieces' outcomes may have changed (an aggregate file

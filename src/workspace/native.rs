@@ -11,6 +11,18 @@ use crate::model::facts::dir_name;
 /// Most files a folder argument expands to (a guard against pointing at `/`).
 pub const MAX_FILES_PER_FOLDER: usize = 100_000;
 
+/// True when a file found inside a folder argument that fails with `error` is skipped (listed
+/// in [`Workspace::skipped`]) rather than failed: it is no format this tool reads
+/// ([`formats::ImportError::NotATrace`]: a README, a log, a `package.json`) or it is empty
+/// ([`formats::ImportError::Empty`]: a placeholder, a run that wrote nothing). Named on the
+/// command line, such a file fails with its name.
+pub fn skipped_in_folder(error: &formats::ImportError) -> bool {
+    matches!(
+        error,
+        formats::ImportError::NotATrace { .. } | formats::ImportError::Empty
+    )
+}
+
 /// `paths` with every folder replaced by the regular files below it (recursively, sorted by
 /// path, hidden files skipped). A path that is neither is kept, so reading it reports the
 /// error.
@@ -63,7 +75,9 @@ impl Workspace {
     /// by its path as given (`dir/file` for a folder's files): the files of one directory are
     /// siblings, as the files of one dropped folder are in the web app. A file that cannot be
     /// read or loaded is kept as failed (its message names it); `on_error` sees each message as
-    /// it happens.
+    /// it happens. A file found inside a folder that is no format this tool reads, or empty
+    /// ([`skipped_in_folder`]), is listed in [`Workspace::skipped`] instead; named itself, it
+    /// fails.
     pub fn from_paths(paths: &[PathBuf], on_error: &mut dyn FnMut(&str)) -> Workspace {
         let mut ws = Workspace::new();
         ws.add_paths(paths, on_error);
@@ -121,11 +135,9 @@ impl Workspace {
         for (k, (p, name, id)) in files.iter().enumerate() {
             match formats::FileSource::new(p) {
                 Ok(src) => match super::prepare_file(name, &src, &self.options, &mut |_| {}) {
-                    // A file in a folder that is no format this tool reads is skipped, listed.
-                    Err(e)
-                        if marked[k].1
-                            && matches!(e.error, formats::ImportError::NotATrace { .. }) =>
-                    {
+                    // A file in a folder that is no format this tool reads, or empty (a
+                    // placeholder, a run that wrote nothing), is skipped and listed.
+                    Err(e) if marked[k].1 && skipped_in_folder(&e.error) => {
                         self.skipped.push(super::Failed {
                             id: *id,
                             name: name.clone(),

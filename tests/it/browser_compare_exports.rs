@@ -2,7 +2,9 @@
 //! point 7 for issue 13's views): the 4 baseline and 4 candidate traces of `browser_compare`
 //! (`Gamma` 30 % slower) are dropped and compared by globs; the differential flame graph's SVG
 //! is well-formed, has one `<g>` per node the page draws and names `Gamma` as slower in a
-//! `<title>`, its PNG decodes and is not blank; the forest plot's SVG names `Gamma` slower in a
+//! `<title>`, its PNG decodes and is not blank; the baseline's and the candidate's median
+//! flame graphs download as `flame-baseline.*` and `flame-candidate.*`, each titled by its
+//! side; the forest plot's SVG names `Gamma` slower in a
 //! `<title>`; then the demo's scaling flame graph SVG names the frame that grows with N
 //! (`scalingBuildDom`) with its ρ. Every request stays local.
 
@@ -117,6 +119,40 @@ fn compare_plots_and_flame_graphs_download_as_svg_and_png() {
             page_h + 18.0,
             "the page's rows and the legend line"
         );
+
+        // Each side's median flame graph downloads under its side's name (not one shared
+        // `flame-side.*`), titled by its side, with that side's median for Gamma.
+        for side in ["baseline", "candidate"] {
+            c.find(Locator::Css("[data-testid=flame-of]"))
+                .await
+                .unwrap()
+                .select_by_value(side)
+                .await
+                .unwrap();
+            let graph = format!("[data-testid=side-flame] [data-testid={side}-flame]");
+            assert_visible(&c, &format!("{graph} g[data-name=Gamma]")).await;
+            let svg_button = format!("{graph} [data-testid=export-flame-{side}-svg]");
+            assert_visible(&c, &svg_button).await;
+            let svg = download(&c, &svg_button, &format!("flame-{side}.svg")).await;
+            assert_well_formed_svg(&svg);
+            assert!(
+                svg.contains(&format!("Flame graph of the {side} (medians)")),
+                "{side}: {:.400}",
+                svg
+            );
+            let gamma = titles(&svg)
+                .into_iter()
+                .find(|t| t.starts_with("Gamma — "))
+                .unwrap_or_else(|| panic!("{side}: {:?}", titles(&svg)));
+            assert!(gamma.ends_with("(medians over 4 trials)"), "{gamma}");
+            let png = download_bytes(
+                &c,
+                &format!("{graph} [data-testid=export-flame-{side}-png]"),
+                &format!("flame-{side}.png"),
+            )
+            .await;
+            assert_eq!(assert_png(&png).0, 960, "{side}");
+        }
 
         // The forest plot as SVG and PNG: Gamma is the slower row.
         assert_visible(&c, "[data-testid=export-forest-svg]").await;

@@ -109,9 +109,15 @@ fn distinct_string_pids_are_mapped_in_constant_time() {
     assert_near_linear("string pids", "s", small.as_secs_f64(), large.as_secs_f64());
 }
 
-/// Compile-record JSON Lines: `blank_lines` empty lines, then `n` records of another kind.
+/// Compile-record JSON Lines: `blank_lines` empty lines, one compile record (what makes it a
+/// record file), then `n` records of another kind.
 fn records_after_blanks(blank_lines: usize, n: usize) -> String {
     let mut s = "\n".repeat(blank_lines);
+    s.push_str(concat!(
+        r#"{"cell":"a","transform":"jit","hardware":"cpu","hostname":"h","jax_version":"1","#,
+        r#""precision":"fp32","cache_state":"warm","compile_s":1}"#,
+        "\n"
+    ));
     for i in 0..n {
         s.push_str(&format!("{{\"other\": {i}}}\n"));
     }
@@ -141,10 +147,10 @@ fn record_scan_bytes(blank_lines: usize, n: usize) -> u64 {
         n.min(trialscope::formats::limits::MAX_EXCLUDED_LISTED)
     );
     let first = &records.other_kind[0].location;
-    assert_eq!(first.line, Some(blank_lines + 1));
+    assert_eq!(first.line, Some(blank_lines + 2));
     assert_eq!(
         records.other_kind[listed - 1].location.line,
-        Some(blank_lines + listed)
+        Some(blank_lines + listed + 1)
     );
     scanned
 }
@@ -229,10 +235,10 @@ fn a_megabyte_of_leading_blanks_still_reads_as_records() {
     };
     assert_eq!(records.other_kind_count(), n as u64);
     let listed = records.other_kind.len();
-    assert_eq!(records.other_kind[0].location.line, Some(blank_lines + 1));
+    assert_eq!(records.other_kind[0].location.line, Some(blank_lines + 2));
     assert_eq!(
         records.other_kind[listed - 1].location.line,
-        Some(blank_lines + listed)
+        Some(blank_lines + listed + 1)
     );
     assert!(scanned <= 2 * blank_lines as u64, "{scanned} bytes scanned");
 }

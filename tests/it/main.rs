@@ -42,6 +42,10 @@
 //! * `browser_triage` — the site's compile-triage view on the JAX and torch.compile records
 //! * `browser_viewstate` — a copied link (view state in the hash) reproduces the view in a
 //!   fresh browser; without its files it lists them as missing
+//! * `cli_folders` — folder arguments as a user runs them: traces beside their own `agg/`
+//!   folder count once
+//! * `browser_viewstate_trials` — a view link's variant labels, exclusions and memory counter
+//!   mapping restored from its hash (hostile label text shown as text) and written back
 //! * `cli_exports` — CSV exports equal the CLI's JSON reports cell for cell
 //! * `cli_inspect` — `trialscope inspect` / `slices` as a user runs them
 //! * `cli_stream` — the CLI in a pipeline: `inspect` prints each file once its facts are final
@@ -126,7 +130,9 @@ mod browser_security;
 mod browser_subpath;
 mod browser_triage;
 mod browser_viewstate;
+mod browser_viewstate_trials;
 mod cli_exports;
+mod cli_folders;
 mod cli_inspect;
 mod cli_report;
 mod cli_scaling_json;

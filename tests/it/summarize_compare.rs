@@ -2,7 +2,8 @@
 //! `compare --from DIR --json` equals `compare FILES --json` byte for byte with the same
 //! `--baseline`/`--candidate` arguments — globs (a baseline that sorts after the candidate, so
 //! the side order is the arguments' and not the directory's), listed files, a file that failed
-//! to import — and an argument that picks nothing, or a file on both sides, is a usage error.
+//! to import — an argument that picks nothing is a failed input (exit 1, named, as a missing
+//! file is), and a file on both sides is a usage error.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -105,7 +106,7 @@ fn compare_from_aggregates_equals_compare_from_traces_byte_for_byte() {
 }
 
 #[test]
-fn compare_from_aggregates_refuses_an_argument_that_picks_nothing() {
+fn compare_from_aggregates_names_an_argument_that_picks_nothing() {
     let d = aggregates().display().to_string();
     let cwd = shared("");
     let (code, _, err) = trialscope(
@@ -120,9 +121,11 @@ fn compare_from_aggregates_refuses_an_argument_that_picks_nothing() {
         ],
         &cwd,
     );
-    assert_eq!(code, Some(2));
+    assert_eq!(code, Some(1), "a failed input, as a missing file is");
     assert!(
-        err.contains("scaling_n4000_*: matches no file summarized in"),
+        err.contains(
+            "error: corpus/chromium_scaling/scaling_n4000_*: matches no file summarized in"
+        ),
         "{err}"
     );
     // A folder argument picks every file summarized under it, so it overlaps the glob.

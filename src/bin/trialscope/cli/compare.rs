@@ -11,8 +11,11 @@
 //! the one from the traces, byte for byte in `--json`. (The CLI compare draws no flame
 //! graphs, so the call trees the tables lack are not needed.)
 //!
-//! Exit codes: 0 success; 1 when any file failed to import (the comparison of the others is
-//! still printed); 2 for a usage error (a glob that matches nothing, a file on both sides).
+//! Exit codes, as for every subcommand: 0 success; 1 when any input failed — a file that
+//! cannot be read or imported, a path that does not exist, a glob that matches no file (with
+//! `--from`: an argument that picks no summarized file) — each named on stderr, the comparison
+//! of the others still printed; 2 for a usage error (a wildcard in a folder name, a file on
+//! both sides).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -80,8 +83,16 @@ fn folder_of(path: &Path) -> PathBuf {
 /// folder (path order); else, for a wildcard in the file name, the records of that folder
 /// whose file names match the glob (path order).
 ///
-/// Errors: an argument that picks no record, or a wildcard in the folder part.
-fn pick(records: &[Record], args: &[String], dir: &Path) -> Result<Vec<usize>, String> {
+/// An argument that picks no record is printed (`error: …`) and counted in `misses`, as a
+/// missing file is.
+///
+/// Errors: a wildcard in the folder part (a usage error).
+fn pick(
+    records: &[Record],
+    args: &[String],
+    dir: &Path,
+    misses: &mut usize,
+) -> Result<Vec<usize>, String> {
     let wild = |s: &str| s.contains('*') || s.contains('?');
     let mut out = Vec::new();
     for a in args {
@@ -114,11 +125,12 @@ fn pick(records: &[Record], args: &[String], dir: &Path) -> Result<Vec<usize>, S
             }
         };
         if found.is_empty() {
-            return Err(format!(
-                "{a}: matches no file summarized in {} (the paths are matched as they were \
-                 typed to `trialscope summarize`)",
+            errln!(
+                "error: {a}: matches no file summarized in {} (the paths are matched as they \
+                 were typed to `trialscope summarize`)",
                 dir.display()
-            ));
+            );
+            *misses += 1;
         }
         out.extend(found);
     }
@@ -127,11 +139,16 @@ fn pick(records: &[Record], args: &[String], dir: &Path) -> Result<Vec<usize>, S
 
 /// The workspace of `--from DIR`: the records each side picks ([`pick`]), baseline first, and
 /// the number of baseline records (their ids are `0..nb`, the candidate's follow). Failures are
-/// printed as the traces' loading prints them, skipped files noted.
-fn from_aggregates(dir: &Path, args: &Args) -> Result<(Workspace, u32, u32), (u8, String)> {
+/// printed as the traces' loading prints them, skipped files noted; `misses` counts the
+/// arguments that picked nothing.
+fn from_aggregates(
+    dir: &Path,
+    args: &Args,
+    misses: &mut usize,
+) -> Result<(Workspace, u32, u32), (u8, String)> {
     let records = aggregate::dir::read(dir).map_err(|e| (1, e.to_string()))?;
-    let base = pick(&records, &args.baseline, dir).map_err(|e| (2, e))?;
-    let cand = pick(&records, &args.candidate, dir).map_err(|e| (2, e))?;
+    let base = pick(&records, &args.baseline, dir, misses).map_err(|e| (2, e))?;
+    let cand = pick(&records, &args.candidate, dir, misses).map_err(|e| (2, e))?;
     if let Some(&i) = base.iter().find(|i| cand.contains(i)) {
         return Err((2, format!("{} is on both sides", records[i].path)));
     }
@@ -145,25 +162,23 @@ fn from_aggregates(dir: &Path, args: &Args) -> Result<(Workspace, u32, u32), (u8
     for f in ws.failed() {
         errln!("error: {}", f.message);
     }
-    let skipped: Vec<&str> = left
+    let skipped: Vec<(&str, &str)> = left
         .iter()
         .filter(|r| r.status == Status::Skipped)
-        .map(|r| r.path.as_str())
+        .map(|r| (r.path.as_str(), r.error.as_deref().unwrap_or("")))
         .collect();
-    if !skipped.is_empty() {
-        errln!(
-            "note: skipped {} file(s) in the folders given that are not traces, records or \
-             telemetry: {}",
-            skipped.len(),
-            skipped.join(", ")
-        );
-    }
+    super::load::note_skipped_files(&skipped);
     Ok((ws, nb, n))
 }
 
 /// Expands one side's arguments: a folder to its files, a path with `*` or `?` in its file
-/// name to the matching files of its folder (sorted), anything else as given.
-fn expand(args: &[String]) -> Result<Vec<PathBuf>, String> {
+/// name to the matching files of its folder (sorted), anything else as given (a path that does
+/// not exist then fails to load, naming itself). A glob that matches no file (or whose folder
+/// cannot be read) is printed (`error: <glob>: matches no file`) and counted in `misses`, as a
+/// missing file is.
+///
+/// Errors: a wildcard in the folder part (a usage error).
+fn expand(args: &[String], misses: &mut usize) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for a in args {
         let p = Path::new(a);
@@ -177,14 +192,22 @@ fn expand(args: &[String]) -> Result<Vec<PathBuf>, String> {
             }
             let dir = dir.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
             let pat = load::file_name(p);
-            let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
-                .map_err(|e| format!("{a}: {e}"))?
-                .flatten()
-                .map(|e| e.path())
-                .filter(|f| f.is_file() && glob_match(&pat, &load::file_name(f)))
-                .collect();
+            let mut found: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+                Ok(rd) => rd
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|f| f.is_file() && glob_match(&pat, &load::file_name(f)))
+                    .collect(),
+                Err(e) => {
+                    errln!("error: {a}: matches no file ({}: {e})", dir.display());
+                    *misses += 1;
+                    continue;
+                }
+            };
             if found.is_empty() {
-                return Err(format!("{a}: matches no file"));
+                errln!("error: {a}: matches no file");
+                *misses += 1;
+                continue;
             }
             found.sort();
             out.extend(found);
@@ -197,9 +220,10 @@ fn expand(args: &[String]) -> Result<Vec<PathBuf>, String> {
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> ExitCode {
+    let mut misses = 0;
     let loaded = match &args.from {
-        Some(dir) => from_aggregates(dir, &args),
-        None => from_traces(&args),
+        Some(dir) => from_aggregates(dir, &args, &mut misses),
+        None => from_traces(&args, &mut misses),
     };
     let (ws, nb, n) = match loaded {
         Ok(x) => x,
@@ -246,14 +270,17 @@ pub fn run(args: Args) -> ExitCode {
     } else {
         print_text(&report, args.top.unwrap_or(25), args.all);
     }
+    if misses > 0 {
+        return ExitCode::from(1);
+    }
     load::exit_code(&ws)
 }
 
 /// The workspace of the files the sides name, baseline first, and the id bounds as
-/// [`from_aggregates`] returns them.
-fn from_traces(args: &Args) -> Result<(Workspace, u32, u32), (u8, String)> {
-    let base = expand(&args.baseline).map_err(|e| (2, e))?;
-    let cand = expand(&args.candidate).map_err(|e| (2, e))?;
+/// [`from_aggregates`] returns them; `misses` counts the globs that matched nothing.
+fn from_traces(args: &Args, misses: &mut usize) -> Result<(Workspace, u32, u32), (u8, String)> {
+    let base = expand(&args.baseline, misses).map_err(|e| (2, e))?;
+    let cand = expand(&args.candidate, misses).map_err(|e| (2, e))?;
     if let Some(p) = base.iter().find(|p| cand.contains(p)) {
         return Err((2, format!("{} is on both sides", p.display())));
     }

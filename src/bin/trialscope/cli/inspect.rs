@@ -84,6 +84,7 @@ pub fn run(args: Args) -> std::process::ExitCode {
         }
     }
     load::note_skipped(&ws);
+    load::note_duplicates(&ws);
     if args.json {
         match trialscope::report::files::file_reports_json(&ws) {
             Ok(s) => load::write_stdout(&s),

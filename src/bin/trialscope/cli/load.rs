@@ -28,21 +28,51 @@ pub fn workspace(paths: &[PathBuf]) -> Workspace {
         }
     }
     note_skipped(&ws);
+    note_duplicates(&ws);
     ws
 }
 
-/// Notes on stderr the files of folder arguments that were skipped ([`Workspace::skipped`]).
-pub fn note_skipped(ws: &Workspace) {
-    let skipped = ws.skipped();
-    if !skipped.is_empty() {
-        let names: Vec<&str> = skipped.iter().map(|f| f.name.as_str()).collect();
-        errln!(
-            "note: skipped {} file(s) in the folders given that are not traces, records or \
-             telemetry: {}",
-            skipped.len(),
-            names.join(", ")
-        );
+/// Notes on stderr each aggregate trial left out because the same artifact was loaded as a
+/// trace ([`Workspace::duplicates`]: one artifact is one trial).
+pub fn note_duplicates(ws: &Workspace) {
+    for (_, note) in ws.duplicates() {
+        errln!("note: {note}");
     }
+}
+
+/// Notes on stderr the files of folder arguments that were skipped ([`Workspace::skipped`]):
+/// each by its name, an empty one marked `(empty)`.
+pub fn note_skipped(ws: &Workspace) {
+    let skipped: Vec<(&str, &str)> = ws
+        .skipped()
+        .iter()
+        .map(|f| (f.name.as_str(), f.message.as_str()))
+        .collect();
+    note_skipped_files(&skipped);
+}
+
+/// Notes on stderr the skipped files `skipped` (name, message): one line naming each, an
+/// empty file (its message ends with "the file is empty") marked `(empty)`.
+pub fn note_skipped_files(skipped: &[(&str, &str)]) {
+    if skipped.is_empty() {
+        return;
+    }
+    let names: Vec<String> = skipped
+        .iter()
+        .map(|(name, message)| {
+            if message.ends_with(": the file is empty") {
+                format!("{name} (empty)")
+            } else {
+                name.to_string()
+            }
+        })
+        .collect();
+    errln!(
+        "note: skipped {} file(s) in the folders given that are not traces, records or \
+         telemetry, or empty: {}",
+        skipped.len(),
+        names.join(", ")
+    );
 }
 
 /// Exit code for a command that loaded files: 1 when any failed, else 0.
@@ -95,18 +125,11 @@ pub fn aggregates(dir: &Path) -> Result<Workspace, trialscope::aggregate::Error>
     for f in ws.failed() {
         errln!("error: {}", f.message);
     }
-    let skipped: Vec<&str> = left
+    let skipped: Vec<(&str, &str)> = left
         .iter()
         .filter(|r| r.status == trialscope::aggregate::Status::Skipped)
-        .map(|r| r.path.as_str())
+        .map(|r| (r.path.as_str(), r.error.as_deref().unwrap_or("")))
         .collect();
-    if !skipped.is_empty() {
-        errln!(
-            "note: skipped {} file(s) in the folders given that are not traces, records or \
-             telemetry: {}",
-            skipped.len(),
-            skipped.join(", ")
-        );
-    }
+    note_skipped_files(&skipped);
     Ok(ws)
 }
