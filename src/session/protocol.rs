@@ -189,10 +189,12 @@ pub enum FromWorker {
     /// An import worker's answer to [`ToWorker::Prepare`]: the prepared result accompanies it in
     /// field `prepared`, handed on to the session worker unread ([`ToWorker::AddPrepared`]).
     Prepared { id: FileId, name: String },
-    /// The answer to [`AnalyseRequest`] `seq`: effective input per file id, and the report.
+    /// The answer to [`AnalyseRequest`] `seq`: effective input per file id, and the report
+    /// (across the boundary as its JSON text, [`super::wire::report`]).
     Analysed {
         seq: u64,
         inputs: Vec<(FileId, Option<f64>)>,
+        #[serde(with = "super::wire::report")]
         report: Box<Report>,
     },
     /// The request could not be run (e.g. an invalid input pattern).
