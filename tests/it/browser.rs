@@ -10,7 +10,11 @@
 //! * `dropped_files_load`: files dropped on the drop zone (a synthesized `drop` event) load.
 //! * `picked_folder_loads`: a folder with sub-folders picked through the folder input loads.
 //! * `benchmark_import_in_browser` (`#[ignore]`, run with `--ignored --nocapture`): prints
-//!   import throughput and drop-to-hotspot-table time for the 18 trials.
+//!   import throughput and drop-to-hotspot-table time for the 18 trials, and where that time
+//!   goes (read, import per file, hand-over, analysis, render: [`PHASE_PROBE`]); with
+//!   `TRIALSCOPE_BASELINE_DIST=<another dist>` that site is measured too, interleaved run by
+//!   run, and with `BENCH_CORES=2,3` each site at those `navigator.hardwareConcurrency` values
+//!   (the import pool's size), `BENCH_RUNS` runs each (3).
 //!
 //! Every test also asserts that each request the browser made — the page's (Chrome's
 //! performance log) and the worker's (the harness's logging proxy) — went to the test server's

@@ -54,9 +54,9 @@
 //!   slower (q < 0.05), swapped sides give faster, another source line is two frames
 //! * `compare_reference` — Mann–Whitney (SciPy), Hodges–Lehmann + CI (R `wilcox.test`), BH
 //!   (statsmodels) and the exact Spearman permutation p (SciPy) to 1e-12
+//! * `complexity` — near-linear import of hostile inputs (overlaps, string pids, records, args)
 //! * `demo_phases` — where the 18 demo trials' time goes natively, step by step (`#[ignore]`d
 //!   harness)
-//! * `complexity` — near-linear import of hostile inputs (overlaps, string pids, records, args)
 //! * `fuzz_regressions` — every finding of the fuzz targets (`tests/fuzz/`), with its exact bytes
 //! * `flame_folded` — `trialscope folded` output rendered to SVG by `inferno`
 //! * `flame_trees` — single, scaling (ρ) and differential flame trees and their `plot::flame`
