@@ -2,8 +2,9 @@
 //! [`super::FromWorker::Analysed`]): as one string of its `serde_json` text, which
 //! `serde-wasm-bindgen` copies across in one call and the page parses in wasm, instead of a
 //! JavaScript object graph built and read back field by field (the demo's 646-hotspot report
-//! is ~2.3 MB as JSON; read as an object graph it kept the page's thread busy ~130–200 ms
-//! before the hotspot table could render, `tests/it/browser.rs::benchmark_import_in_browser`).
+//! is ~2.3 MB as JSON; read as an object graph it kept the page's thread busy 107–188 ms
+//! before the hotspot table could render, as text 47–82 ms, measured side by side by
+//! `tests/it/browser.rs::benchmark_import_in_browser`).
 //!
 //! Only a report that `serde_json` carries exactly goes as text: the sender parses its own text
 //! back and compares; a report it would change (a non-finite float, which JSON writes as
