@@ -19,6 +19,7 @@ pub mod link;
 mod protocol;
 mod views;
 pub mod viewstate;
+pub mod wire;
 
 pub use protocol::*;
 

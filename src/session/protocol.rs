@@ -198,10 +198,12 @@ pub enum FromWorker {
         #[serde(default)]
         wasm_memory_bytes: f64,
     },
-    /// The answer to [`AnalyseRequest`] `seq`: effective input per file id, and the report.
+    /// The answer to [`AnalyseRequest`] `seq`: effective input per file id, and the report
+    /// (across the boundary as its JSON text, [`super::wire::report`]).
     Analysed {
         seq: u64,
         inputs: Vec<(FileId, Option<f64>)>,
+        #[serde(with = "super::wire::report")]
         report: Box<Report>,
     },
     /// The request could not be run (e.g. an invalid input pattern).

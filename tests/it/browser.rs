@@ -10,7 +10,11 @@
 //! * `dropped_files_load`: files dropped on the drop zone (a synthesized `drop` event) load.
 //! * `picked_folder_loads`: a folder with sub-folders picked through the folder input loads.
 //! * `benchmark_import_in_browser` (`#[ignore]`, run with `--ignored --nocapture`): prints
-//!   import throughput and drop-to-hotspot-table time for the 18 trials.
+//!   import throughput and drop-to-hotspot-table time for the 18 trials, and where that time
+//!   goes (read, import per file, hand-over, analysis, render: [`PHASE_PROBE`]); with
+//!   `TRIALSCOPE_BASELINE_DIST=<another dist>` that site is measured too, interleaved run by
+//!   run, and with `BENCH_CORES=2,3` each site at those `navigator.hardwareConcurrency` values
+//!   (the import pool's size), `BENCH_RUNS` runs each (3).
 //!
 //! Every test also asserts that each request the browser made — the page's (Chrome's
 //! performance log) and the worker's (the harness's logging proxy) — went to the test server's
@@ -398,69 +402,387 @@ fn picked_folder_loads() {
     });
 }
 
+/// Installed in the page before the files are picked: timestamps (`performance.now()`, ms) of
+/// every message between the page and its workers (`Worker.prototype.postMessage` is wrapped,
+/// and each worker gets a `message` listener the first time the page posts to it), of the pick
+/// (`change` on the file input), of the first hotspot row in the DOM and the frame after it,
+/// each incoming message's time taken before the app's handler runs (its `onmessage` is
+/// wrapped),
+/// and every long task (`PerformanceObserver`, ≥ 50 ms). Read back as `window.__phases`.
+const PHASE_PROBE: &str = r#"
+const ev = []; const tasks = []; let w = 0; const T = () => performance.now();
+const seen = new WeakMap();
+const key = (d) => d == null ? null : (d.id ?? d.seq ?? (d.summary && d.summary.id) ?? null);
+const orig = Worker.prototype.postMessage;
+Worker.prototype.postMessage = function (m, ...rest) {
+  if (!seen.has(this)) {
+    const i = w++; seen.set(this, i);
+    // Wraps the app's handler, so the time is taken before the app handles the message.
+    const h = this.onmessage;
+    this.onmessage = function (e) {
+      ev.push([T(), i, 'in', e.data && e.data.type, key(e.data)]);
+      return h && h.call(this, e);
+    };
+  }
+  ev.push([T(), seen.get(this), 'out', m && m.type, key(m)]);
+  return orig.call(this, m, ...rest);
+};
+document.addEventListener('change', () => ev.push([T(), -1, 'pick', null, null]), true);
+const mo = new MutationObserver(() => {
+  if (document.querySelector('tr[data-testid=hotspot-row]')) {
+    mo.disconnect(); ev.push([T(), -1, 'table', null, null]);
+    requestAnimationFrame(() => setTimeout(() => ev.push([T(), -1, 'frame', null, null]), 0));
+  }
+});
+mo.observe(document.body, { childList: true, subtree: true });
+new PerformanceObserver((l) => { for (const e of l.getEntries()) tasks.push([e.startTime, e.duration]); })
+  .observe({ type: 'longtask', buffered: true });
+window.__phases = { ev, tasks };
+"#;
+
+/// The split of one run's time from pick to hotspot table, from [`PHASE_PROBE`]'s log (ms).
+#[derive(Debug, Default)]
+struct Phases {
+    /// Pick → the first file handed to an import worker.
+    read: f64,
+    /// Per file: handed to an import worker → its prepared result back on the page.
+    import: Vec<f64>,
+    /// First file handed to an import worker → the last prepared result back.
+    import_span: f64,
+    /// Per file: prepared result back → the session worker's answer (`imported`).
+    handover: Vec<f64>,
+    /// The last prepared result → the last `imported` answer.
+    last_handover: f64,
+    /// The last `imported` → the scaling request posted.
+    to_request: f64,
+    /// Scaling request posted → its answer on the page (the session's analysis and views).
+    analyse: f64,
+    /// The answer's handler starts → the first hotspot row in the DOM.
+    render: f64,
+    /// Of `render`: the answer's handler starts → the page's end-to-end time is taken (the
+    /// report read from the message and put in the page state, before the table renders).
+    decode: f64,
+    /// First hotspot row → the next frame.
+    frame: f64,
+    /// Pick → the first hotspot row in the DOM; pick → the frame after it.
+    total: f64,
+    total_frame: f64,
+    /// Long tasks (≥ 50 ms) during the run: (start relative to the pick, duration).
+    long_tasks: Vec<(f64, f64)>,
+    /// Messages the page posted to the session worker, by type.
+    session_posts: std::collections::BTreeMap<String, usize>,
+}
+
+fn phases(v: &serde_json::Value, e2e_ms: f64) -> Phases {
+    let ev: Vec<(f64, i64, String, String, Option<u64>)> = v["ev"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|e| {
+                    (
+                        e[0].as_f64().unwrap_or(f64::NAN),
+                        e[1].as_i64().unwrap_or(-2),
+                        e[2].as_str().unwrap_or("").to_string(),
+                        e[3].as_str().unwrap_or("").to_string(),
+                        e[4].as_u64(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let at = |dir: &str| ev.iter().find(|e| e.2 == dir).map(|e| e.0);
+    let pick = at("pick").unwrap_or(f64::NAN);
+    let table = at("table").unwrap_or(f64::NAN);
+    let frame = at("frame").unwrap_or(f64::NAN);
+    let mut p = Phases::default();
+    let find = |dir: &str, ty: &str, id: Option<u64>| {
+        ev.iter()
+            .find(|e| e.2 == dir && e.3 == ty && (id.is_none() || e.4 == id))
+            .map(|e| e.0)
+    };
+    let prepares: Vec<&(f64, i64, String, String, Option<u64>)> = ev
+        .iter()
+        .filter(|e| e.2 == "out" && e.3 == "prepare")
+        .collect();
+    let (mut last_prepared, mut last_imported) = (f64::NAN, f64::NAN);
+    for e in &prepares {
+        if let Some(done) = find("in", "prepared", e.4) {
+            p.import.push(done - e.0);
+            last_prepared = if last_prepared.is_nan() {
+                done
+            } else {
+                last_prepared.max(done)
+            };
+            if let Some(imp) = find("in", "imported", e.4).or(find("in", "import_failed", e.4)) {
+                p.handover.push(imp - done);
+                last_imported = if last_imported.is_nan() {
+                    imp
+                } else {
+                    last_imported.max(imp)
+                };
+            }
+        }
+    }
+    let first_prepare = prepares.first().map_or(f64::NAN, |e| e.0);
+    p.read = first_prepare - pick;
+    p.import_span = last_prepared - first_prepare;
+    p.last_handover = last_imported - last_prepared;
+    let analyse_out = ev
+        .iter()
+        .filter(|e| e.2 == "out" && e.3 == "analyse" && e.0 >= last_imported)
+        .map(|e| (e.0, e.4))
+        .next();
+    if let Some((t, seq)) = analyse_out {
+        p.to_request = t - last_imported;
+        if let Some(a) = find("in", "analysed", seq) {
+            p.analyse = a - t;
+            p.render = table - a;
+            p.decode = pick + e2e_ms - a;
+        }
+    }
+    p.frame = frame - table;
+    p.total = table - pick;
+    p.total_frame = frame - pick;
+    p.long_tasks = v["tasks"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|t| {
+                    (
+                        t[0].as_f64().unwrap_or(0.0) - pick,
+                        t[1].as_f64().unwrap_or(0.0),
+                    )
+                })
+                .filter(|t| t.0 >= -1.0)
+                .collect()
+        })
+        .unwrap_or_default();
+    let session: Option<i64> = ev
+        .iter()
+        .find(|e| e.2 == "out" && e.3 == "add_prepared")
+        .map(|e| e.1);
+    for e in ev.iter().filter(|e| e.2 == "out" && Some(e.1) == session) {
+        *p.session_posts.entry(e.3.clone()).or_default() += 1;
+    }
+    p
+}
+
+fn sum(v: &[f64]) -> f64 {
+    v.iter().sum()
+}
+
+fn max(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::NAN, f64::max)
+}
+
+/// A DevTools protocol command through chromedriver (`goog/cdp/execute`).
+#[derive(Debug)]
+struct Cdp(serde_json::Value);
+
+impl fantoccini::wd::WebDriverCompatibleCommand for Cdp {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session_id.unwrap_or("")
+        ))
+    }
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(self.0.to_string()))
+    }
+}
+
+/// The `navigator.hardwareConcurrency` values to measure each site with
+/// (`BENCH_CORES=2,3`: `Emulation.setHardwareConcurrencyOverride` before the page opens, so the
+/// import pool starts `cores − 1` workers); `None` = the browser's own.
+fn bench_cores() -> Vec<Option<u32>> {
+    match std::env::var("BENCH_CORES") {
+        Ok(v) if !v.trim().is_empty() => v
+            .split(',')
+            .map(|c| Some(c.trim().parse().expect("BENCH_CORES: numbers")))
+            .collect(),
+        _ => vec![None],
+    }
+}
+
+/// The sites to measure, interleaved: this checkout's `dist/`, and the one named by
+/// `TRIALSCOPE_BASELINE_DIST` (e.g. a copy of main's `dist/` in `target/tmp/dist-main`) when
+/// set.
+fn bench_sites() -> Vec<(String, PathBuf)> {
+    let mut v = vec![("this".to_string(), dist())];
+    if let Ok(b) = std::env::var("TRIALSCOPE_BASELINE_DIST") {
+        let b = PathBuf::from(b);
+        assert!(
+            b.join("index.html").is_file(),
+            "{}: no index.html",
+            b.display()
+        );
+        v.push(("baseline".to_string(), b));
+    }
+    v
+}
+
 #[test]
 #[ignore = "benchmark harness: cargo test --release --test it -- --ignored --nocapture benchmark_import_in_browser"]
 fn benchmark_import_in_browser() {
+    // Runs per site (BENCH_RUNS, default 3); sites interleaved run by run.
+    let runs: usize = std::env::var("BENCH_RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3);
     serial(async {
-        let server = Server::start(dist(), PREFIX);
+        let sites: Vec<(String, Server)> = bench_sites()
+            .into_iter()
+            .map(|(n, d)| (n, Server::start(d, PREFIX)))
+            .collect();
         let driver = Driver::start(&tmp());
         // Main-thread responsiveness: the longest gap between 10 ms timer ticks while files load.
         const PROBE: &str = "window.__maxGap = 0; let last = performance.now(); \
         setInterval(() => { const t = performance.now(); \
         window.__maxGap = Math.max(window.__maxGap, t - last); last = t; }, 10);";
-        let compressed: u64 = corpus_trials()
+        let trials = corpus_trials();
+        let compressed: u64 = trials
             .iter()
             .map(|p| std::fs::metadata(p).unwrap().len())
             .sum();
-        for run in 0..3 {
-            let (c, wall, (e2e_ms, bytes, import_ms)) = load_experiment(&server, &driver).await;
-            println!(
-            "run {run}: 18 trials, {:.1} MB gzip → {:.1} MB uncompressed; worker import {:.0} ms \
-             = {:.1} MB/s uncompressed; page drop→hotspot table {:.0} ms (test wall {:.0} ms)",
-            compressed as f64 / 1e6,
-            bytes / 1e6,
-            import_ms,
-            bytes / 1e6 / (import_ms / 1e3),
-            e2e_ms,
-            wall.as_secs_f64() * 1e3
-        );
-            c.close().await.unwrap();
+        let mut paths: Vec<String> = trials.iter().map(|p| p.display().to_string()).collect();
+        paths.push(corrupt_file().display().to_string());
+        let variants: Vec<(String, &Server, Option<u32>)> = sites
+            .iter()
+            .flat_map(|(site, server)| {
+                bench_cores().into_iter().map(move |cores| {
+                    let name = match cores {
+                        Some(n) => format!("{site}, {n} cores"),
+                        None => site.clone(),
+                    };
+                    (name, server, cores)
+                })
+            })
+            .collect();
+        for run in 0..runs {
+            for (site, server, cores) in &variants {
+                let c = connect(&driver, &tmp()).await;
+                if let Some(n) = cores {
+                    c.issue_cmd(Cdp(serde_json::json!({
+                        "cmd": "Emulation.setHardwareConcurrencyOverride",
+                        "params": {"hardwareConcurrency": n}
+                    })))
+                    .await
+                    .expect("chromedriver runs the DevTools command");
+                }
+                let input = open_without_demo(&c, server, "#file-input").await;
+                let hc = c
+                    .execute("return navigator.hardwareConcurrency;", vec![])
+                    .await
+                    .unwrap();
+                if let Some(n) = cores {
+                    assert_eq!(hc.as_u64(), Some(*n as u64), "the override took");
+                }
+                c.execute(PHASE_PROBE, vec![]).await.unwrap();
+                let t0 = Instant::now();
+                input.send_keys(&paths.join("\n")).await.unwrap();
+                let (e2e_ms, bytes, import_ms) =
+                    wait_for_report(&c, 18, Duration::from_secs(240)).await;
+                let wall = t0.elapsed();
+                // The frame after the table (a few ms after it appears).
+                let p = wait_until(
+                    Duration::from_secs(10),
+                    "the frame after the table",
+                    || async {
+                        let v = c.execute("return window.__phases;", vec![]).await.ok()?;
+                        let p = phases(&v, e2e_ms);
+                        p.total_frame.is_finite().then_some(p)
+                    },
+                )
+                .await;
+                println!(
+                    "[{site}] run {run}: 18 trials + 1 corrupt file, {:.1} MB gzip → {:.1} MB; \
+                     worker import {:.0} ms summed = {:.1} MB/s per worker; page e2e {:.0} ms \
+                     (test wall {:.0} ms)",
+                    compressed as f64 / 1e6,
+                    bytes / 1e6,
+                    import_ms,
+                    bytes / 1e6 / (import_ms / 1e3),
+                    e2e_ms,
+                    wall.as_secs_f64() * 1e3
+                );
+                println!(
+                    "[{site}] run {run} phases (ms): pick→first file to a worker {:.0} | import \
+                     per file Σ {:.0} (max {:.0}), first→last prepared {:.0} | hand-over per file \
+                     Σ {:.0} (max {:.0}), last one {:.0} | → scaling request {:.0} | analysis \
+                     (request→answer) {:.0} | render (answer→table) {:.0}, of it reading the report {:.0} | \
+                     table→frame {:.0} || \
+                     pick→table {:.0}, pick→frame {:.0}",
+                    p.read,
+                    sum(&p.import),
+                    max(&p.import),
+                    p.import_span,
+                    sum(&p.handover),
+                    max(&p.handover),
+                    p.last_handover,
+                    p.to_request,
+                    p.analyse,
+                    p.render,
+                    p.decode,
+                    p.frame,
+                    p.total,
+                    p.total_frame
+                );
+                println!(
+                    "[{site}] run {run}: long tasks (start after pick, duration ms) {:?}; posts \
+                     to the session worker {:?}",
+                    p.long_tasks
+                        .iter()
+                        .map(|t| (t.0.round(), t.1.round()))
+                        .collect::<Vec<_>>(),
+                    p.session_posts
+                );
+                c.close().await.unwrap();
+            }
         }
         // One large trace, with the responsiveness probe running.
         let heavy = corpus("chromium_large/heavy_default.pb.gz")
             .canonicalize()
             .expect("../shared/corpus/chromium_large/heavy_default.pb.gz");
-        let c = connect(&driver, &tmp()).await;
-        let input = open_without_demo(&c, &server, "#file-input").await;
-        c.execute(PROBE, vec![]).await.unwrap();
-        input.send_keys(&heavy.display().to_string()).await.unwrap();
-        let (_, bytes, import_ms) =
-            wait_until(Duration::from_secs(300), "the large trace", || async {
-                let n: usize = attr(&c, "#import-stats", "data-files")
-                    .await?
-                    .parse()
-                    .ok()?;
-                let bytes: f64 = attr(&c, "#import-stats", "data-bytes")
-                    .await?
-                    .parse()
-                    .ok()?;
-                let ms: f64 = attr(&c, "#import-stats", "data-import-ms")
-                    .await?
-                    .parse()
-                    .ok()?;
-                (n == 1).then_some((n, bytes, ms))
-            })
-            .await;
-        let gap = c.execute("return window.__maxGap;", vec![]).await.unwrap();
-        println!(
-            "heavy_default.pb.gz: {:.1} MB gzip → {:.1} MB uncompressed; worker import {:.0} ms = \
-         {:.1} MB/s; longest main-thread timer gap while loading {:.0} ms",
-            std::fs::metadata(&heavy).unwrap().len() as f64 / 1e6,
-            bytes / 1e6,
-            import_ms,
-            bytes / 1e6 / (import_ms / 1e3),
-            gap.as_f64().unwrap_or(f64::NAN)
-        );
-        c.close().await.unwrap();
+        for run in 0..runs.min(2) {
+            for (site, server) in &sites {
+                let c = connect(&driver, &tmp()).await;
+                let input = open_without_demo(&c, server, "#file-input").await;
+                c.execute(PROBE, vec![]).await.unwrap();
+                input.send_keys(&heavy.display().to_string()).await.unwrap();
+                let (_, bytes, import_ms) =
+                    wait_until(Duration::from_secs(300), "the large trace", || async {
+                        let n: usize = attr(&c, "#import-stats", "data-files")
+                            .await?
+                            .parse()
+                            .ok()?;
+                        let bytes: f64 = attr(&c, "#import-stats", "data-bytes")
+                            .await?
+                            .parse()
+                            .ok()?;
+                        let ms: f64 = attr(&c, "#import-stats", "data-import-ms")
+                            .await?
+                            .parse()
+                            .ok()?;
+                        (n == 1).then_some((n, bytes, ms))
+                    })
+                    .await;
+                let gap = c.execute("return window.__maxGap;", vec![]).await.unwrap();
+                println!(
+                    "[{site}] run {run}: heavy_default.pb.gz: {:.1} MB gzip → {:.1} MB; worker \
+                     import {:.0} ms = {:.1} MB/s; longest main-thread timer gap while loading \
+                     {:.0} ms",
+                    std::fs::metadata(&heavy).unwrap().len() as f64 / 1e6,
+                    bytes / 1e6,
+                    import_ms,
+                    bytes / 1e6 / (import_ms / 1e3),
+                    gap.as_f64().unwrap_or(f64::NAN)
+                );
+                c.close().await.unwrap();
+            }
+        }
     });
 }

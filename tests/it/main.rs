@@ -59,6 +59,8 @@
 //! * `compare_reference` — Mann–Whitney (SciPy), Hodges–Lehmann + CI (R `wilcox.test`), BH
 //!   (statsmodels) and the exact Spearman permutation p (SciPy) to 1e-12
 //! * `complexity` — near-linear import of hostile inputs (overlaps, string pids, records, args)
+//! * `demo_phases` — where the 18 demo trials' time goes natively, step by step (`#[ignore]`d
+//!   harness)
 //! * `fuzz_regressions` — every finding of the fuzz targets (`tests/fuzz/`), with its exact bytes
 //! * `flame_folded` — `trialscope folded` output rendered to SVG by `inferno`
 //! * `flame_trees` — single, scaling (ρ) and differential flame trees and their `plot::flame`
@@ -141,6 +143,7 @@ mod compare_corpus;
 mod compare_perfetto;
 mod compare_reference;
 mod complexity;
+mod demo_phases;
 mod flame_folded;
 mod flame_trees;
 mod fuzz_regressions;
