@@ -574,7 +574,103 @@ pub(super) struct AnnView<'a> {
     pub string_value_iid: Option<u64>,
     pub pointer_value: Option<u64>,
     pub legacy_json_value: Option<&'a [u8]>,
+    /// It has a nested value, dict entries or array values.
     pub complex: bool,
+    /// Occurrences of `nested_value` (8), `dict_entries` (11) and `array_values` (12).
+    pub n_nested: usize,
+    pub n_dict: usize,
+    pub n_array: usize,
+}
+
+impl AnnView<'_> {
+    /// True when a leaf value field is set (it wins over nested values, as in the importer's
+    /// reading of a decoded annotation).
+    pub(super) fn has_leaf(&self) -> bool {
+        self.bool_value.is_some()
+            || self.uint_value.is_some()
+            || self.int_value.is_some()
+            || self.double_value.is_some()
+            || self.string_value.is_some()
+            || self.string_value_iid.is_some()
+            || self.pointer_value.is_some()
+            || self.legacy_json_value.is_some()
+    }
+}
+
+/// Calls `f` with the bytes of each occurrence of length-delimited field `num` of a validated
+/// message, in wire order.
+pub(super) fn each_len<'a>(b: &'a [u8], num: u32, mut f: impl FnMut(&'a [u8])) {
+    let mut rd = Rd::new(b);
+    while let Ok(Some((n, wt))) = rd.field() {
+        if n == num && wt == LEN {
+            match rd.bytes() {
+                Ok(v) => f(v),
+                Err(_) => return,
+            }
+        } else if rd.skip(n, wt).is_err() {
+            return;
+        }
+    }
+}
+
+/// The next occurrence of length-delimited field `num` from `rd` on (a validated message).
+pub(super) fn next_len<'a>(rd: &mut Rd<'a>, num: u32) -> Option<&'a [u8]> {
+    while let Ok(Some((n, wt))) = rd.field() {
+        if n == num && wt == LEN {
+            return rd.bytes().ok();
+        }
+        rd.skip(n, wt).ok()?;
+    }
+    None
+}
+
+/// The fields of a validated `NestedValue` (tags as in [`NestedValue`]; scalars: the last
+/// occurrence, as prost decodes them).
+#[derive(Default)]
+pub(super) struct NestedView<'a> {
+    pub nested_type: Option<i32>,
+    pub n_dict_keys: usize,
+    pub n_dict_values: usize,
+    pub n_array_values: usize,
+    pub int_value: Option<i64>,
+    pub double_value: Option<f64>,
+    pub bool_value: Option<bool>,
+    pub string_value: Option<&'a [u8]>,
+}
+
+impl<'a> NestedView<'a> {
+    /// Reads a validated `NestedValue`'s top-level fields.
+    pub(super) fn parse(b: &'a [u8]) -> NestedView<'a> {
+        let mut v = NestedView::default();
+        let mut rd = Rd::new(b);
+        let r: R<()> = (|| {
+            while let Some((num, wt)) = rd.field()? {
+                match num {
+                    1 => v.nested_type = Some(rd.i32(wt)?),
+                    2 => {
+                        rd.len(wt)?;
+                        v.n_dict_keys += 1;
+                    }
+                    3 => {
+                        rd.len(wt)?;
+                        v.n_dict_values += 1;
+                    }
+                    4 => {
+                        rd.len(wt)?;
+                        v.n_array_values += 1;
+                    }
+                    5 => v.int_value = Some(rd.i64(wt)?),
+                    6 => v.double_value = Some(rd.f64(wt)?),
+                    7 => v.bool_value = Some(rd.bool(wt)?),
+                    8 => v.string_value = Some(rd.len(wt)?),
+                    _ => rd.skip(num, wt)?,
+                }
+            }
+            Ok(())
+        })();
+        debug_assert!(r.is_ok());
+        v
+    }
 }
 
 impl<'a> AnnView<'a> {
@@ -595,9 +691,20 @@ impl<'a> AnnView<'a> {
                     17 => v.string_value_iid = Some(rd.u64(wt)?),
                     7 => v.pointer_value = Some(rd.u64(wt)?),
                     9 => v.legacy_json_value = Some(rd.len(wt)?),
-                    8 | 11 | 12 => {
+                    8 => {
                         rd.len(wt)?;
                         v.complex = true;
+                        v.n_nested += 1;
+                    }
+                    11 => {
+                        rd.len(wt)?;
+                        v.complex = true;
+                        v.n_dict += 1;
+                    }
+                    12 => {
+                        rd.len(wt)?;
+                        v.complex = true;
+                        v.n_array += 1;
                     }
                     _ => rd.skip(num, wt)?,
                 }
