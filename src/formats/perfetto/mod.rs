@@ -1896,9 +1896,8 @@ impl<'m> Importer<'m> {
         // two ids, cached.
         let pair = (ev.n_category_iids == 2 && ev.n_categories == 0)
             .then(|| {
-                let iids = SmallU64s::of(ev, 3);
-                let a = *seq.categories.get(&iids.get(0)?)?;
-                let b = *seq.categories.get(&iids.get(1)?)?;
+                let a = *seq.categories.get(&ev.first_category_iid?)?;
+                let b = *seq.categories.get(&ev.second_category_iid?)?;
                 Some((a, b))
             })
             .flatten();
@@ -1947,33 +1946,45 @@ impl<'m> Importer<'m> {
     }
 
     fn extra_counters(&mut self, seq: &mut SeqState, ev: &view::EventView<'_>, ts: i64) {
-        let int_uuids = SmallU64s::of(ev, 31);
-        let double_uuids = SmallU64s::of(ev, 45);
+        // Each walk of the event is made only when its field occurs (the counts are known).
+        let of = |n: usize, num: u32| {
+            if n == 0 {
+                SmallU64s::default()
+            } else {
+                SmallU64s::of(ev, num)
+            }
+        };
+        let int_uuids = of(ev.n_extra_counter_track_uuids, 31);
+        let double_uuids = of(ev.n_extra_double_counter_track_uuids, 45);
         // Samples are added in wire order, integer values first (no buffer per event).
         let mut i = 0usize;
-        ev.each(12, |r| {
-            if let view::Rep::U64(v) = r {
-                let uuid = if int_uuids.is_empty() {
-                    seq.default_extra_counters.get(i).copied()
-                } else {
-                    int_uuids.get(i)
-                };
-                self.extra_counter_sample(seq, uuid, ts, v as i64 as f64);
-                i += 1;
-            }
-        });
+        if ev.n_extra_counter_values > 0 {
+            ev.each(12, |r| {
+                if let view::Rep::U64(v) = r {
+                    let uuid = if int_uuids.is_empty() {
+                        seq.default_extra_counters.get(i).copied()
+                    } else {
+                        int_uuids.get(i)
+                    };
+                    self.extra_counter_sample(seq, uuid, ts, v as i64 as f64);
+                    i += 1;
+                }
+            });
+        }
         let mut j = 0usize;
-        ev.each(46, |r| {
-            if let view::Rep::F64(v) = r {
-                let uuid = if double_uuids.is_empty() {
-                    seq.default_extra_double_counters.get(j).copied()
-                } else {
-                    double_uuids.get(j)
-                };
-                self.extra_counter_sample(seq, uuid, ts, v);
-                j += 1;
-            }
-        });
+        if ev.n_extra_double_counter_values > 0 {
+            ev.each(46, |r| {
+                if let view::Rep::F64(v) = r {
+                    let uuid = if double_uuids.is_empty() {
+                        seq.default_extra_double_counters.get(j).copied()
+                    } else {
+                        double_uuids.get(j)
+                    };
+                    self.extra_counter_sample(seq, uuid, ts, v);
+                    j += 1;
+                }
+            });
+        }
     }
 
     fn extra_counter_sample(&mut self, seq: &mut SeqState, uuid: Option<u64>, ts: i64, v: f64) {
@@ -2385,6 +2396,7 @@ impl<'m> Importer<'m> {
 
 /// The values of a repeated varint field of an event, the first 8 held inline (an event's extra
 /// counter track uuids: a handful, read for every event that carries counter values).
+#[derive(Default)]
 struct SmallU64s {
     inline: [u64; 8],
     len: usize,

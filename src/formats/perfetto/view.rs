@@ -48,13 +48,23 @@ impl<'a> Rd<'a> {
 
     #[inline]
     fn varint(&mut self) -> R<u64> {
-        // Fast path: one byte.
+        // Fast paths: one and two bytes.
         if let Some(&b) = self.d.get(self.p) {
             if b < 0x80 {
                 self.p += 1;
                 return Ok(u64::from(b));
             }
+            if let Some(&c) = self.d.get(self.p + 1) {
+                if c < 0x80 {
+                    self.p += 2;
+                    return Ok(u64::from(b & 0x7f) | u64::from(c) << 7);
+                }
+            }
         }
+        self.varint_slow()
+    }
+
+    fn varint_slow(&mut self) -> R<u64> {
         let mut v: u64 = 0;
         for shift in 0..10 {
             let Some(&b) = self.d.get(self.p) else {
@@ -113,7 +123,15 @@ impl<'a> Rd<'a> {
     }
 
     /// Skips a field's value of wire type `wt` (`num` for a group's end tag).
+    #[inline]
     pub(super) fn skip(&mut self, num: u32, wt: u8) -> R<()> {
+        if wt == LEN {
+            return self.bytes().map(|_| ());
+        }
+        self.skip_other(num, wt)
+    }
+
+    fn skip_other(&mut self, num: u32, wt: u8) -> R<()> {
         match wt {
             VARINT => self.varint().map(|_| ()),
             FIXED64 => self.fixed(8).map(|_| ()),
@@ -367,6 +385,8 @@ pub(super) struct EventView<'a> {
     /// The first `category_iids` value and the first `categories` text (the common single
     /// category, read without a second walk of the event).
     pub first_category_iid: Option<u64>,
+    /// The second `category_iids` value (Chromium's two-category flow events).
+    pub second_category_iid: Option<u64>,
     pub first_category: Option<&'a [u8]>,
     pub counter_value: Option<i64>,
     pub double_counter_value: Option<f64>,
@@ -414,10 +434,16 @@ impl<'a> EventView<'a> {
                     10 => v.name_iid = Some(rd.u64(wt)?),
                     23 => v.name = Some(rd.len(wt)?),
                     3 => {
-                        let (n, first) = (&mut v.n_category_iids, &mut v.first_category_iid);
+                        let (n, first, second) = (
+                            &mut v.n_category_iids,
+                            &mut v.first_category_iid,
+                            &mut v.second_category_iid,
+                        );
                         each_varint(&mut rd, wt, |x| {
                             if *n == 0 {
                                 *first = Some(x);
+                            } else if *n == 1 {
+                                *second = Some(x);
                             }
                             *n += 1;
                         })?
