@@ -635,6 +635,68 @@ impl SeqState {
     }
 }
 
+/// Sequence ids below this index a vector (Chromium's are small integers); others a map.
+const DENSE_SEQUENCES: u32 = 1024;
+
+/// The incremental state of each packet sequence, by `trusted_packet_sequence_id`: taken out
+/// for a packet and put back after it, without hashing for the common small ids.
+#[derive(Default)]
+struct Seqs {
+    dense: Vec<Option<Box<SeqState>>>,
+    sparse: FastMap<u32, Box<SeqState>>,
+    len: usize,
+}
+
+impl Seqs {
+    fn contains_key(&self, id: &u32) -> bool {
+        if *id < DENSE_SEQUENCES {
+            self.dense.get(*id as usize).is_some_and(Option::is_some)
+        } else {
+            self.sparse.contains_key(id)
+        }
+    }
+
+    /// Sequences held.
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn remove(&mut self, id: &u32) -> Option<Box<SeqState>> {
+        let s = if *id < DENSE_SEQUENCES {
+            self.dense.get_mut(*id as usize).and_then(Option::take)
+        } else {
+            self.sparse.remove(id)
+        };
+        if s.is_some() {
+            self.len -= 1;
+        }
+        s
+    }
+
+    fn insert(&mut self, id: u32, s: Box<SeqState>) {
+        let had = if id < DENSE_SEQUENCES {
+            let i = id as usize;
+            if i >= self.dense.len() {
+                self.dense.resize_with(i + 1, || None);
+            }
+            self.dense[i].replace(s).is_some()
+        } else {
+            self.sparse.insert(id, s).is_some()
+        };
+        if !had {
+            self.len += 1;
+        }
+    }
+
+    fn values(&self) -> impl Iterator<Item = &SeqState> {
+        self.dense
+            .iter()
+            .flatten()
+            .chain(self.sparse.values())
+            .map(|b| &**b)
+    }
+}
+
 /// A counter track's conversion rules (CounterDescriptor).
 #[derive(Clone, Copy)]
 struct CounterInfo {
@@ -663,7 +725,7 @@ struct Importer<'m> {
     builder: SliceBuilder,
     clocks: ClockGraph,
     descriptors: FastMap<u64, TrackDescriptor>,
-    seqs: FastMap<u32, Box<SeqState>>,
+    seqs: Seqs,
     uuid_tracks: FastMap<u64, TrackId>,
     counter_tracks: FastMap<u64, CounterInfo>,
     /// Thread, process, global and legacy async tracks; async keys are (scope pid — -1 for a
@@ -706,7 +768,7 @@ impl<'m> Importer<'m> {
             builder: SliceBuilder::new(),
             clocks: ClockGraph::default(),
             descriptors: FastMap::default(),
-            seqs: FastMap::default(),
+            seqs: Seqs::default(),
             uuid_tracks: FastMap::default(),
             counter_tracks: FastMap::default(),
             tracker: TrackTracker::new(LAYOUT),

@@ -125,10 +125,11 @@ impl<'a> Rd<'a> {
     /// Skips a field's value of wire type `wt` (`num` for a group's end tag).
     #[inline]
     pub(super) fn skip(&mut self, num: u32, wt: u8) -> R<()> {
-        if wt == LEN {
-            return self.bytes().map(|_| ());
+        match wt {
+            LEN => self.bytes().map(|_| ()),
+            VARINT => self.varint().map(|_| ()),
+            _ => self.skip_other(num, wt),
         }
-        self.skip_other(num, wt)
     }
 
     fn skip_other(&mut self, num: u32, wt: u8) -> R<()> {
