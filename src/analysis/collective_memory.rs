@@ -424,8 +424,17 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
         ArgValue::UInt(x) => u32::try_from(*x).ok(),
         ArgValue::Str(s) => model.str(*s).trim().parse().ok(),
         ArgValue::Text(s) => s.trim().parse().ok(),
+        ArgValue::Nested(n) => model
+            .args
+            .nested_text(*n, &model.strings)
+            .trim()
+            .parse()
+            .ok(),
         _ => None,
     };
+    // Structured args are searched in their JSON text, once per distinct value (0: not yet,
+    // 1: no token, 2: a token).
+    let mut nested_memo: Vec<u8> = vec![0; model.args.nested().len()];
     // Text args (JSON blobs) are folded into one reused buffer, not a new String each.
     let mut buf = String::new();
     let mut text_token = |t: &str| {
@@ -463,6 +472,16 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
                 || match v {
                     ArgValue::Str(s) => fact(*s, T_DONE, &token_of) & T_YES != 0,
                     ArgValue::Text(t) => text_token(t),
+                    ArgValue::Nested(n) => match nested_memo.get_mut(n.0 as usize) {
+                        Some(m) if *m != 0 => *m == 2,
+                        m => {
+                            let hit = text_token(&model.args.nested_text(*n, &model.strings));
+                            if let Some(m) = m {
+                                *m = 1 + u8::from(hit);
+                            }
+                            hit
+                        }
+                    },
                     _ => false,
                 };
         }

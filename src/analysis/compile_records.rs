@@ -205,6 +205,7 @@ fn name_arg(model: &Model, i: usize) -> Option<String> {
                 .then(|| match v {
                     ArgValue::Str(id) => Some(model.str(*id).to_string()),
                     ArgValue::Text(t) => Some(t.clone()),
+                    ArgValue::Nested(n) => Some(model.args.nested_text(*n, &model.strings)),
                     _ => None,
                 })
                 .flatten()

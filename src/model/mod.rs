@@ -12,6 +12,7 @@ pub mod compile_record;
 pub mod diagnostics;
 pub mod facts;
 pub mod frame;
+pub mod nested;
 pub mod strings;
 
 use std::cell::Cell;
@@ -25,6 +26,7 @@ pub use frame::{
     frame_record_id, normalize_path, Frame, FrameId, FrameKey, FrameTable, Provider,
     SemanticFrameId, UnmatchedReason,
 };
+pub use nested::{NestedId, NestedValues};
 pub use strings::{StrId, StringTable};
 
 /// Index of a track in [`Model::tracks`].
@@ -93,13 +95,16 @@ pub enum ArgValue {
     Double(f64),
     Bool(bool),
     Str(StrId),
-    /// Text kept verbatim: JSON blobs, integers beyond 64 bits, nested values.
+    /// Text kept verbatim: JSON blobs, integers beyond 64 bits.
     Text(String),
+    /// A structured value (a Perfetto nested debug annotation: dict, array or `NestedValue`
+    /// tree) in [`ArgSets::nested`]; its JSON text is [`ArgSets::nested_text`].
+    Nested(NestedId),
 }
 
 /// All argument sets of a model, columnar: every set's entries in one vector, a set being the
 /// range between two offsets (no allocation per set). Set 0 is empty.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ArgSets {
     /// `starts[i]..starts[i + 1]` are the entries of set `i`; the entries after the last
     /// offset belong to the set being built ([`ArgSets::push_entry`]).
@@ -107,6 +112,23 @@ pub struct ArgSets {
     entries: Vec<(StrId, ArgValue)>,
     /// Heap bytes of the `Text` values, kept as entries are added.
     text_bytes: usize,
+    /// The structured values [`ArgValue::Nested`] entries refer to.
+    nested: NestedValues,
+}
+
+/// As derived, with the structured values only when there are any (so a model without them
+/// prints as it did before they existed).
+impl std::fmt::Debug for ArgSets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("ArgSets");
+        d.field("starts", &self.starts)
+            .field("entries", &self.entries)
+            .field("text_bytes", &self.text_bytes);
+        if !self.nested.is_empty() {
+            d.field("nested", &self.nested);
+        }
+        d.finish()
+    }
 }
 
 impl Default for ArgSets {
@@ -115,6 +137,7 @@ impl Default for ArgSets {
             starts: vec![0, 0],
             entries: Vec::new(),
             text_bytes: 0,
+            nested: NestedValues::default(),
         }
     }
 }
@@ -180,9 +203,26 @@ impl ArgSets {
         self.add(merged)
     }
 
+    /// Stores an encoded structured value ([`nested::enc`]) for an [`ArgValue::Nested`]
+    /// entry; an identical value stored before is shared.
+    pub fn add_nested(&mut self, encoded: &[u8]) -> NestedId {
+        self.nested.add(encoded)
+    }
+
+    /// The structured values of all sets.
+    pub fn nested(&self) -> &NestedValues {
+        &self.nested
+    }
+
+    /// The JSON text of structured value `id` (interned strings resolved in `strings`).
+    pub fn nested_text(&self, id: NestedId, strings: &StringTable) -> String {
+        self.nested.text(id, strings)
+    }
+
     /// Estimated heap bytes of all sets, O(1).
     pub fn heap_bytes(&self) -> usize {
         self.text_bytes
+            + self.nested.heap_bytes()
             + self.entries.capacity() * std::mem::size_of::<(StrId, ArgValue)>()
             + self.starts.capacity() * std::mem::size_of::<u32>()
     }
@@ -191,6 +231,7 @@ impl ArgSets {
     pub fn shrink_to_fit(&mut self) {
         self.entries.shrink_to_fit();
         self.starts.shrink_to_fit();
+        self.nested.shrink_to_fit();
     }
 
     /// Key lookups [`ArgSets::merge`] has made on this thread. A test hook for the complexity

@@ -39,6 +39,11 @@ fn dump(m: &Model) -> String {
             .iter()
             .map(|(k, v)| match v {
                 ArgValue::Str(id) => format!("{}={:?}", s(*k), s(*id)),
+                // Structured values print as the JSON text they stand for (as the text the
+                // importer kept before they were structured).
+                ArgValue::Nested(n) => {
+                    format!("{}=Text({:?})", s(*k), m.args.nested_text(*n, &m.strings))
+                }
                 v => format!("{}={v:?}", s(*k)),
             })
             .collect();
@@ -303,4 +308,69 @@ fn tracks_described_late_give_the_two_pass_model() {
         .filter(|&i| m.track(m.slices.track[i]).tid == Some(77))
         .count();
     assert_eq!(on_thread, 3);
+}
+
+/// A before/after check for work on the importer's speed and memory (issue 9): the full model
+/// dump of every Perfetto corpus trace, as SHA-256 per file, written to the file named by
+/// `TRIALSCOPE_PERFETTO_DUMPS` when it does not exist and compared with it when it does. Run it
+/// on the old code, then on the new:
+/// `TRIALSCOPE_PERFETTO_DUMPS=/tmp/pdumps.txt cargo test --release --test it perfetto_model_dumps -- --ignored`.
+#[test]
+#[ignore]
+fn perfetto_model_dumps_before_and_after() {
+    use sha2::{Digest, Sha256};
+    let Some(path) = std::env::var_os("TRIALSCOPE_PERFETTO_DUMPS") else {
+        panic!("set TRIALSCOPE_PERFETTO_DUMPS to the reference file");
+    };
+    let mut files = Vec::new();
+    let mut dirs = vec![corpus("")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let n = p.file_name().unwrap().to_string_lossy().to_string();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if [".pb", ".pb.gz", ".pftrace", ".perfetto-trace"]
+                .iter()
+                .any(|x| n.ends_with(x))
+                && !n.ends_with("xplane.pb")
+            {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() > 30, "{} Perfetto traces", files.len());
+    let mut lines = Vec::new();
+    for p in &files {
+        let bytes = std::fs::read(p).unwrap();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        let src = Chunked {
+            bytes: &bytes,
+            chunk: 1 << 20,
+        };
+        let text = match formats::load_from(&name, &src, &LoadOptions::default(), &mut |_| {}) {
+            Ok(Loaded::Trace(a)) => dump(&a.model),
+            Ok(_) => "not a trace".to_string(),
+            Err(e) => format!("error {e}"),
+        };
+        let digest: String = Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let rel = p.strip_prefix(corpus("")).unwrap().display().to_string();
+        lines.push(format!("{rel} {digest}"));
+    }
+    let now = lines.join("\n") + "\n";
+    match std::fs::read_to_string(&path) {
+        Ok(reference) => {
+            let differ: Vec<&str> = now
+                .lines()
+                .filter(|l| !reference.lines().any(|r| r == *l))
+                .collect();
+            assert!(differ.is_empty(), "model dumps differ: {differ:#?}");
+            assert_eq!(now.lines().count(), reference.lines().count());
+        }
+        Err(_) => std::fs::write(&path, now).unwrap(),
+    }
 }

@@ -28,6 +28,7 @@ use super::chrome_json::MAX_ABS_TS_NS;
 use super::limits;
 use super::tracks::{Layout, TrackTracker};
 use crate::model::diagnostics::Kind as Diag;
+use crate::model::nested::enc;
 use crate::model::{
     normalize_path, ArgValue, ArgsId, CounterSeries, FrameId, FrameKey, Model, ProcessInfo,
     Provider, SliceBuilder, StrId, ThreadInfo, TrackId, TrackKind,
@@ -634,6 +635,68 @@ impl SeqState {
     }
 }
 
+/// Sequence ids below this index a vector (Chromium's are small integers); others a map.
+const DENSE_SEQUENCES: u32 = 1024;
+
+/// The incremental state of each packet sequence, by `trusted_packet_sequence_id`: taken out
+/// for a packet and put back after it, without hashing for the common small ids.
+#[derive(Default)]
+struct Seqs {
+    dense: Vec<Option<Box<SeqState>>>,
+    sparse: FastMap<u32, Box<SeqState>>,
+    len: usize,
+}
+
+impl Seqs {
+    fn contains_key(&self, id: &u32) -> bool {
+        if *id < DENSE_SEQUENCES {
+            self.dense.get(*id as usize).is_some_and(Option::is_some)
+        } else {
+            self.sparse.contains_key(id)
+        }
+    }
+
+    /// Sequences held.
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn remove(&mut self, id: &u32) -> Option<Box<SeqState>> {
+        let s = if *id < DENSE_SEQUENCES {
+            self.dense.get_mut(*id as usize).and_then(Option::take)
+        } else {
+            self.sparse.remove(id)
+        };
+        if s.is_some() {
+            self.len -= 1;
+        }
+        s
+    }
+
+    fn insert(&mut self, id: u32, s: Box<SeqState>) {
+        let had = if id < DENSE_SEQUENCES {
+            let i = id as usize;
+            if i >= self.dense.len() {
+                self.dense.resize_with(i + 1, || None);
+            }
+            self.dense[i].replace(s).is_some()
+        } else {
+            self.sparse.insert(id, s).is_some()
+        };
+        if !had {
+            self.len += 1;
+        }
+    }
+
+    fn values(&self) -> impl Iterator<Item = &SeqState> {
+        self.dense
+            .iter()
+            .flatten()
+            .chain(self.sparse.values())
+            .map(|b| &**b)
+    }
+}
+
 /// A counter track's conversion rules (CounterDescriptor).
 #[derive(Clone, Copy)]
 struct CounterInfo {
@@ -662,7 +725,7 @@ struct Importer<'m> {
     builder: SliceBuilder,
     clocks: ClockGraph,
     descriptors: FastMap<u64, TrackDescriptor>,
-    seqs: FastMap<u32, Box<SeqState>>,
+    seqs: Seqs,
     uuid_tracks: FastMap<u64, TrackId>,
     counter_tracks: FastMap<u64, CounterInfo>,
     /// Thread, process, global and legacy async tracks; async keys are (scope pid — -1 for a
@@ -694,6 +757,8 @@ struct Importer<'m> {
     /// Offset (top-level stream) and index of the packet being imported, for diagnostics.
     cur_offset: u64,
     cur_index: u64,
+    /// Scratch buffer for encoding one nested annotation (reused, no allocation per event).
+    nested_buf: Vec<u8>,
 }
 
 impl<'m> Importer<'m> {
@@ -703,7 +768,7 @@ impl<'m> Importer<'m> {
             builder: SliceBuilder::new(),
             clocks: ClockGraph::default(),
             descriptors: FastMap::default(),
-            seqs: FastMap::default(),
+            seqs: Seqs::default(),
             uuid_tracks: FastMap::default(),
             counter_tracks: FastMap::default(),
             tracker: TrackTracker::new(LAYOUT),
@@ -721,6 +786,7 @@ impl<'m> Importer<'m> {
             stopped: false,
             cur_offset: 0,
             cur_index: 0,
+            nested_buf: Vec::new(),
         }
     }
 
@@ -1892,9 +1958,8 @@ impl<'m> Importer<'m> {
         // two ids, cached.
         let pair = (ev.n_category_iids == 2 && ev.n_categories == 0)
             .then(|| {
-                let iids = SmallU64s::of(ev, 3);
-                let a = *seq.categories.get(&iids.get(0)?)?;
-                let b = *seq.categories.get(&iids.get(1)?)?;
+                let a = *seq.categories.get(&ev.first_category_iid?)?;
+                let b = *seq.categories.get(&ev.second_category_iid?)?;
                 Some((a, b))
             })
             .flatten();
@@ -1943,33 +2008,45 @@ impl<'m> Importer<'m> {
     }
 
     fn extra_counters(&mut self, seq: &mut SeqState, ev: &view::EventView<'_>, ts: i64) {
-        let int_uuids = SmallU64s::of(ev, 31);
-        let double_uuids = SmallU64s::of(ev, 45);
+        // Each walk of the event is made only when its field occurs (the counts are known).
+        let of = |n: usize, num: u32| {
+            if n == 0 {
+                SmallU64s::default()
+            } else {
+                SmallU64s::of(ev, num)
+            }
+        };
+        let int_uuids = of(ev.n_extra_counter_track_uuids, 31);
+        let double_uuids = of(ev.n_extra_double_counter_track_uuids, 45);
         // Samples are added in wire order, integer values first (no buffer per event).
         let mut i = 0usize;
-        ev.each(12, |r| {
-            if let view::Rep::U64(v) = r {
-                let uuid = if int_uuids.is_empty() {
-                    seq.default_extra_counters.get(i).copied()
-                } else {
-                    int_uuids.get(i)
-                };
-                self.extra_counter_sample(seq, uuid, ts, v as i64 as f64);
-                i += 1;
-            }
-        });
+        if ev.n_extra_counter_values > 0 {
+            ev.each(12, |r| {
+                if let view::Rep::U64(v) = r {
+                    let uuid = if int_uuids.is_empty() {
+                        seq.default_extra_counters.get(i).copied()
+                    } else {
+                        int_uuids.get(i)
+                    };
+                    self.extra_counter_sample(seq, uuid, ts, v as i64 as f64);
+                    i += 1;
+                }
+            });
+        }
         let mut j = 0usize;
-        ev.each(46, |r| {
-            if let view::Rep::F64(v) = r {
-                let uuid = if double_uuids.is_empty() {
-                    seq.default_extra_double_counters.get(j).copied()
-                } else {
-                    double_uuids.get(j)
-                };
-                self.extra_counter_sample(seq, uuid, ts, v);
-                j += 1;
-            }
-        });
+        if ev.n_extra_double_counter_values > 0 {
+            ev.each(46, |r| {
+                if let view::Rep::F64(v) = r {
+                    let uuid = if double_uuids.is_empty() {
+                        seq.default_extra_double_counters.get(j).copied()
+                    } else {
+                        double_uuids.get(j)
+                    };
+                    self.extra_counter_sample(seq, uuid, ts, v);
+                    j += 1;
+                }
+            });
+        }
     }
 
     fn extra_counter_sample(&mut self, seq: &mut SeqState, uuid: Option<u64>, ts: i64, v: f64) {
@@ -1993,11 +2070,21 @@ impl<'m> Importer<'m> {
         // Entries go straight into the model's columnar arg sets (no Vec per event).
         let one = |imp: &mut Self, b: &[u8]| {
             let a = view::AnnView::parse(b);
-            if a.complex {
+            if a.complex && (a.has_leaf() || a.n_nested > 1) {
+                // A leaf value beside nested ones, or a repeated nested_value (merged as
+                // prost merges it): the rare cases read through the decoded message.
                 let full = DebugAnnotation::decode(b).unwrap_or_default();
                 let key = imp.annotation_name(seq, &full);
                 let value = imp.annotation_value(seq, &full, 0);
                 imp.model.args.push_entry(key, value);
+            } else if a.complex {
+                let key = imp.flat_annotation_name(seq, &a);
+                let mut buf = std::mem::take(&mut imp.nested_buf);
+                buf.clear();
+                imp.encode_wire(seq, &a, b, 0, &mut buf);
+                let id = imp.model.args.add_nested(&buf);
+                imp.nested_buf = buf;
+                imp.model.args.push_entry(key, ArgValue::Nested(id));
             } else {
                 let key = imp.flat_annotation_name(seq, &a);
                 let value = imp.flat_annotation_value(seq, &a);
@@ -2128,54 +2215,121 @@ impl<'m> Importer<'m> {
             return ArgValue::Text(String::from_utf8_lossy(v).into_owned());
         }
         if a.nested_value.is_some() || !a.dict_entries.is_empty() || !a.array_values.is_empty() {
-            let j = self.annotation_json(seq, a, depth);
-            let mut t = j.to_string();
-            // The writer grows the text by doubling; the model keeps it sized.
-            t.shrink_to_fit();
-            return ArgValue::Text(t);
+            let mut buf = std::mem::take(&mut self.nested_buf);
+            buf.clear();
+            self.encode_annotation(seq, a, depth, &mut buf);
+            let id = self.model.args.add_nested(&buf);
+            self.nested_buf = buf;
+            return ArgValue::Nested(id);
         }
         ArgValue::Text(String::new())
     }
 
-    fn annotation_json(
+    /// Appends a leaf annotation value to a nested encoding (as its JSON text had it: pointers
+    /// and legacy JSON as strings).
+    fn encode_leaf(value: ArgValue, buf: &mut Vec<u8>) {
+        match value {
+            ArgValue::Int(v) => enc::int(buf, v),
+            ArgValue::UInt(v) => enc::uint(buf, v),
+            ArgValue::Double(v) => enc::double(buf, v),
+            ArgValue::Bool(v) => enc::bool(buf, v),
+            ArgValue::Str(s) => enc::str(buf, s),
+            ArgValue::Text(t) => enc::text(buf, &t),
+            // A leaf has no nested value.
+            ArgValue::Nested(_) => enc::null(buf),
+        }
+    }
+
+    /// Encodes a decoded nested annotation ([`crate::model::nested`]): its dict entries, else
+    /// its array values, else its `NestedValue`, else its leaf value; null past 32 levels.
+    fn encode_annotation(
         &mut self,
         seq: &SeqState,
         a: &DebugAnnotation,
         depth: u32,
-    ) -> serde_json::Value {
-        use serde_json::Value;
+        buf: &mut Vec<u8>,
+    ) {
         if depth > 32 {
-            return Value::Null;
+            return enc::null(buf);
         }
         if !a.dict_entries.is_empty() {
-            let mut m = serde_json::Map::new();
+            enc::dict(buf, a.dict_entries.len());
             for e in &a.dict_entries {
                 let k = self.annotation_name(seq, e);
-                let k = self.model.str(k).to_string();
-                m.insert(k, self.annotation_json(seq, e, depth + 1));
+                enc::key(buf, k);
+                self.encode_annotation(seq, e, depth + 1, buf);
             }
-            return Value::Object(m);
+            return;
         }
         if !a.array_values.is_empty() {
-            return Value::Array(
-                a.array_values
-                    .iter()
-                    .map(|e| self.annotation_json(seq, e, depth + 1))
-                    .collect(),
-            );
+            enc::array(buf, a.array_values.len());
+            for e in &a.array_values {
+                self.encode_annotation(seq, e, depth + 1, buf);
+            }
+            return;
         }
         if let Some(n) = &a.nested_value {
-            return nested_json(n, 0);
+            return encode_nested(n, 0, buf);
         }
-        match self.annotation_value(seq, a, depth + 1) {
-            ArgValue::Int(v) => v.into(),
-            ArgValue::UInt(v) => v.into(),
-            ArgValue::Double(v) => serde_json::Number::from_f64(v)
-                .map(Value::Number)
-                .unwrap_or(Value::Null),
-            ArgValue::Bool(v) => v.into(),
-            ArgValue::Str(s) => self.model.str(s).into(),
-            ArgValue::Text(t) => t.into(),
+        let v = self.annotation_value(seq, a, depth + 1);
+        Self::encode_leaf(v, buf);
+    }
+
+    /// As [`Importer::encode_annotation`], read from the wire: `b` is a validated
+    /// `DebugAnnotation` and `a` its top-level fields (no decoded message, no allocation).
+    fn encode_wire(
+        &mut self,
+        seq: &SeqState,
+        a: &view::AnnView<'_>,
+        b: &[u8],
+        depth: u32,
+        buf: &mut Vec<u8>,
+    ) {
+        if depth > 32 {
+            return enc::null(buf);
+        }
+        if a.n_dict > 0 {
+            enc::dict(buf, a.n_dict);
+            view::each_len(b, 11, |e| {
+                let ea = view::AnnView::parse(e);
+                let k = self.flat_annotation_name(seq, &ea);
+                enc::key(buf, k);
+                self.encode_child(seq, &ea, e, depth + 1, buf);
+            });
+            return;
+        }
+        if a.n_array > 0 {
+            enc::array(buf, a.n_array);
+            view::each_len(b, 12, |e| {
+                let ea = view::AnnView::parse(e);
+                self.encode_child(seq, &ea, e, depth + 1, buf);
+            });
+            return;
+        }
+        if a.n_nested > 0 {
+            let mut one = None;
+            view::each_len(b, 8, |n| one = Some(n));
+            return encode_nested_wire(one.unwrap_or(b""), 0, buf);
+        }
+        let v = self.flat_annotation_value(seq, a);
+        Self::encode_leaf(v, buf);
+    }
+
+    /// A dict entry or array value: read from the wire unless it repeats `nested_value`
+    /// (merged as prost merges it, through the decoded message).
+    fn encode_child(
+        &mut self,
+        seq: &SeqState,
+        a: &view::AnnView<'_>,
+        b: &[u8],
+        depth: u32,
+        buf: &mut Vec<u8>,
+    ) {
+        if a.n_nested > 1 && a.n_dict == 0 && a.n_array == 0 && depth <= 32 {
+            let full = DebugAnnotation::decode(b).unwrap_or_default();
+            self.encode_annotation(seq, &full, depth, buf);
+        } else {
+            self.encode_wire(seq, a, b, depth, buf);
         }
     }
 
@@ -2304,6 +2458,7 @@ impl<'m> Importer<'m> {
 
 /// The values of a repeated varint field of an event, the first 8 held inline (an event's extra
 /// counter track uuids: a handful, read for every event that carries counter values).
+#[derive(Default)]
 struct SmallU64s {
     inline: [u64; 8],
     len: usize,
@@ -2353,41 +2508,78 @@ fn grow_by_half<T>(v: &mut Vec<T>) {
     }
 }
 
-fn nested_json(n: &NestedValue, depth: u32) -> serde_json::Value {
-    use serde_json::Value;
+/// Encodes a decoded `NestedValue` tree (its JSON: dict keys zipped with values, null past 32
+/// levels).
+fn encode_nested(n: &NestedValue, depth: u32, buf: &mut Vec<u8>) {
     if depth > 32 {
-        return Value::Null;
+        return enc::null(buf);
     }
     match n.nested_type.unwrap_or(0) {
         1 => {
-            let mut m = serde_json::Map::new();
+            enc::dict_text(buf, n.dict_keys.len().min(n.dict_values.len()));
             for (k, v) in n.dict_keys.iter().zip(&n.dict_values) {
-                m.insert(
-                    String::from_utf8_lossy(k).into_owned(),
-                    nested_json(v, depth + 1),
-                );
+                enc::key_text(buf, &String::from_utf8_lossy(k));
+                encode_nested(v, depth + 1, buf);
             }
-            Value::Object(m)
         }
-        2 => Value::Array(
-            n.array_values
-                .iter()
-                .map(|v| nested_json(v, depth + 1))
-                .collect(),
-        ),
+        2 => {
+            enc::array(buf, n.array_values.len());
+            for v in &n.array_values {
+                encode_nested(v, depth + 1, buf);
+            }
+        }
         _ => {
             if let Some(v) = n.int_value {
-                v.into()
+                enc::int(buf, v)
             } else if let Some(v) = n.double_value {
-                serde_json::Number::from_f64(v)
-                    .map(Value::Number)
-                    .unwrap_or(Value::Null)
+                enc::double(buf, v)
             } else if let Some(v) = n.bool_value {
-                v.into()
+                enc::bool(buf, v)
             } else if let Some(v) = &n.string_value {
-                String::from_utf8_lossy(v).into_owned().into()
+                enc::text(buf, &String::from_utf8_lossy(v))
             } else {
-                Value::Null
+                enc::null(buf)
+            }
+        }
+    }
+}
+
+/// As [`encode_nested`], read from the wire (`b`: a validated `NestedValue`).
+fn encode_nested_wire(b: &[u8], depth: u32, buf: &mut Vec<u8>) {
+    if depth > 32 {
+        return enc::null(buf);
+    }
+    let n = view::NestedView::parse(b);
+    match n.nested_type.unwrap_or(0) {
+        1 => {
+            let m = n.n_dict_keys.min(n.n_dict_values);
+            enc::dict_text(buf, m);
+            let (mut keys, mut values) = (view::Rd::new(b), view::Rd::new(b));
+            for _ in 0..m {
+                let (Some(k), Some(v)) =
+                    (view::next_len(&mut keys, 2), view::next_len(&mut values, 3))
+                else {
+                    break;
+                };
+                enc::key_text(buf, &String::from_utf8_lossy(k));
+                encode_nested_wire(v, depth + 1, buf);
+            }
+        }
+        2 => {
+            enc::array(buf, n.n_array_values);
+            view::each_len(b, 4, |v| encode_nested_wire(v, depth + 1, buf));
+        }
+        _ => {
+            if let Some(v) = n.int_value {
+                enc::int(buf, v)
+            } else if let Some(v) = n.double_value {
+                enc::double(buf, v)
+            } else if let Some(v) = n.bool_value {
+                enc::bool(buf, v)
+            } else if let Some(v) = n.string_value {
+                enc::text(buf, &String::from_utf8_lossy(v))
+            } else {
+                enc::null(buf)
             }
         }
     }

@@ -558,7 +558,11 @@ fn frames_carry_source_location_and_posted_from_and_args() {
         ArgValue::Str(m.strings.find("interned value").unwrap())
     );
     assert_eq!(m.str(args[1].0), "dict");
-    assert_eq!(args[1].1, ArgValue::Text(r#"{"k":[-1,true]}"#.to_string()));
+    // Kept structured; its text is the JSON it stands for.
+    let ArgValue::Nested(dict) = args[1].1 else {
+        panic!("{:?}", args[1].1)
+    };
+    assert_eq!(m.args.nested_text(dict, &m.strings), r#"{"k":[-1,true]}"#);
     assert_eq!(args[2].1, ArgValue::Text("0xff".to_string()));
     assert_eq!(m.str(args[3].0), "log_message.body");
     assert_eq!(
@@ -638,4 +642,291 @@ fn service_mark_on_first_packet_of_a_sequence_is_not_loss() {
     assert_eq!(slice_names(&m), vec![("x".into(), 10, 0)]);
     assert_eq!(m.diagnostics.count("packet_loss"), 0);
     assert!(!m.diagnostics.has_data_loss());
+}
+
+/// Nested debug annotations are read from the wire into structured values whose JSON text is
+/// exactly what rendering the prost-decoded annotation gives (the importer's former path,
+/// kept here as the reference): random trees of dicts, arrays, `NestedValue`s and every leaf
+/// kind, past the 32-level cut, with repeated `nested_value` fields (merged by prost), leaf
+/// values beside children, interned names and strings, invalid UTF-8.
+#[test]
+fn nested_annotations_read_from_the_wire_render_as_the_decoded_reference() {
+    use prost::Message;
+    use serde_json::Value;
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+    fn text(r: &mut Rng) -> Vec<u8> {
+        match r.below(6) {
+            0 => b"bad \xff utf8".to_vec(),
+            1 => b"q\"\\\n\x01".to_vec(),
+            2 => b"".to_vec(),
+            _ => format!("s{}", r.below(5)).into_bytes(),
+        }
+    }
+    fn nested(r: &mut Rng, depth: u32) -> NestedValue {
+        let mut n = NestedValue::default();
+        let kind = if depth > 36 { 0 } else { r.below(4) };
+        match kind {
+            1 => {
+                n.nested_type = Some(1);
+                for _ in 0..r.below(4) {
+                    n.dict_keys.push(text(r));
+                }
+                for _ in 0..r.below(4) {
+                    n.dict_values.push(nested(r, depth + 1));
+                }
+            }
+            2 => {
+                n.nested_type = Some(2);
+                for _ in 0..r.below(3) {
+                    n.array_values.push(nested(r, depth + 1));
+                }
+            }
+            _ => match r.below(5) {
+                0 => n.int_value = Some(r.next() as i64),
+                1 => n.double_value = Some(f64::from_bits(r.next())),
+                2 => n.bool_value = Some(r.below(2) == 1),
+                3 => n.string_value = Some(text(r)),
+                _ => {}
+            },
+        }
+        n
+    }
+    fn leaf(r: &mut Rng, a: &mut DebugAnnotation) {
+        match r.below(10) {
+            0 => a.bool_value = Some(r.below(2) == 1),
+            1 => a.uint_value = Some(r.next()),
+            2 => a.int_value = Some(r.next() as i64),
+            3 => a.double_value = Some(if r.below(4) == 0 { f64::NAN } else { 0.25 }),
+            4 => a.string_value = Some(text(r)),
+            5 => a.string_value_iid = Some(4 + r.below(2)),
+            6 => a.pointer_value = Some(r.next()),
+            7 => a.legacy_json_value = Some(text(r)),
+            _ => {}
+        }
+    }
+    fn ann(r: &mut Rng, depth: u32, named: bool) -> DebugAnnotation {
+        let mut a = DebugAnnotation::default();
+        if named {
+            match r.below(3) {
+                0 => a.name_iid = Some(3 + r.below(3) * 3),
+                _ => a.name = Some(text(r)),
+            }
+        }
+        let kind = if depth > 34 { 3 } else { r.below(5) };
+        match kind {
+            0 => {
+                for _ in 0..1 + r.below(3) {
+                    a.dict_entries.push(ann(r, depth + 1, true));
+                }
+            }
+            1 => {
+                for _ in 0..1 + r.below(3) {
+                    a.array_values.push(ann(r, depth + 1, false));
+                }
+            }
+            2 => a.nested_value = Some(nested(r, 0)),
+            _ => {}
+        }
+        if kind == 3 || r.below(8) == 0 {
+            leaf(r, &mut a);
+        }
+        a
+    }
+    /// The importer's former rendering of a decoded annotation (`annotation_json`).
+    fn reference(a: &DebugAnnotation, depth: u32) -> Value {
+        let name_of = |e: &DebugAnnotation| match (e.name_iid, &e.name) {
+            (Some(3), _) => "src".to_string(),
+            (Some(_), _) => String::new(),
+            (None, Some(n)) => String::from_utf8_lossy(n).into_owned(),
+            (None, None) => String::new(),
+        };
+        fn nested_ref(n: &NestedValue, depth: u32) -> Value {
+            if depth > 32 {
+                return Value::Null;
+            }
+            match n.nested_type.unwrap_or(0) {
+                1 => Value::Object(
+                    n.dict_keys
+                        .iter()
+                        .zip(&n.dict_values)
+                        .map(|(k, v)| {
+                            (
+                                String::from_utf8_lossy(k).into_owned(),
+                                nested_ref(v, depth + 1),
+                            )
+                        })
+                        .fold(serde_json::Map::new(), |mut m, (k, v)| {
+                            m.insert(k, v);
+                            m
+                        }),
+                ),
+                2 => Value::Array(
+                    n.array_values
+                        .iter()
+                        .map(|v| nested_ref(v, depth + 1))
+                        .collect(),
+                ),
+                _ => {
+                    if let Some(v) = n.int_value {
+                        v.into()
+                    } else if let Some(v) = n.double_value {
+                        serde_json::Number::from_f64(v)
+                            .map(Value::Number)
+                            .unwrap_or(Value::Null)
+                    } else if let Some(v) = n.bool_value {
+                        v.into()
+                    } else if let Some(v) = &n.string_value {
+                        String::from_utf8_lossy(v).into_owned().into()
+                    } else {
+                        Value::Null
+                    }
+                }
+            }
+        }
+        if depth > 32 {
+            return Value::Null;
+        }
+        if !a.dict_entries.is_empty() {
+            let mut m = serde_json::Map::new();
+            for e in &a.dict_entries {
+                m.insert(name_of(e), reference(e, depth + 1));
+            }
+            return Value::Object(m);
+        }
+        if !a.array_values.is_empty() {
+            return Value::Array(
+                a.array_values
+                    .iter()
+                    .map(|e| reference(e, depth + 1))
+                    .collect(),
+            );
+        }
+        if let Some(n) = &a.nested_value {
+            return nested_ref(n, 0);
+        }
+        if let Some(v) = a.bool_value {
+            v.into()
+        } else if let Some(v) = a.uint_value {
+            v.into()
+        } else if let Some(v) = a.int_value {
+            v.into()
+        } else if let Some(v) = a.double_value {
+            serde_json::Number::from_f64(v)
+                .map(Value::Number)
+                .unwrap_or(Value::Null)
+        } else if let Some(v) = &a.string_value {
+            String::from_utf8_lossy(v).into_owned().into()
+        } else if let Some(iid) = a.string_value_iid {
+            if iid == 4 { "interned value" } else { "" }.into()
+        } else if let Some(v) = a.pointer_value {
+            format!("0x{v:x}").into()
+        } else if let Some(v) = &a.legacy_json_value {
+            String::from_utf8_lossy(v).into_owned().into()
+        } else {
+            "".into()
+        }
+    }
+    fn field(num: u32, body: &[u8], out: &mut Vec<u8>) {
+        prost::encoding::encode_varint(u64::from(num << 3 | 2), out);
+        prost::encoding::encode_varint(body.len() as u64, out);
+        out.extend_from_slice(body);
+    }
+
+    let mut start = seq_start(1, 10, vec![name(1, "ev")]);
+    {
+        let i = start.interned_data.as_mut().unwrap();
+        i.debug_annotation_names = vec![name(3, "src")];
+        i.debug_annotation_string_values = vec![name(4, "interned value")];
+    }
+    let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+    for round in 0..40 {
+        let mut bytes = encode_trace(&[thread_desc(1, 10, 1, 2, "t"), start.clone()]);
+        let mut anns: Vec<Vec<u8>> = Vec::new();
+        for k in 0..30 {
+            let mut a = ann(&mut r, 0, true);
+            if k % 3 == 0 {
+                a.leaf_clear();
+            }
+            let mut b = a.encode_to_vec();
+            // A repeated nested_value (prost merges the occurrences).
+            if r.below(6) == 0 {
+                field(8, &nested(&mut r, 0).encode_to_vec(), &mut b);
+            }
+            anns.push(b);
+        }
+        for (k, a) in anns.iter().enumerate() {
+            let mut ev = TrackEvent {
+                r#type: Some(track_event_type::INSTANT),
+                name_iid: Some(1),
+                ..Default::default()
+            }
+            .encode_to_vec();
+            field(4, a, &mut ev);
+            let mut p = TracePacket {
+                trusted_packet_sequence_id: Some(1),
+                sequence_flags: Some(SEQ_NEEDS_INCREMENTAL_STATE),
+                timestamp: Some(100 + k as u64),
+                ..Default::default()
+            }
+            .encode_to_vec();
+            field(11, &ev, &mut p);
+            field(1, &p, &mut bytes);
+        }
+        let m = import_bytes(&bytes);
+        assert_eq!(m.slices.len(), anns.len(), "round {round}");
+        for (k, a) in anns.iter().enumerate() {
+            let full = DebugAnnotation::decode(&a[..]).unwrap();
+            let got = &m.args.get(m.slices.args[k])[0].1;
+            match got {
+                ArgValue::Nested(id) => assert_eq!(
+                    m.args.nested_text(*id, &m.strings),
+                    reference(&full, 0).to_string(),
+                    "round {round} annotation {k}: {full:?}"
+                ),
+                other => {
+                    let leafy = full.bool_value.is_some()
+                        || full.uint_value.is_some()
+                        || full.int_value.is_some()
+                        || full.double_value.is_some()
+                        || full.string_value.is_some()
+                        || full.string_value_iid.is_some()
+                        || full.pointer_value.is_some()
+                        || full.legacy_json_value.is_some()
+                        || (full.dict_entries.is_empty()
+                            && full.array_values.is_empty()
+                            && full.nested_value.is_none());
+                    assert!(
+                        leafy,
+                        "round {round} annotation {k}: {other:?} for {full:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+impl DebugAnnotation {
+    /// Clears the leaf value fields (test helper).
+    fn leaf_clear(&mut self) {
+        self.bool_value = None;
+        self.uint_value = None;
+        self.int_value = None;
+        self.double_value = None;
+        self.string_value = None;
+        self.string_value_iid = None;
+        self.pointer_value = None;
+        self.legacy_json_value = None;
+    }
 }

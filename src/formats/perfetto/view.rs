@@ -48,13 +48,23 @@ impl<'a> Rd<'a> {
 
     #[inline]
     fn varint(&mut self) -> R<u64> {
-        // Fast path: one byte.
+        // Fast paths: one and two bytes.
         if let Some(&b) = self.d.get(self.p) {
             if b < 0x80 {
                 self.p += 1;
                 return Ok(u64::from(b));
             }
+            if let Some(&c) = self.d.get(self.p + 1) {
+                if c < 0x80 {
+                    self.p += 2;
+                    return Ok(u64::from(b & 0x7f) | u64::from(c) << 7);
+                }
+            }
         }
+        self.varint_slow()
+    }
+
+    fn varint_slow(&mut self) -> R<u64> {
         let mut v: u64 = 0;
         for shift in 0..10 {
             let Some(&b) = self.d.get(self.p) else {
@@ -113,7 +123,16 @@ impl<'a> Rd<'a> {
     }
 
     /// Skips a field's value of wire type `wt` (`num` for a group's end tag).
+    #[inline]
     pub(super) fn skip(&mut self, num: u32, wt: u8) -> R<()> {
+        match wt {
+            LEN => self.bytes().map(|_| ()),
+            VARINT => self.varint().map(|_| ()),
+            _ => self.skip_other(num, wt),
+        }
+    }
+
+    fn skip_other(&mut self, num: u32, wt: u8) -> R<()> {
         match wt {
             VARINT => self.varint().map(|_| ()),
             FIXED64 => self.fixed(8).map(|_| ()),
@@ -367,6 +386,8 @@ pub(super) struct EventView<'a> {
     /// The first `category_iids` value and the first `categories` text (the common single
     /// category, read without a second walk of the event).
     pub first_category_iid: Option<u64>,
+    /// The second `category_iids` value (Chromium's two-category flow events).
+    pub second_category_iid: Option<u64>,
     pub first_category: Option<&'a [u8]>,
     pub counter_value: Option<i64>,
     pub double_counter_value: Option<f64>,
@@ -414,10 +435,16 @@ impl<'a> EventView<'a> {
                     10 => v.name_iid = Some(rd.u64(wt)?),
                     23 => v.name = Some(rd.len(wt)?),
                     3 => {
-                        let (n, first) = (&mut v.n_category_iids, &mut v.first_category_iid);
+                        let (n, first, second) = (
+                            &mut v.n_category_iids,
+                            &mut v.first_category_iid,
+                            &mut v.second_category_iid,
+                        );
                         each_varint(&mut rd, wt, |x| {
                             if *n == 0 {
                                 *first = Some(x);
+                            } else if *n == 1 {
+                                *second = Some(x);
                             }
                             *n += 1;
                         })?
@@ -574,7 +601,103 @@ pub(super) struct AnnView<'a> {
     pub string_value_iid: Option<u64>,
     pub pointer_value: Option<u64>,
     pub legacy_json_value: Option<&'a [u8]>,
+    /// It has a nested value, dict entries or array values.
     pub complex: bool,
+    /// Occurrences of `nested_value` (8), `dict_entries` (11) and `array_values` (12).
+    pub n_nested: usize,
+    pub n_dict: usize,
+    pub n_array: usize,
+}
+
+impl AnnView<'_> {
+    /// True when a leaf value field is set (it wins over nested values, as in the importer's
+    /// reading of a decoded annotation).
+    pub(super) fn has_leaf(&self) -> bool {
+        self.bool_value.is_some()
+            || self.uint_value.is_some()
+            || self.int_value.is_some()
+            || self.double_value.is_some()
+            || self.string_value.is_some()
+            || self.string_value_iid.is_some()
+            || self.pointer_value.is_some()
+            || self.legacy_json_value.is_some()
+    }
+}
+
+/// Calls `f` with the bytes of each occurrence of length-delimited field `num` of a validated
+/// message, in wire order.
+pub(super) fn each_len<'a>(b: &'a [u8], num: u32, mut f: impl FnMut(&'a [u8])) {
+    let mut rd = Rd::new(b);
+    while let Ok(Some((n, wt))) = rd.field() {
+        if n == num && wt == LEN {
+            match rd.bytes() {
+                Ok(v) => f(v),
+                Err(_) => return,
+            }
+        } else if rd.skip(n, wt).is_err() {
+            return;
+        }
+    }
+}
+
+/// The next occurrence of length-delimited field `num` from `rd` on (a validated message).
+pub(super) fn next_len<'a>(rd: &mut Rd<'a>, num: u32) -> Option<&'a [u8]> {
+    while let Ok(Some((n, wt))) = rd.field() {
+        if n == num && wt == LEN {
+            return rd.bytes().ok();
+        }
+        rd.skip(n, wt).ok()?;
+    }
+    None
+}
+
+/// The fields of a validated `NestedValue` (tags as in [`NestedValue`]; scalars: the last
+/// occurrence, as prost decodes them).
+#[derive(Default)]
+pub(super) struct NestedView<'a> {
+    pub nested_type: Option<i32>,
+    pub n_dict_keys: usize,
+    pub n_dict_values: usize,
+    pub n_array_values: usize,
+    pub int_value: Option<i64>,
+    pub double_value: Option<f64>,
+    pub bool_value: Option<bool>,
+    pub string_value: Option<&'a [u8]>,
+}
+
+impl<'a> NestedView<'a> {
+    /// Reads a validated `NestedValue`'s top-level fields.
+    pub(super) fn parse(b: &'a [u8]) -> NestedView<'a> {
+        let mut v = NestedView::default();
+        let mut rd = Rd::new(b);
+        let r: R<()> = (|| {
+            while let Some((num, wt)) = rd.field()? {
+                match num {
+                    1 => v.nested_type = Some(rd.i32(wt)?),
+                    2 => {
+                        rd.len(wt)?;
+                        v.n_dict_keys += 1;
+                    }
+                    3 => {
+                        rd.len(wt)?;
+                        v.n_dict_values += 1;
+                    }
+                    4 => {
+                        rd.len(wt)?;
+                        v.n_array_values += 1;
+                    }
+                    5 => v.int_value = Some(rd.i64(wt)?),
+                    6 => v.double_value = Some(rd.f64(wt)?),
+                    7 => v.bool_value = Some(rd.bool(wt)?),
+                    8 => v.string_value = Some(rd.len(wt)?),
+                    _ => rd.skip(num, wt)?,
+                }
+            }
+            Ok(())
+        })();
+        debug_assert!(r.is_ok());
+        v
+    }
 }
 
 impl<'a> AnnView<'a> {
@@ -595,9 +718,20 @@ impl<'a> AnnView<'a> {
                     17 => v.string_value_iid = Some(rd.u64(wt)?),
                     7 => v.pointer_value = Some(rd.u64(wt)?),
                     9 => v.legacy_json_value = Some(rd.len(wt)?),
-                    8 | 11 | 12 => {
+                    8 => {
                         rd.len(wt)?;
                         v.complex = true;
+                        v.n_nested += 1;
+                    }
+                    11 => {
+                        rd.len(wt)?;
+                        v.complex = true;
+                        v.n_dict += 1;
+                    }
+                    12 => {
+                        rd.len(wt)?;
+                        v.complex = true;
+                        v.n_array += 1;
                     }
                     _ => rd.skip(num, wt)?,
                 }
