@@ -309,6 +309,19 @@ fn triage_section(o: &mut String, t: &compile_triage::Report) {
     }
 }
 
+/// The memory report's clock skew (`cm::Report::clock`, ns) as text: milliseconds to three
+/// places (`11.723 ms`), or — when it reached the bound every front end clamps it to
+/// ([`crate::workspace::JS_SAFE`] ns, about 104 days), as with files whose clocks have
+/// different origins (a boot-time clock beside a Unix-epoch one) — `over 104 days (clamped)`,
+/// never the clamp's own digits.
+pub fn skew_text(skew_ns: i64) -> String {
+    if skew_ns >= crate::workspace::JS_SAFE {
+        "over 104 days (clamped)".to_string()
+    } else {
+        format!("{:.3} ms", skew_ns as f64 / 1e6)
+    }
+}
+
 fn memory_section(o: &mut String, m: &cm::Report) {
     let _ = write!(
         o,
@@ -319,7 +332,11 @@ fn memory_section(o: &mut String, m: &cm::Report) {
         } else {
             "separate clocks, aligned"
         },
-        format_value(m.clock.skew_ns as f64, "ns")
+        if m.clock.skew_ns >= crate::workspace::JS_SAFE {
+            skew_text(m.clock.skew_ns)
+        } else {
+            format_value(m.clock.skew_ns as f64, "ns")
+        }
     );
     for w in &m.warnings {
         let _ = writeln!(o, "<p class=\"warn\">{}</p>", escape(w));

@@ -684,12 +684,12 @@ pub fn MemoryTab() -> impl IntoView {
         let table = interval_table(&v, time.t0_ns, z);
         let sources = sources_view(state, &v);
         let counts = format!(
-            "{} ranks · world size {} · {} attributed intervals · clock {} (skew {:.3} ms) · axis {:.1} ms",
+            "{} ranks · world size {} · {} attributed intervals · clock {} (skew {}) · axis {:.1} ms",
             v.lanes.len(),
             v.report.world_size,
             v.report.intervals.len(),
             if v.report.clock.shared_clock { "shared" } else { "aligned on first samples" },
-            v.report.clock.skew_ns as f64 / 1e6,
+            crate::report::skew_text(v.report.clock.skew_ns),
             time.span_ms_from(start)
         );
         view! {

@@ -336,3 +336,34 @@ fn inspect_text_json_and_readme_use_one_term_for_the_host() {
         "{bullet}"
     );
 }
+
+/// Ranks whose clocks have different origins (the Chromium trials' boot-time clock beside the
+/// PyTorch ranks' Unix-epoch one) differ by more than the 2^53 ns every front end clamps the
+/// skew to: the text says so instead of printing the clamp's digits as a skew.
+#[test]
+fn a_skew_past_the_clamp_is_said_not_printed_as_its_digits() {
+    let chromium = corpus("chromium_scaling");
+    let torch = corpus("torch_multirank");
+    let (code, out, err) = trialscope(&[
+        "memory",
+        chromium.to_str().unwrap(),
+        torch.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let header = out.lines().next().unwrap_or_default();
+    assert!(
+        header.contains("skew over 104 days (clamped)"),
+        "header: {header}"
+    );
+    assert!(!out.contains("9007199254"), "{out}");
+    // The torch ranks alone keep their skew in ms.
+    let (code, out, err) = trialscope(&["memory", torch.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.lines()
+            .next()
+            .unwrap_or_default()
+            .contains("(skew 11.723 ms)"),
+        "{out}"
+    );
+}

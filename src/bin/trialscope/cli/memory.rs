@@ -126,14 +126,14 @@ fn mib(b: f64) -> String {
 
 fn print_text(r: &cm::Report, preset: &str) {
     outln!(
-        "world size {} · preset {preset} · clock: {} (skew {:.3} ms)",
+        "world size {} · preset {preset} · clock: {} (skew {})",
         r.world_size,
         if r.clock.shared_clock {
             "shared"
         } else {
             "aligned on first samples"
         },
-        r.clock.skew_ns as f64 / 1e6
+        trialscope::report::skew_text(r.clock.skew_ns)
     );
     outln!();
     outln!(
