@@ -56,6 +56,73 @@ pub struct Args {
     /// `--size-mb` MB to this file instead of measuring.
     #[arg(long)]
     pub generate_kineto: Option<PathBuf>,
+    /// Time the import worker's pipeline stage by stage instead (SHA-256, inflate, the import,
+    /// `workspace::prepare`, the wire encoding; `tools/bench/stages.rs`), each file held in
+    /// memory, best CPU time of `--runs` summed over the files: the native side of
+    /// `tools/bench/wasm_stages.js`.
+    #[arg(long)]
+    pub stages: bool,
+}
+
+/// The stage timer shared with the wasm32 harness (`tools/bench/wasm_stages/lib.rs`, which
+/// also uses its `to_json`).
+#[allow(dead_code)]
+#[path = "../../../../tools/bench/stages.rs"]
+mod stages;
+
+/// `bench --stages`: each stage's best of `--runs`, summed over the files, as a table.
+fn run_stages(args: &Args) -> ExitCode {
+    // CPU time of this thread (ns in `/proc/thread-self/schedstat`, Linux): the machine is
+    // shared, and wall time under load says little about one stage; wall time elsewhere.
+    let t0 = Instant::now();
+    let now = || {
+        std::fs::read_to_string("/proc/thread-self/schedstat")
+            .ok()
+            .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+            .map_or_else(|| t0.elapsed().as_secs_f64() * 1e3, |ns| ns / 1e6)
+    };
+    let mut total: Vec<(&'static str, f64, u64)> = Vec::new();
+    for f in &args.files {
+        let shown = f.display().to_string();
+        let bytes = match std::fs::read(f) {
+            Ok(b) => b,
+            Err(e) => {
+                errln!("trialscope bench: {shown}: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        match stages::run(&shown, &bytes, args.runs, &now) {
+            Ok(rows) => {
+                for s in rows {
+                    match total.iter_mut().find(|t| t.0 == s.name) {
+                        Some(t) => {
+                            t.1 += s.best_ms;
+                            t.2 += s.bytes;
+                        }
+                        None => total.push((s.name, s.best_ms, s.bytes)),
+                    }
+                }
+            }
+            Err(e) => {
+                errln!("trialscope bench: {shown}: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    }
+    outln!(
+        "files {}, runs {} (best CPU time of this thread per stage)",
+        args.files.len(),
+        args.runs
+    );
+    for (name, ms, bytes) in total {
+        let rate = if ms > 0.0 {
+            bytes as f64 / 1e3 / ms
+        } else {
+            0.0
+        };
+        outln!("{name:<28} {ms:>9.1} ms {rate:>8.1} MB/s");
+    }
+    ExitCode::SUCCESS
 }
 
 /// A peer's measurement of the same file (`tools/bench/peers.py`).
@@ -117,6 +184,9 @@ pub struct BenchResult {
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> ExitCode {
+    if args.stages {
+        return run_stages(&args);
+    }
     if let Some(out) = &args.generate_kineto {
         return match generate_kineto(out, args.size_mb * 1_000_000) {
             Ok((bytes, events)) => {

@@ -1,0 +1,42 @@
+// Runs the wasm32 stage timer (tools/bench/wasm_stages.rs, built by tools/bench/wasm_stages.sh)
+// under Node on trace files and prints each stage's best time and MB/s, summed over the files.
+// Usage: node [--cpu-prof] tools/bench/wasm_stages.js [--runs N] [--pkg DIR] FILE…
+// Default package dir: target/wasm-stages (the script's output).
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const args = process.argv.slice(2);
+let runs = 1;
+let pkg = path.resolve('target/wasm-stages');
+const files = [];
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--runs') runs = Number(args[++i]);
+  else if (args[i] === '--pkg') pkg = path.resolve(args[++i]);
+  else files.push(args[i]);
+}
+// The stages are timed in CPU time of this process (user + system; V8's compiler and GC
+// threads included), not wall time: the machine is shared.
+globalThis.trialscope_cpu_ms = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e3;
+};
+const m = require(path.join(pkg, 'wasm_stages.js'));
+const total = new Map();
+let cpuAll = 0;
+for (const f of files) {
+  const bytes = fs.readFileSync(f);
+  const c0 = globalThis.trialscope_cpu_ms();
+  const rows = JSON.parse(m.stages(path.basename(f), bytes, runs));
+  cpuAll += globalThis.trialscope_cpu_ms() - c0;
+  for (const r of rows) {
+    const t = total.get(r.stage) || { ms: 0, bytes: 0 };
+    t.ms += r.best_ms;
+    t.bytes += r.bytes;
+    total.set(r.stage, t);
+  }
+}
+console.log(`files ${files.length}, runs ${runs} (best CPU time per stage), wasm memory ${(m.memory_bytes() / 1e6).toFixed(1)} MB`);
+console.log(`all stages, all runs: ${cpuAll.toFixed(0)} ms of CPU`);
+for (const [stage, t] of total) {
+  console.log(`${stage.padEnd(28)} ${t.ms.toFixed(1).padStart(9)} ms ${(t.bytes / 1e3 / t.ms).toFixed(1).padStart(8)} MB/s`);
+}
