@@ -358,6 +358,44 @@ pub fn is_phase_name(name: &str) -> bool {
         || f.contains("optimizer")
 }
 
+/// Collective tokens in arg text, as [`has_collective_token`] finds them: ASCII text is folded
+/// (lower case, no `-`/`_`) in one pass into a reused buffer and searched for every token in
+/// one pass. Eleven `str::contains` calls per value, each building its searcher, over a
+/// lower-cased copy were 12 % of the import worker's `prepare` in wasm
+/// (`tools/bench/wasm_stages.sh`, README "Build profiles").
+struct TokenScan {
+    tokens: Option<aho_corasick::AhoCorasick>,
+    buf: Vec<u8>,
+}
+
+impl TokenScan {
+    fn new() -> Self {
+        TokenScan {
+            tokens: aho_corasick::AhoCorasick::new(COLLECTIVE_TOKENS).ok(),
+            buf: Vec::new(),
+        }
+    }
+
+    /// True when `t` contains a collective token after [`fold`].
+    fn has_token(&mut self, t: &str) -> bool {
+        if !t.is_ascii() {
+            return has_collective_token(t);
+        }
+        self.buf.clear();
+        self.buf.extend(
+            t.bytes()
+                .filter(|&b| b != b'-' && b != b'_')
+                .map(|b| b.to_ascii_lowercase()),
+        );
+        match &self.tokens {
+            Some(ac) => ac.is_match(self.buf.as_slice()),
+            None => COLLECTIVE_TOKENS
+                .iter()
+                .any(|tok| memchr::memmem::find(&self.buf, tok.as_bytes()).is_some()),
+        }
+    }
+}
+
 /// Reads one rank's memory series, collective markers and phases out of an imported model.
 ///
 /// * Series: every counter of `model.counters` is classified by name through `mapping`
@@ -435,29 +473,9 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
     // Structured args are searched in their JSON text, once per distinct value (0: not yet,
     // 1: no token, 2: a token).
     let mut nested_memo: Vec<u8> = vec![0; model.args.nested().len()];
-    // Text args (JSON blobs) are folded (ASCII lower case, no `-`/`_`) in one pass into one
-    // reused buffer and searched for every token in one pass: eleven `str::contains` calls, each
-    // building its searcher, over a lower-cased copy were 12 % of the import worker's `prepare`
-    // in wasm (`tools/bench/wasm_stages.sh`, README "Build profiles").
-    let tokens = aho_corasick::AhoCorasick::new(COLLECTIVE_TOKENS).ok();
-    let mut buf: Vec<u8> = Vec::new();
-    let mut text_token = |t: &str| {
-        if !t.is_ascii() {
-            return has_collective_token(t);
-        }
-        buf.clear();
-        buf.extend(
-            t.bytes()
-                .filter(|&b| b != b'-' && b != b'_')
-                .map(|b| b.to_ascii_lowercase()),
-        );
-        match &tokens {
-            Some(ac) => ac.is_match(buf.as_slice()),
-            None => COLLECTIVE_TOKENS
-                .iter()
-                .any(|tok| memchr::memmem::find(&buf, tok.as_bytes()).is_some()),
-        }
-    };
+    // Text args (JSON blobs): one pass to fold, one to search (`TokenScan`).
+    let mut scan = TokenScan::new();
+    let mut text_token = |t: &str| scan.has_token(t);
     let sl = &model.slices;
     let mut arg_rank: Option<u32> = None;
     let mut arg_world: Option<u32> = None;
@@ -1559,6 +1577,37 @@ mod tests {
         assert_eq!(robust_zscores(&[5.0; 6]), vec![0.0; 6]);
         // A NaN gap (run never makes one): no scores.
         assert_eq!(robust_zscores(&[1.0, f64::NAN, 3.0]), vec![0.0; 3]);
+    }
+
+    #[test]
+    fn token_scan_finds_what_fold_and_contains_find() {
+        let mut scan = TokenScan::new();
+        let texts = [
+            r#"{"op":"All-Reduce","bytes":4096}"#,
+            r#"{"kernel":"ncclDevKernel_AllGather_RING_LL"}"#,
+            r#"{"name":"c10d::barrier"}"#,
+            "RE_DUCE-scatter",
+            "record_param_comms",
+            "all_to_one_copy",
+            "aten::mm",
+            r#"{"a":"nc","b":"cl"}"#,
+            "NCCL",
+            "GlOo",
+            "broad-cast",
+            "",
+            "-_-_",
+            "communicatio",
+            "Ünïcode allreduce",
+            "Ünïcode all_to_one",
+            r"\u0041llReduce",
+        ];
+        let mut hits = 0;
+        for t in texts {
+            let want = COLLECTIVE_TOKENS.iter().any(|tok| fold(t).contains(tok));
+            assert_eq!(scan.has_token(t), want, "{t}");
+            hits += usize::from(want);
+        }
+        assert_eq!(hits, 9);
     }
 
     #[test]
