@@ -93,7 +93,10 @@ pub fn extract(model: &Model, artifact_id: &str) -> CallTree {
         frame_index.insert(fid, k);
         k
     };
-    let mut nodes: Vec<CallNode> = Vec::new();
+    // At most one node per complete slice: room for that many up front, the rest given back
+    // at the end (growing by doubling would hold the old and new blocks at once in wasm32,
+    // three times the nodes, where a trace has about one node per slice).
+    let mut nodes: Vec<CallNode> = Vec::with_capacity(s.dur_ns.iter().filter(|&&d| d >= 0).count());
     let mut by_key: BTreeMap<(u32, u32), u32> = BTreeMap::new();
     // Node of each slice (u32::MAX = not yet resolved; an incomplete slice resolves to its
     // nearest complete ancestor's node, or NONE for a root).
@@ -149,6 +152,9 @@ pub fn extract(model: &Model, artifact_id: &str) -> CallTree {
             node_of[k] = id;
         }
     }
+    drop((node_of, self_ns, by_key));
+    nodes.shrink_to_fit();
+    frames.shrink_to_fit();
     CallTree {
         frames,
         nodes,

@@ -6,7 +6,7 @@
 //!    (with a name, the innermost open BEGIN of that name — Chrome JSON `E` semantics). An END
 //!    with nothing to close is counted (`end_without_begin`) and dropped; a BEGIN never closed
 //!    becomes an incomplete slice (`dur_ns = -1`). A track whose events come in timestamp
-//!    order (as Perfetto sequences write them) is paired while streaming, 56 bytes a slice and
+//!    order (as Perfetto sequences write them) is paired while streaming, 48 bytes a slice and
 //!    nothing for an END; any other track keeps its raw events (40 bytes each) and is paired
 //!    at [`SliceBuilder::finish`], with the same result either way.
 //! 2. Nesting: intervals sorted by (ts ascending, duration descending, arrival order) and nested
@@ -83,7 +83,7 @@ impl Interval {
 }
 
 /// A slice paired while streaming: a BEGIN (with its END once one closed it), a COMPLETE or an
-/// INSTANT, holding what it takes to give back both events (56 bytes for a BEGIN/END pair).
+/// INSTANT, holding what it takes to give back both events (48 bytes for a BEGIN/END pair).
 #[derive(Clone, Copy, Debug)]
 struct Pair {
     ts_ns: i64,
@@ -91,17 +91,96 @@ struct Pair {
     x: i64,
     /// The BEGIN, COMPLETE or INSTANT event's order, flags and kind.
     order_kind: u64,
-    /// The closing END's `order_kind`; [`OPEN`] while none closed it.
-    end_order_kind: u64,
     name: StrId,
     category: StrId,
     frame: FrameId,
     args: ArgsId,
     end_args: ArgsId,
+    /// A closed BEGIN: its END's arrival order minus its own (≥ 1; an END streams only
+    /// when that fits); [`OPEN`] while none closed it. The END itself is an unnamed END
+    /// without flags (a named END never streams).
+    end_after: u32,
 }
 
-/// [`Pair::end_order_kind`] of a BEGIN no END has closed.
-const OPEN: u64 = u64::MAX;
+const _: () = assert!(std::mem::size_of::<Pair>() == 48);
+
+/// [`Pair::end_after`] of a BEGIN no END has closed.
+const OPEN: u32 = 0;
+
+impl Pair {
+    fn closed(&self) -> bool {
+        self.end_after != OPEN
+    }
+
+    /// The closing END's arrival order (for a closed BEGIN).
+    fn end_order(&self) -> u64 {
+        (self.order_kind & ORDER_MASK) + u64::from(self.end_after)
+    }
+}
+
+/// Elements per chunk of [`Chunks`] (the first chunk grows up to this size).
+const CHUNK: usize = 1 << 14;
+
+/// A sequence that grows in chunks of [`CHUNK`] elements, never moving one: appending never
+/// copies the sequence (in wasm32 a growing `Vec` is copied, its old and new blocks live at
+/// once), and the spare room is at most one chunk.
+#[derive(Debug)]
+struct Chunks<T> {
+    chunks: Vec<Vec<T>>,
+    len: usize,
+}
+
+impl<T> Default for Chunks<T> {
+    fn default() -> Self {
+        Chunks {
+            chunks: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<T> Chunks<T> {
+    fn push(&mut self, v: T) {
+        match self.chunks.last_mut() {
+            Some(c) if c.len() < CHUNK => c.push(v),
+            _ => {
+                let mut c = if self.chunks.is_empty() {
+                    Vec::new()
+                } else {
+                    Vec::with_capacity(CHUNK)
+                };
+                c.push(v);
+                self.chunks.push(c);
+            }
+        }
+        self.len += 1;
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Element `i` (every chunk but the last is full).
+    fn get_mut(&mut self, i: usize) -> &mut T {
+        &mut self.chunks[i / CHUNK][i % CHUNK]
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &T> {
+        self.chunks.iter().flatten()
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.chunks
+            .iter()
+            .map(|c| c.capacity() * std::mem::size_of::<T>())
+            .sum::<usize>()
+            + self.chunks.capacity() * std::mem::size_of::<Vec<T>>()
+    }
+}
 
 /// The pending events of one track.
 ///
@@ -120,7 +199,7 @@ struct Bucket {
     /// Raw: the events arrived in non-decreasing timestamp order (no sort needed).
     sorted: bool,
     /// Streaming: slices in arrival order and the open BEGINs (indices into `pairs`).
-    pairs: Vec<Pair>,
+    pairs: Chunks<Pair>,
     open: Vec<u32>,
     /// Streaming: the latest timestamp so far.
     last_ts: i64,
@@ -146,14 +225,26 @@ impl Bucket {
             + self
                 .pairs
                 .iter()
-                .map(|p| 1 + usize::from(p.end_order_kind != OPEN))
+                .map(|p| 1 + usize::from(p.closed()))
                 .sum::<usize>()
+    }
+
+    /// Slices this bucket gives: a streaming one's pairs, a raw one's events but ENDs.
+    fn slice_count(&self) -> usize {
+        if self.raw {
+            self.events
+                .iter()
+                .filter(|e| e.kind() != END && e.kind() != END_NAMED)
+                .count()
+        } else {
+            self.pairs.len()
+        }
     }
 
     fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         self.events.capacity() * size_of::<Pending>()
-            + self.pairs.capacity() * size_of::<Pair>()
+            + self.pairs.heap_bytes()
             + self.open.capacity() * 4
     }
 
@@ -162,9 +253,9 @@ impl Bucket {
         for e in &self.events {
             f(e.ts_ns);
         }
-        for p in &self.pairs {
+        for p in self.pairs.iter() {
             f(p.ts_ns);
-            if p.end_order_kind != OPEN {
+            if p.closed() {
                 f(p.x);
             }
         }
@@ -178,7 +269,7 @@ impl Bucket {
         let mut events = Vec::with_capacity(self.len());
         // The ENDs that found nothing open.
         events.append(&mut self.events);
-        for p in std::mem::take(&mut self.pairs) {
+        for p in std::mem::take(&mut self.pairs).chunks.into_iter().flatten() {
             let complete = (p.order_kind >> 56) as u8 == COMPLETE;
             events.push(Pending {
                 ts_ns: p.ts_ns,
@@ -189,10 +280,10 @@ impl Bucket {
                 frame: p.frame,
                 args: p.args,
             });
-            if p.end_order_kind != OPEN {
+            if p.closed() {
                 events.push(Pending {
                     ts_ns: p.x,
-                    order_kind: p.end_order_kind,
+                    order_kind: p.end_order() | u64::from(END) << 56,
                     x: 0,
                     name: StrId(0),
                     category: StrId(0),
@@ -217,12 +308,11 @@ impl Bucket {
                 if e.kind() == BEGIN {
                     self.open.push(self.pairs.len() as u32);
                 }
-                grow_by_half(&mut self.pairs);
                 self.pairs.push(Pair {
                     ts_ns: e.ts_ns,
                     x: e.x,
                     order_kind: e.order_kind,
-                    end_order_kind: OPEN,
+                    end_after: OPEN,
                     name: e.name,
                     category: e.category,
                     frame: e.frame,
@@ -232,10 +322,20 @@ impl Bucket {
             }
             _ => match self.open.pop() {
                 Some(k) => {
-                    let p = &mut self.pairs[k as usize];
-                    p.x = e.ts_ns;
-                    p.end_order_kind = e.order_kind;
-                    p.end_args = e.args;
+                    let p = self.pairs.get_mut(k as usize);
+                    let after = e.order().wrapping_sub(p.order_kind & ORDER_MASK);
+                    match u32::try_from(after) {
+                        Ok(after) if after != OPEN => {
+                            p.x = e.ts_ns;
+                            p.end_after = after;
+                            p.end_args = e.args;
+                        }
+                        // Over 2^32 events apart: the bucket keeps its events raw.
+                        _ => {
+                            self.make_raw();
+                            self.events.push(e);
+                        }
+                    }
                 }
                 None => self.events.push(e),
             },
@@ -249,21 +349,22 @@ impl Bucket {
             .pairs
             .iter()
             .enumerate()
-            .filter(|(_, p)| p.end_order_kind != OPEN && p.end_args.0 != 0)
-            .map(|(i, p)| (p.end_order_kind & ORDER_MASK, i as u32))
+            .filter(|(_, p)| p.closed() && p.end_args.0 != 0)
+            .map(|(i, p)| (p.end_order(), i as u32))
             .collect();
         merges.sort_unstable();
         let mut pairs = self.pairs;
         for (_, i) in merges {
-            let p = &mut pairs[i as usize];
+            let p = pairs.get_mut(i as usize);
             p.args = model.args.merge(p.args, p.end_args);
         }
-        let out = pairs
-            .iter()
-            .map(|p| {
+        let mut out = Vec::with_capacity(pairs.len());
+        // Each chunk is freed once its intervals are made.
+        for chunk in pairs.chunks {
+            out.extend(chunk.iter().map(|p| {
                 let flags = (p.order_kind >> ORDER_BITS) as u8;
                 let (dur_ns, flags) = match (p.order_kind >> 56) as u8 {
-                    BEGIN if p.end_order_kind == OPEN => (-1, flags | slice_flags::INCOMPLETE),
+                    BEGIN if !p.closed() => (-1, flags | slice_flags::INCOMPLETE),
                     BEGIN => ((p.x - p.ts_ns).max(0), flags & !slice_flags::INCOMPLETE),
                     COMPLETE => (p.x, flags),
                     _ => (0, flags),
@@ -277,8 +378,8 @@ impl Bucket {
                     args: p.args,
                     flags,
                 }
-            })
-            .collect();
+            }));
+        }
         for e in &self.events {
             model
                 .diagnostics
@@ -623,36 +724,35 @@ impl SliceBuilder {
         let mut buckets = std::mem::take(&mut self.buckets);
         drop(self);
         buckets.sort_unstable_by_key(|b| b.track);
-        let mut per_track: Vec<(TrackId, Vec<Interval>)> = Vec::with_capacity(buckets.len());
-        let mut total = 0usize;
+        // One track at a time: its events are paired and freed, its intervals nested into
+        // `out` and freed, before the next track's are made, so the pending events of the
+        // tracks not done yet and the slices of those done are what is held. Pairing makes
+        // no track and nesting no arg set, so ids come out as pairing every track first
+        // would make them; the overflow diagnostic is added after all pairing diagnostics,
+        // as then.
+        let total: usize = buckets.iter().map(Bucket::slice_count).sum();
+        let mut out = Slices::default();
+        let mut overflowed = 0u64;
         for mut b in buckets {
             if b.is_empty() {
                 continue;
             }
-            if !b.raw {
-                let track = b.track;
-                let intervals = b.intervals(model);
-                total += intervals.len();
-                per_track.push((track, intervals));
-                continue;
-            }
-            let mut events = std::mem::take(&mut b.events);
-            if !b.sorted {
-                events.sort_unstable_by_key(|e| (e.ts_ns, e.order()));
-            }
-            let intervals = pair(&events, model);
-            // Paired: free this track's events before the next track's intervals are made.
-            drop(events);
-            total += intervals.len();
-            per_track.push((b.track, intervals));
-        }
-        let mut out = Slices::default();
-        out.reserve(total);
-        for (track, mut intervals) in per_track {
+            let track = b.track;
+            let mut intervals = if !b.raw {
+                b.intervals(model)
+            } else {
+                let mut events = std::mem::take(&mut b.events);
+                if !b.sorted {
+                    events.sort_unstable_by_key(|e| (e.ts_ns, e.order()));
+                }
+                pair(&events, model)
+            };
             // Stable: equal (ts, end) keep arrival order, as `pair` made them in (ts, order).
             intervals.sort_by(|a, b| a.ts_ns.cmp(&b.ts_ns).then(b.end().cmp(&a.end())));
-            nest(track, intervals, model, &mut out);
+            out.grow_for(intervals.len(), total);
+            overflowed += nest(track, intervals, model, &mut out);
         }
+        add_overflowed(model, overflowed);
         out.shrink_to_fit();
         model.slices = out;
     }
@@ -742,7 +842,9 @@ fn pair(events: &[Pending], model: &mut Model) -> Vec<Interval> {
 /// whose open slices, after closing those that ended by `ts_ns`, are none or enclose the
 /// interval; else a new lane. [`LaneIndex`] finds that lane in O(log lanes), so N mutually
 /// overlapping slices cost O(N log N), not O(N²).
-fn nest(track: TrackId, intervals: Vec<Interval>, model: &mut Model, out: &mut Slices) {
+///
+/// Returns the number of slices moved to overflow lanes (for [`add_overflowed`]).
+fn nest(track: TrackId, intervals: Vec<Interval>, model: &mut Model, out: &mut Slices) -> u64 {
     // lanes[0] is the track itself; lanes[k] its k-th overflow lane.
     let mut lanes: Vec<(TrackId, Vec<(SliceId, i64)>)> = vec![(track, Vec::new())];
     let mut index = LaneIndex::default();
@@ -810,6 +912,11 @@ fn nest(track: TrackId, intervals: Vec<Interval>, model: &mut Model, out: &mut S
             );
         }
     }
+    overflowed
+}
+
+/// Counts slices [`nest`] moved to overflow lanes (`slice_overlap_overflow_lane`).
+fn add_overflowed(model: &mut Model, overflowed: u64) {
     if overflowed > 0 {
         model.diagnostics.add_n(
             Diag::SliceOverlapOverflowLane,
@@ -1268,7 +1375,8 @@ mod tests {
             let (mut m1, t) = setup();
             let (mut m2, _) = setup();
             let (mut s1, mut s2) = (Slices::default(), Slices::default());
-            nest(t, intervals.clone(), &mut m1, &mut s1);
+            let overflowed = nest(t, intervals.clone(), &mut m1, &mut s1);
+            add_overflowed(&mut m1, overflowed);
             nest_linear_scan(t, intervals, &mut m2, &mut s2);
             assert_eq!(s1.ts_ns, s2.ts_ns, "seed {seed}");
             assert_eq!(s1.dur_ns, s2.dur_ns, "seed {seed}");

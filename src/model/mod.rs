@@ -102,27 +102,51 @@ pub enum ArgValue {
     Nested(NestedId),
 }
 
-/// All argument sets of a model, columnar: every set's entries in one vector, a set being the
-/// range between two offsets (no allocation per set). Set 0 is empty.
+/// Entries per chunk of [`ArgSets`] once its first chunk has grown to that size (32 bytes
+/// each: 1 MiB a chunk).
+const ARG_CHUNK: usize = 1 << 15;
+
+/// All argument sets of a model, columnar: every set's entries in one sequence, a set being
+/// the range between two offsets (no allocation per set). Set 0 is empty.
+///
+/// The sequence is stored in chunks of [`ARG_CHUNK`] entries that never move once full (a
+/// set never spans two chunks: one that would is moved whole to the next chunk), so the
+/// column grows without ever copying itself — in wasm32 a growing `Vec` is copied, its old
+/// and new blocks live at once.
 #[derive(Clone)]
 pub struct ArgSets {
-    /// `starts[i]..starts[i + 1]` are the entries of set `i`; the entries after the last
-    /// offset belong to the set being built ([`ArgSets::push_entry`]).
+    /// `starts[i]..starts[i + 1]` are the entries of set `i` (positions in the whole
+    /// sequence); the entries after the last offset belong to the set being built
+    /// ([`ArgSets::push_entry`]).
     starts: Vec<u32>,
-    entries: Vec<(StrId, ArgValue)>,
+    /// The sequence: chunk `c` holds positions `chunk_starts[c]..` (`chunks[c].len()` of them).
+    chunks: Vec<Vec<(StrId, ArgValue)>>,
+    /// Position of each chunk's first entry (strictly increasing).
+    chunk_starts: Vec<u32>,
+    /// Entries over all chunks.
+    len: u32,
     /// Heap bytes of the `Text` values, kept as entries are added.
     text_bytes: usize,
     /// The structured values [`ArgValue::Nested`] entries refer to.
     nested: NestedValues,
 }
 
-/// As derived, with the structured values only when there are any (so a model without them
-/// prints as it did before they existed).
+/// Formats the chunks as the one list of entries they hold.
+struct FlatEntries<'a>(&'a [Vec<(StrId, ArgValue)>]);
+
+impl std::fmt::Debug for FlatEntries<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.0.iter().flatten()).finish()
+    }
+}
+
+/// As derived over one list of entries, with the structured values only when there are any
+/// (so a model without them prints as it did before they existed).
 impl std::fmt::Debug for ArgSets {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut d = f.debug_struct("ArgSets");
         d.field("starts", &self.starts)
-            .field("entries", &self.entries)
+            .field("entries", &FlatEntries(&self.chunks))
             .field("text_bytes", &self.text_bytes);
         if !self.nested.is_empty() {
             d.field("nested", &self.nested);
@@ -135,7 +159,9 @@ impl Default for ArgSets {
     fn default() -> Self {
         ArgSets {
             starts: vec![0, 0],
-            entries: Vec::new(),
+            chunks: Vec::new(),
+            chunk_starts: Vec::new(),
+            len: 0,
             text_bytes: 0,
             nested: NestedValues::default(),
         }
@@ -157,15 +183,41 @@ impl ArgSets {
         if let ArgValue::Text(t) = &value {
             self.text_bytes += t.capacity();
         }
-        self.entries.push((key, value));
+        self.chunk_for_one_more().push((key, value));
+        self.len += 1;
+    }
+
+    /// The chunk the next entry goes to: the last one, unless it is a full chunk of
+    /// [`ARG_CHUNK`] entries or more — then a new chunk, with the set being built moved to
+    /// it (a set that alone fills its chunk stays and its chunk grows).
+    fn chunk_for_one_more(&mut self) -> &mut Vec<(StrId, ArgValue)> {
+        let set_start = self.starts.last().copied().unwrap_or(0);
+        let need_new = match (self.chunks.last(), self.chunk_starts.last()) {
+            (Some(c), Some(&cs)) => {
+                c.len() == c.capacity() && c.len() >= ARG_CHUNK && set_start > cs
+            }
+            _ => true,
+        };
+        if need_new {
+            let mut next = Vec::new();
+            if let (Some(c), Some(&cs)) = (self.chunks.last_mut(), self.chunk_starts.last()) {
+                let at = ((set_start - cs) as usize).min(c.len());
+                next.reserve_exact(ARG_CHUNK.max(2 * (c.len() - at)));
+                next.extend(c.drain(at..));
+            }
+            self.chunks.push(next);
+            self.chunk_starts.push(set_start);
+        }
+        let last = self.chunks.len() - 1;
+        &mut self.chunks[last]
     }
 
     /// Closes the set built by [`ArgSets::push_entry`] and returns its id
     /// ([`ArgsId(0)`](ArgsId) when no entry was pushed).
     pub fn finish_set(&mut self) -> ArgsId {
         let start = self.starts.last().copied().unwrap_or(0);
-        // Offsets are u32: past 2^32 entries (over 160 GB of them) sets would read as empty.
-        let end = self.entries.len() as u32;
+        // Offsets are u32: past 2^32 entries (over 128 GB of them) sets would read as empty.
+        let end = self.len;
         if end == start {
             return ArgsId(0);
         }
@@ -176,10 +228,19 @@ impl ArgSets {
     /// The entries of set `id` (empty for an unknown id).
     pub fn get(&self, id: ArgsId) -> &[(StrId, ArgValue)] {
         let i = id.0 as usize;
-        match (self.starts.get(i), self.starts.get(i + 1)) {
-            (Some(&a), Some(&b)) => self.entries.get(a as usize..b as usize).unwrap_or(&[]),
-            _ => &[],
+        let (Some(&a), Some(&b)) = (self.starts.get(i), self.starts.get(i + 1)) else {
+            return &[];
+        };
+        if b <= a {
+            return &[];
         }
+        // The chunk holding position `a` (a set lies in one chunk).
+        let c = self.chunk_starts.partition_point(|&s| s <= a);
+        let Some(c) = c.checked_sub(1) else {
+            return &[];
+        };
+        let at = (a - self.chunk_starts[c]) as usize;
+        self.chunks[c].get(at..at + (b - a) as usize).unwrap_or(&[])
     }
 
     /// A set holding the entries of `a` followed by those of `b` whose keys `a` lacks (the first
@@ -219,17 +280,34 @@ impl ArgSets {
         self.nested.text(id, strings)
     }
 
-    /// Estimated heap bytes of all sets, O(1).
+    /// Number of sets, the empty set 0 included.
+    pub fn set_count(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// Number of entries over all sets.
+    pub fn entry_count(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Estimated heap bytes of all sets, O(chunks) (one chunk per 32 768 entries).
     pub fn heap_bytes(&self) -> usize {
         self.text_bytes
             + self.nested.heap_bytes()
-            + self.entries.capacity() * std::mem::size_of::<(StrId, ArgValue)>()
-            + self.starts.capacity() * std::mem::size_of::<u32>()
+            + self
+                .chunks
+                .iter()
+                .map(|c| c.capacity() * std::mem::size_of::<(StrId, ArgValue)>())
+                .sum::<usize>()
+            + self.chunks.capacity() * std::mem::size_of::<Vec<(StrId, ArgValue)>>()
+            + (self.starts.capacity() + self.chunk_starts.capacity()) * std::mem::size_of::<u32>()
     }
 
     /// Gives back spare capacity (a model sized for its data).
     pub fn shrink_to_fit(&mut self) {
-        self.entries.shrink_to_fit();
+        for c in &mut self.chunks {
+            c.shrink_to_fit();
+        }
         self.starts.shrink_to_fit();
         self.nested.shrink_to_fit();
     }
@@ -289,6 +367,30 @@ impl Slices {
         self.parent.reserve_exact(n);
         self.args.reserve_exact(n);
         self.flags.reserve_exact(n);
+    }
+
+    /// Makes room for `n` more slices in every column of a model that will hold `total`:
+    /// exactly, or by half the length when that is more (never past `total`), so slices
+    /// appended track by track cost a few reallocations per column (amortized O(1) a slice)
+    /// and no room is left spare at `total`. Columns grow one after another, so a growth that
+    /// copies (wasm32) holds one column twice, never all of them.
+    pub fn grow_for(&mut self, n: usize, total: usize) {
+        fn grow<T>(v: &mut Vec<T>, n: usize, total: usize) {
+            if v.capacity() - v.len() < n {
+                let more = (v.len() / 2).min(total.saturating_sub(v.len())).max(n);
+                v.reserve_exact(more);
+            }
+        }
+        grow(&mut self.ts_ns, n, total);
+        grow(&mut self.dur_ns, n, total);
+        grow(&mut self.track, n, total);
+        grow(&mut self.name, n, total);
+        grow(&mut self.category, n, total);
+        grow(&mut self.frame, n, total);
+        grow(&mut self.depth, n, total);
+        grow(&mut self.parent, n, total);
+        grow(&mut self.args, n, total);
+        grow(&mut self.flags, n, total);
     }
 
     /// Gives back the columns' spare capacity (a model sized for its data).

@@ -408,8 +408,23 @@ pub fn prepare_file(
     formats::load_from(name, src, opts, progress).map(keep)
 }
 
-/// What the workspace keeps of a loaded file; the model is dropped on return.
-fn keep(loaded: Loaded) -> Prepared {
+/// Frees what [`flame::extract`] does not read of `model`: arg sets, counters, and every
+/// slice column but `ts_ns` (the count), `dur_ns`, `parent` and `frame`.
+fn for_call_tree(model: &mut crate::model::Model) {
+    model.args = Default::default();
+    model.counters = Vec::new();
+    let s = &mut model.slices;
+    s.track = Vec::new();
+    s.name = Vec::new();
+    s.category = Vec::new();
+    s.depth = Vec::new();
+    s.args = Vec::new();
+    s.flags = Vec::new();
+}
+
+/// What the workspace keeps of a loaded file ([`prepare_file`]'s second half); the model is
+/// dropped on return.
+pub fn keep(loaded: Loaded) -> Prepared {
     match loaded {
         Loaded::Trace(a) => {
             let source = Source {
@@ -422,7 +437,8 @@ fn keep(loaded: Loaded) -> Prepared {
             let mut own = Facts::alone(&a.name);
             own.artifact_id = a.artifact_id.clone();
             own.hostname = a.model.info.hostname.clone();
-            let m = &a.model;
+            let mut model = a.model;
+            let m = &model;
             let (counters, not_kept) = keep_counters(cm::counters_from_model(m));
             let mut diagnostics = m.diagnostics.clone();
             if not_kept > 0 {
@@ -438,22 +454,35 @@ fn keep(loaded: Loaded) -> Prepared {
                     },
                 );
             }
+            let counts = TraceCounts {
+                events: m.stats.events,
+                tracks: m.tracks.len() as u64,
+                slices: m.slices.len() as u64,
+                counters: m.counters.len() as u64,
+                frames: m.frames.len() as u64,
+            };
+            let info = m.info.clone();
+            let trial = scaling::extract(m, &own);
+            let compile_records = compile_triage::extract(m, &own);
+            let memory = cm::extract(m, &own);
+            let rank_unknown = m.info.rank.is_none() && m.diagnostics.count("rank_unknown") > 0;
+            // The call tree comes last, from what it reads of the model (slice durations,
+            // parents and frames; frames, strings, diagnostics): the rest is freed first, so
+            // its temporaries take the room of the arg sets and slice columns no one reads
+            // any more.
+            for_call_tree(&mut model);
+            let tree = flame::extract(&model, &a.artifact_id);
+            drop(model);
             let trace = TraceFile {
                 format: a.format,
-                counts: TraceCounts {
-                    events: m.stats.events,
-                    tracks: m.tracks.len() as u64,
-                    slices: m.slices.len() as u64,
-                    counters: m.counters.len() as u64,
-                    frames: m.frames.len() as u64,
-                },
-                info: m.info.clone(),
-                trial: scaling::extract(m, &own),
-                tree: flame::extract(m, &a.artifact_id),
-                compile_records: compile_triage::extract(m, &own),
-                memory: cm::extract(m, &own),
+                counts,
+                info,
+                trial,
+                tree,
+                compile_records,
+                memory,
                 counters,
-                rank_unknown: m.info.rank.is_none() && m.diagnostics.count("rank_unknown") > 0,
+                rank_unknown,
                 diagnostics,
             };
             Prepared {
