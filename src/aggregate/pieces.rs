@@ -510,4 +510,62 @@ mod tests {
             .to_string()
             .contains("without its footer"));
     }
+
+    /// Regression: regrouping a workspace's pieces looked each outcome's piece up by a scan
+    /// (and forgot a batch's ids one scan per file), quadratic in the pieces: 10× the pieces
+    /// must cost < 20× the time (best of three per size; the quadratic version took ~100×).
+    #[test]
+    fn regrouping_thousands_of_pieces_is_near_linear() {
+        use crate::formats::{Compression, Source};
+        use crate::model::facts::Facts;
+        use crate::workspace::{AggregateFile, Content, Prepared, Workspace};
+        // `n` pieces, each the `frames` table of its own key (no `trials` piece: each one is
+        // a note saying so), named as in a dropped folder.
+        let items = |n: u32| -> Vec<(u32, String, Result<Prepared, String>)> {
+            (0..n)
+                .map(|i| {
+                    let name = format!("agg/frames/k{i:06}.parquet");
+                    let piece = Piece {
+                        table: "frames".into(),
+                        table_version: TABLE_VERSION.to_string(),
+                        key: format!("k{i:06}"),
+                        row_count: 0,
+                        names: Vec::new(),
+                        rows: Vec::new(),
+                    };
+                    let p = Prepared {
+                        source: Source {
+                            name: name.clone(),
+                            size_bytes: 1,
+                            decompressed_bytes: 1,
+                            artifact_id: format!("sha256:{i}"),
+                            compression: Compression::None,
+                        },
+                        facts: Facts::alone(&name),
+                        content: Content::Aggregate(Box::new(AggregateFile { piece, note: None })),
+                        pins: None,
+                    };
+                    (i + 1, name, Ok(p))
+                })
+                .collect()
+        };
+        let best = |n: u32| {
+            (0..3)
+                .map(|_| {
+                    let batch = items(n);
+                    let mut ws = Workspace::new();
+                    let t = std::time::Instant::now();
+                    ws.add_prepared_all(batch);
+                    let s = t.elapsed().as_secs_f64();
+                    // Every piece is an entry saying its key has no trials table.
+                    assert_eq!(ws.aggregate_ids().len(), n as usize);
+                    s
+                })
+                .fold(f64::INFINITY, f64::min)
+        };
+        let (small, large) = (best(1_000), best(10_000));
+        let ratio = large / small;
+        println!("regroup: {small:.4} s at 1k pieces, {large:.4} s at 10k, ratio {ratio:.1}");
+        assert!(ratio < 20.0, "10x the pieces cost {ratio:.1}x the time");
+    }
 }

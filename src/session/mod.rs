@@ -17,6 +17,7 @@
 pub mod compare;
 pub mod link;
 mod protocol;
+pub mod schedule;
 mod views;
 pub mod viewstate;
 pub mod wire;

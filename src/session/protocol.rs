@@ -206,6 +206,15 @@ pub enum FromWorker {
         #[serde(with = "super::wire::report")]
         report: Box<Report>,
     },
+    /// The first hotspots of the answer to [`AnalyseRequest`] `seq`, in report order, sent
+    /// before its [`FromWorker::Analysed`] when the report is large
+    /// ([`super::wire::split_report`]; the page puts them back with
+    /// [`super::wire::Reassembly`]).
+    AnalysedPart {
+        seq: u64,
+        #[serde(with = "super::wire::hotspots")]
+        hotspots: Vec<crate::analysis::scaling::Hotspot>,
+    },
     /// The request could not be run (e.g. an invalid input pattern).
     AnalyseFailed { seq: u64, message: String },
     /// The answer to [`MemoryRequest`] `seq`.

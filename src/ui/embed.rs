@@ -189,7 +189,7 @@ fn start_open(state: AppState, open: Open, origin: String) {
     });
     for (row, buffer) in rows {
         match web_sys::Blob::new_with_buffer_source_sequence(&Array::of1(&buffer)) {
-            Ok(blob) => send_file(&row, blob),
+            Ok(blob) => send_file(state, &row, blob),
             Err(_) => super::fail_row(state, &row, format!("{}: could not be read", row.name)),
         }
     }

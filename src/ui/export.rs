@@ -226,12 +226,14 @@ pub fn exported(_state: AppState, what: ExportKind, text: Result<String, String>
 pub fn WorkspaceDownloads() -> impl IntoView {
     let state = expect_context::<AppState>();
     let error = EXPORT_ERROR.with(|e| *e);
-    let none = move || {
+    // A memo: the buttons change only when the first file arrives or the last one leaves,
+    // not on every progress message.
+    let none = Memo::new(move |_| {
         !state.files.with(|f| {
             f.iter()
                 .any(|r| matches!(r.status.get(), Status::Imported(_)))
         })
-    };
+    });
     let ask = move |what: ExportKind| {
         let settings = crate::session::ExportSettings {
             input_pattern: state.pattern.get_untracked(),
@@ -249,7 +251,7 @@ pub fn WorkspaceDownloads() -> impl IntoView {
                 class="small"
                 data-testid="download-report"
                 title="one self-contained HTML file, as trialscope report --html writes it"
-                disabled=none
+                disabled=move || none.get()
                 on:click=move |_| ask(ExportKind::Report)
             >
                 "Download report"
@@ -259,7 +261,7 @@ pub fn WorkspaceDownloads() -> impl IntoView {
                 class="small"
                 data-testid="export-file-reports-json"
                 title="the per-file import reports, as trialscope inspect --json prints them"
-                disabled=none
+                disabled=move || none.get()
                 on:click=move |_| ask(ExportKind::FileReports)
             >
                 "file reports (JSON)"

@@ -29,7 +29,7 @@ const MAX_FOLDER_FILES: usize = 5000;
 fn ingest(state: AppState, name: String, file: File) {
     super::persist::dropped(&name, &file);
     let row = add_file_row(state, name, file.size());
-    send_file(&row, file.into());
+    send_file(state, &row, file.into());
 }
 
 /// Ingests every file of a picker's list, named by its path inside a picked folder
@@ -282,7 +282,7 @@ async fn fetch_trace(state: AppState, url: &str, row: &FileRow) {
         }
     }
     match web_sys::Blob::new_with_u8_array_sequence(&chunks) {
-        Ok(blob) => send_file(row, blob),
+        Ok(blob) => send_file(state, row, blob),
         Err(e) => fail_row(state, row, format!("{href}: {}", js_text(&e))),
     }
 }
@@ -302,7 +302,7 @@ async fn fetch_bytes(url: &str) -> Result<JsValue, String> {
 }
 
 /// Fetches `demo/index.json` (`{"files": ["name", …]}`, names relative to `demo/`) and loads
-/// every file listed through the same path as dropped files.
+/// every file listed through the same path as dropped files (downloaded in parallel).
 pub fn load_demo(state: AppState) {
     state.demo_status.set(Some("loading the demo…".into()));
     spawn_local(async move {
@@ -331,25 +331,35 @@ pub fn load_demo(state: AppState) {
             "demo: {} Chromium trials of a DOM-building benchmark at 6 input sizes",
             names.len()
         )));
-        for name in names {
-            let row = add_file_row(state, name.clone(), 0.0);
-            match fetch_bytes(&format!("demo/{name}")).await {
-                Ok(buf) => {
-                    let buf: js_sys::ArrayBuffer = buf.unchecked_into();
-                    // The fetched bytes as a Blob: what the worker reads, and what is sent
-                    // again to a restarted worker.
-                    match web_sys::Blob::new_with_buffer_source_sequence(&js_sys::Array::of1(&buf))
-                    {
-                        Ok(blob) => send_file(&row, blob),
-                        Err(e) => fail_row(state, &row, format!("{name}: {}", js_text(&e))),
+        // Every row first (the batch's count is right from the start), then the downloads
+        // at once: each file goes to the import pool as soon as its bytes are in, so the
+        // first imports overlap the other downloads.
+        let rows: Vec<FileRow> = names
+            .into_iter()
+            .map(|name| add_file_row(state, name, 0.0))
+            .collect();
+        for row in rows {
+            spawn_local(async move {
+                let name = row.name.clone();
+                match fetch_bytes(&format!("demo/{name}")).await {
+                    Ok(buf) => {
+                        let buf: js_sys::ArrayBuffer = buf.unchecked_into();
+                        // The fetched bytes as a Blob: what the worker reads, and what is
+                        // sent again to a restarted worker.
+                        match web_sys::Blob::new_with_buffer_source_sequence(&js_sys::Array::of1(
+                            &buf,
+                        )) {
+                            Ok(blob) => send_file(state, &row, blob),
+                            Err(e) => fail_row(state, &row, format!("{name}: {}", js_text(&e))),
+                        }
                     }
+                    Err(e) => fail_row(
+                        state,
+                        &row,
+                        format!("{name}: could not fetch the demo file: {e}"),
+                    ),
                 }
-                Err(e) => fail_row(
-                    state,
-                    &row,
-                    format!("{name}: could not fetch the demo file: {e}"),
-                ),
-            }
+            });
         }
     });
 }

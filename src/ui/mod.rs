@@ -133,6 +133,9 @@ pub struct AppState {
     pub link_view: viewstate::LinkView,
     /// Parquet aggregate pieces that are no trial row ([`aggregates`]).
     pub aggregates: aggregates::AggregatesState,
+    /// Names of the files skipped because they are empty (0 bytes), in the order they came
+    /// ([`send_file`]).
+    pub skipped: RwSignal<Vec<String>>,
 }
 
 impl AppState {
@@ -160,6 +163,7 @@ impl AppState {
             hotspot_sort: RwSignal::new(None),
             link_view: viewstate::LinkView::new(),
             aggregates: aggregates::AggregatesState::new(),
+            skipped: RwSignal::new(Vec::new()),
         }
     }
 
@@ -186,6 +190,8 @@ struct Analysis {
 
 thread_local! {
     static ANALYSIS: RefCell<Analysis> = RefCell::new(Analysis::default());
+    /// The parts of the latest analysis answer read so far ([`FromWorker::AnalysedPart`]).
+    static PARTS: RefCell<crate::session::wire::Reassembly> = RefCell::default();
     static NEXT_ID: Cell<FileId> = const { Cell::new(1) };
 }
 
@@ -255,9 +261,17 @@ pub fn add_file_row(state: AppState, name: String, size: f64) -> FileRow {
     row
 }
 
-/// Hands a file's bytes to the worker (the buffer is transferred, not copied); `source` is
-/// kept to send the file again if the worker has to be restarted ([`bridge`]).
-pub fn send_file(row: &FileRow, source: web_sys::Blob) {
+/// Hands a file to the import pool (its handle: the worker reads it in chunks). A file of
+/// 0 bytes is not imported: its row leaves the table and the file is listed as skipped,
+/// "`<name> (empty)`" ([`AppState::skipped`]), as `trialscope` skips an empty file of a folder
+/// and names it, instead of failing it as an unreadable trace.
+pub fn send_file(state: AppState, row: &FileRow, source: web_sys::Blob) {
+    if source.size() == 0.0 {
+        state.files.update(|f| f.retain(|r| r.id != row.id));
+        state.skipped.update(|s| s.push(row.name.clone()));
+        request_analysis(state);
+        return;
+    }
     if bridge::stopped() {
         row.status.set(Status::Failed(format!(
             "{}: the background worker has stopped; reload the page",
@@ -294,6 +308,7 @@ pub fn remove_file(state: AppState, id: FileId) {
 pub fn clear_files(state: AppState) {
     persist::cleared();
     state.files.set(Vec::new());
+    state.skipped.set(Vec::new());
     state.report.set(None);
     state.inputs.set(BTreeMap::new());
     state.selected.set(None);
@@ -368,6 +383,16 @@ pub fn request_analysis(state: AppState) {
 
 /// Handles a worker message (after [`bridge`] took readiness and crashes).
 fn on_message(state: AppState, msg: FromWorker) {
+    // A large report arrives in parts; only the completed answer goes on.
+    let msg = match msg {
+        FromWorker::AnalysedPart { .. } | FromWorker::Analysed { .. } => {
+            match PARTS.with(|p| p.borrow_mut().take(msg)) {
+                Some(m) => m,
+                None => return,
+            }
+        }
+        other => other,
+    };
     let row_of = |id: FileId| {
         state
             .files
@@ -375,7 +400,10 @@ fn on_message(state: AppState, msg: FromWorker) {
     };
     match msg {
         // The bridge and the import pool handle these themselves.
-        FromWorker::Ready | FromWorker::Crashed { .. } | FromWorker::Prepared { .. } => {}
+        FromWorker::Ready
+        | FromWorker::Crashed { .. }
+        | FromWorker::Prepared { .. }
+        | FromWorker::AnalysedPart { .. } => {}
         FromWorker::Progress { id, fraction } => {
             if let Some(r) = row_of(id) {
                 r.status.set(Status::Importing(fraction));
@@ -403,7 +431,11 @@ fn on_message(state: AppState, msg: FromWorker) {
         FromWorker::Updated { summaries } => {
             for summary in summaries {
                 if let Some(r) = row_of(summary.id) {
-                    if matches!(r.status.get_untracked(), Status::Imported(_)) {
+                    // Only a summary that changed touches its row (and its file report).
+                    let changed = r
+                        .status
+                        .with_untracked(|s| matches!(s, Status::Imported(old) if **old != summary));
+                    if changed {
                         r.status.set(Status::Imported(Arc::new(summary)));
                     }
                 }

@@ -290,7 +290,7 @@ async fn restore(state: AppState) -> Result<Option<String>, String> {
         if let (Some(name), Some(file)) = (name, file) {
             DROPPED.with(|d| d.borrow_mut().push((name.clone(), file.clone())));
             let row = add_file_row(state, name, file.size());
-            send_file(&row, file.into());
+            send_file(state, &row, file.into());
         }
     }
     LAST_VIEW.with(|l| *l.borrow_mut() = hash.clone());

@@ -13,6 +13,15 @@
 //! file, the worker's wasm memory, the size of the handed-over result and whether the worker
 //! was replaced (read by `tests/it/browser_scale.rs`).
 //!
+//! Scheduling: files go to the workers largest first (longest-processing-time first, by the
+//! size as dropped; ties in drop order), so the last file to finish is a small one and no
+//! worker runs alone at the end while the others idle. A batch picked at once is queued whole
+//! before the first file is handed out ([`submit`] defers the hand-out to a microtask), so the
+//! order spans the batch; files that arrive later (a folder walked entry by entry, the demo's
+//! downloads) start as they come. Each finished file leaves a `trialscope:job` mark (slot,
+//! start and end in `performance.now()` ms, size) from which the benchmarks compute each
+//! worker's busy and idle time.
+//!
 //! One file's crash costs that file only: when an import worker panics (its hook posts
 //! [`FromWorker::Crashed`]) or traps (only its `error` event fires), the file it held is marked
 //! failed, naming it, and a new worker takes its place; the queue goes on.
@@ -41,6 +50,8 @@ struct Job {
     id: FileId,
     name: String,
     blob: Blob,
+    /// The blob's size as dropped, bytes (the scheduling key).
+    bytes: f64,
     /// `performance.now()` when a worker was given the file (ms; 0 while queued).
     sent_ms: f64,
 }
@@ -60,6 +71,8 @@ struct Pool {
     state: Option<AppState>,
     /// The test hook ([`ToWorker::TestHook`]), sent to every import worker when it starts.
     hook: Option<ToWorker>,
+    /// A [`dispatch`] is scheduled for the end of the current task.
+    dispatch_pending: bool,
 }
 
 thread_local! {
@@ -71,7 +84,7 @@ pub fn start(state: AppState, hook: Option<ToWorker>) {
     let cores = web_sys::window()
         .map(|w| w.navigator().hardware_concurrency())
         .unwrap_or(2.0);
-    let n = ((cores as usize).saturating_sub(1)).clamp(1, MAX_IMPORT_WORKERS);
+    let n = crate::session::schedule::import_workers(cores, MAX_IMPORT_WORKERS);
     POOL.with(|p| {
         let mut p = p.borrow_mut();
         p.state = Some(state);
@@ -90,17 +103,27 @@ pub fn start(state: AppState, hook: Option<ToWorker>) {
     }
 }
 
-/// Queues a file for import.
+/// Queues a file for import. The hand-out runs at the end of the current task (a microtask),
+/// so every file of a batch added in one go is queued before the largest is handed out.
 pub fn submit(id: FileId, name: String, blob: Blob) {
-    POOL.with(|p| {
-        p.borrow_mut().queue.push_back(Job {
+    let schedule = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        let bytes = blob.size();
+        p.queue.push_back(Job {
             id,
             name,
             blob,
+            bytes,
             sent_ms: 0.0,
-        })
+        });
+        !std::mem::replace(&mut p.dispatch_pending, true)
     });
-    dispatch();
+    if schedule {
+        wasm_bindgen_futures::spawn_local(async {
+            POOL.with(|p| p.borrow_mut().dispatch_pending = false);
+            dispatch();
+        });
+    }
 }
 
 /// Forgets file `id`: taken from the queue, or — when a worker holds it — its result is
@@ -129,16 +152,21 @@ pub fn cancel_all() {
     });
 }
 
-/// Hands queued files to idle, ready workers.
+/// Hands queued files to idle, ready workers, largest first
+/// ([`crate::session::schedule::largest_first`]).
 fn dispatch() {
     POOL.with(|p| {
         let mut p = p.borrow_mut();
         let p = &mut *p;
         for s in &mut p.slots {
-            if !s.ready || s.busy.is_some() {
+            if !s.ready || s.busy.is_some() || s.worker.is_none() {
                 continue;
             }
-            let Some(mut job) = p.queue.pop_front() else {
+            let Some(at) = crate::session::schedule::largest_first(p.queue.iter().map(|j| j.bytes))
+            else {
+                return;
+            };
+            let Some(mut job) = p.queue.remove(at) else {
                 return;
             };
             let Some(w) = s.worker.as_ref() else {
@@ -237,7 +265,7 @@ fn on_message(state: AppState, i: usize, generation: u32, msg: FromWorker, data:
                 let mut p = p.borrow_mut();
                 let s = &mut p.slots[i];
                 match s.busy.take() {
-                    Some(j) if j.id == id => Some(j.sent_ms),
+                    Some(j) if j.id == id => Some((j.sent_ms, j.bytes)),
                     other => {
                         s.busy = other;
                         None
@@ -245,11 +273,13 @@ fn on_message(state: AppState, i: usize, generation: u32, msg: FromWorker, data:
                 }
             });
             let replace = wasm_memory_bytes > RECYCLE_ABOVE_BYTES;
-            if let Some(sent_ms) = held {
+            if let Some((sent_ms, bytes)) = held {
                 // The import worker's wall time for this file (read, decompress, parse,
                 // reduce, serialize): the page's import throughput figure.
-                let ms = super::now_ms() - sent_ms;
+                let now = super::now_ms();
+                let ms = now - sent_ms;
                 state.timing.update(|t| t.import_ms += ms);
+                mark_job(i, sent_ms, now, bytes, &name);
                 let payload = js_sys::Reflect::get(data, &JsValue::from_str("prepared"))
                     .unwrap_or(JsValue::NULL);
                 mark_handover(&name, wasm_memory_bytes, &payload, replace);
@@ -305,6 +335,18 @@ fn replace_worker(i: usize) {
         s.ready = false;
     });
     spawn(i);
+}
+
+/// Leaves the `trialscope:job` mark of one finished file: `slot=<i> start=<ms> end=<ms>
+/// bytes=<size as dropped> file=<name>` (`performance.now()` ms from the hand-out to the
+/// answer), from which the benchmarks compute each worker's busy and idle time.
+fn mark_job(slot: usize, start_ms: f64, end_ms: f64, bytes: f64, name: &str) {
+    let text = format!(
+        "trialscope:job slot={slot} start={start_ms:.1} end={end_ms:.1} bytes={bytes} file={name}"
+    );
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark(&text);
+    }
 }
 
 /// Leaves the `trialscope:prepared` mark of one hand-over on the page's performance timeline:

@@ -11,7 +11,7 @@ use super::scatter::ScatterPlot;
 use super::{export, remove_file, request_analysis, AppState, FileRow, Status};
 use crate::analysis::scaling::{EvidenceStatus, Hotspot, Report};
 use crate::plot::format_value;
-use crate::session::ImportSummary;
+use crate::session::{FileId, ImportSummary};
 
 /// The whole scaling tab.
 #[component]
@@ -68,7 +68,8 @@ fn Controls() -> impl IntoView {
 #[component]
 fn FileErrors() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let errors = move || {
+    // A memo: progress messages leave the list as it was, and nothing below re-renders.
+    let errors = Memo::new(move |_| {
         state.files.with(|f| {
             f.iter()
                 .filter_map(|r| match r.status.get() {
@@ -77,14 +78,35 @@ fn FileErrors() -> impl IntoView {
                 })
                 .collect::<Vec<_>>()
         })
-    };
+    });
+    let skipped = state.skipped;
     view! {
-        <Show when=move || !errors().is_empty()>
+        <Show when=move || skipped.with(|s| !s.is_empty())>
+            // As `trialscope` notes the empty files of a folder it skipped: each by its name.
+            <p class="muted" data-testid="skipped-files">
+                {move || {
+                    skipped
+                        .with(|s| {
+                            format!(
+                                "Skipped {} empty file{} (0 bytes, not analysed): {}",
+                                s.len(),
+                                if s.len() == 1 { "" } else { "s" },
+                                s.iter()
+                                    .map(|n| format!("{n} (empty)"))
+                                    .collect::<Vec<_>>()
+                                    .join(", "),
+                            )
+                        })
+                }}
+            </p>
+        </Show>
+        <Show when=move || errors.with(|e| !e.is_empty())>
             <section class="file-errors" data-testid="file-errors">
                 <strong>"Files that could not be read (the others are analysed):"</strong>
                 <ul>
                     {move || {
-                        errors()
+                        errors
+                            .get()
                             .into_iter()
                             .map(|m| view! { <li data-testid="file-error">{m}</li> })
                             .collect_view()
@@ -291,39 +313,47 @@ fn TrialTable() -> impl IntoView {
     // A row joins the trial table only once the worker said the file is a trace (or could not
     // be read): record, pins and telemetry files never appear in it. Files still being read or
     // imported are listed above it with their progress.
-    let settled = |r: &FileRow| matches!(r.status.get(), Status::Imported(_) | Status::Failed(_));
-    let trials = move || {
-        state
-            .files
-            .get()
-            .into_iter()
-            .filter(|r| settled(r))
-            .collect::<Vec<_>>()
+    // Both lists are memos of row ids: a progress message changes one row's status, the
+    // memos run again (a pass over the rows' statuses) but compare equal, so the lists, the
+    // headings and the keyed rows below are not touched; only a file that settles changes
+    // them, and then `For` adds or moves that one row.
+    let partition = Memo::new(move |_| {
+        state.files.with(|f| {
+            let (mut settled, mut pending) = (Vec::new(), Vec::new());
+            for r in f {
+                if matches!(r.status.get(), Status::Imported(_) | Status::Failed(_)) {
+                    settled.push(r.id);
+                } else {
+                    pending.push(r.id);
+                }
+            }
+            (settled, pending)
+        })
+    });
+    // Rows are kept in id order (ids grow as rows are added).
+    let rows_of = move |ids: &[FileId]| {
+        state.files.with_untracked(|f| {
+            ids.iter()
+                .filter_map(|id| match f.binary_search_by_key(id, |r| r.id) {
+                    Ok(i) => Some(f[i].clone()),
+                    Err(_) => f.iter().find(|r| r.id == *id).cloned(),
+                })
+                .collect::<Vec<_>>()
+        })
     };
-    let pending = move || {
-        state
-            .files
-            .get()
-            .into_iter()
-            .filter(|r| !settled(r))
-            .collect::<Vec<_>>()
-    };
-    // The first files still loading (the ones the import workers hold come first: files go
-    // to the workers in drop order); the rest are counted. 200 dropped files would otherwise
-    // be 200 bars to lay out again on every change.
-    let shown = move || {
-        pending()
-            .into_iter()
-            .take(MAX_LOADING_SHOWN)
-            .collect::<Vec<_>>()
-    };
-    let more = move || pending().len().saturating_sub(MAX_LOADING_SHOWN);
-    let count = move || trials().len();
+    let trials = move || partition.with(|(s, _)| rows_of(s));
+    let pending_count = move || partition.with(|(_, p)| p.len());
+    // The first files still loading (the ones the import workers hold come first: the
+    // largest files go to the workers first); the rest are counted. 200 dropped files would
+    // otherwise be 200 bars to lay out again on every change.
+    let shown = move || partition.with(|(_, p)| rows_of(&p[..p.len().min(MAX_LOADING_SHOWN)]));
+    let more = move || pending_count().saturating_sub(MAX_LOADING_SHOWN);
+    let count = move || partition.with(|(s, _)| s.len());
     let batch = Memo::new(move |_| batch_progress(state));
     view! {
-        <Show when=move || !pending().is_empty()>
+        <Show when=move || pending_count() != 0>
             <section>
-                <h2>{move || format!("Loading ({})", pending().len())}</h2>
+                <h2>{move || format!("Loading ({})", pending_count())}</h2>
                 <p class="batch-progress" data-testid="batch">
                     <progress
                         data-testid="batch-progress"
@@ -467,6 +497,37 @@ fn sort_value(h: &Hotspot, c: SortCol) -> f64 {
 
 const MAX_ROWS: usize = 300;
 
+/// Hotspot rows rendered in the task that brings a report (or a new filter or sort).
+const FIRST_ROWS: usize = 60;
+/// Hotspot rows added per later task until all (at most [`MAX_ROWS`]) are in.
+const ROWS_PER_STEP: usize = 60;
+
+/// Grows the hotspot rows of generation `g` by [`ROWS_PER_STEP`] in a task of its own (a zero
+/// timeout), again and again until `total` are shown; stops when a newer generation began.
+fn grow_rows(rows_gen: Memo<u64>, grown: RwSignal<(u64, usize)>, g: u64, total: usize) {
+    let now = match grown.get_untracked() {
+        (at, n) if at == g => n,
+        _ => FIRST_ROWS,
+    };
+    if now >= total {
+        return;
+    }
+    set_timeout(
+        move || {
+            if rows_gen.get_untracked() != g {
+                return;
+            }
+            let now = match grown.get_untracked() {
+                (at, n) if at == g => n,
+                _ => FIRST_ROWS,
+            };
+            grown.set((g, (now + ROWS_PER_STEP).min(total)));
+            grow_rows(rows_gen, grown, g, total);
+        },
+        std::time::Duration::ZERO,
+    );
+}
+
 #[component]
 fn HotspotTable() -> impl IntoView {
     let state = expect_context::<AppState>();
@@ -540,15 +601,51 @@ fn HotspotTable() -> impl IntoView {
             </th>
         }
     };
-    let body = move || {
+    // The rows go in over several tasks: [`FIRST_ROWS`] with the report, then
+    // [`ROWS_PER_STEP`] more per task (a zero timeout each), so a report's 300 rows never
+    // hold the page's thread in one long task. `rows_gen` counts the changes of `rows` (a new
+    // report, filter or sort); `grown` is how far the rows of that generation have grown.
+    let rows_gen = Memo::new(move |prev: Option<&u64>| {
+        rows.track();
+        prev.map_or(0, |p| p.wrapping_add(1))
+    });
+    let grown = RwSignal::new((u64::MAX, FIRST_ROWS));
+    let shown_rows = move || {
+        let g = rows_gen.get();
+        match grown.get() {
+            (at, n) if at == g => n,
+            _ => FIRST_ROWS,
+        }
+    };
+    Effect::new(move |_| {
+        let g = rows_gen.get();
+        grow_rows(
+            rows_gen,
+            grown,
+            g,
+            rows.with_untracked(|(idx, _)| idx.len()),
+        );
+    });
+    // Keyed by (report, hotspot index): a sort or filter moves the rows it keeps, a new
+    // report makes them anew.
+    let keys = move || {
         let Some(r) = state.report.get() else {
-            return ().into_any();
+            return Vec::new();
         };
-        let (idx, _) = rows.get();
-        idx.into_iter()
-            .map(|i| hotspot_row(state, &r, i))
-            .collect_view()
-            .into_any()
+        let at = Arc::as_ptr(&r) as usize;
+        let n = shown_rows();
+        rows.with(|(idx, _)| idx.iter().take(n).map(|&i| (at, i)).collect::<Vec<_>>())
+    };
+    let body = move || {
+        view! {
+            <For
+                each=keys
+                key=|k| *k
+                children=move |(_, i)| {
+                    state.report.get_untracked().map(|r| hotspot_row(state, &r, i))
+                }
+            />
+        }
     };
     view! {
         <Show when=move || state.report.with(|r| r.is_some())>
@@ -705,8 +802,8 @@ fn SelectedPlot() -> impl IntoView {
     }
 }
 
-/// One file's report, as `trialscope inspect` prints it: what the file is, what was read, the
-/// trace's rank / world size / backend / host, and every diagnostic (kind, severity, count,
+/// One file's report, as `trialscope inspect` prints it, under its labels: what the file is,
+/// what was read, the trace's `rank` / `world_size` / backend / `hostname`, and every diagnostic (kind, severity, count,
 /// first offset and index). All text from the trace goes in as text nodes, never as HTML.
 fn file_report(s: Arc<ImportSummary>) -> impl IntoView {
     let total: u64 = s.diagnostics.iter().map(|d| d.count).sum();
@@ -721,27 +818,28 @@ fn file_report(s: Arc<ImportSummary>) -> impl IntoView {
         (Some(r), true) => format!("{r} (assigned: the trace names none)"),
         (r, _) => opt(r.map(|r| r.to_string())),
     };
+    // The facts by the names `trialscope inspect` gives them (its text labels are the JSON's
+    // field names; sizes as `N bytes (M decompressed)`), so both front ends say the same.
     let facts = [
         ("format", s.format.clone()),
         ("compression", s.compression.clone()),
         (
             "size",
             format!(
-                "{} ({} decompressed)",
-                format_value(s.size_bytes as f64, "bytes"),
-                format_value(s.decompressed_bytes as f64, "bytes")
+                "{} bytes ({} decompressed)",
+                s.size_bytes, s.decompressed_bytes
             ),
         ),
-        ("artifact", s.artifact_id.clone()),
-        ("events read", s.events.to_string()),
+        ("artifact_id", s.artifact_id.clone()),
+        ("events", s.events.to_string()),
         ("tracks", s.tracks.to_string()),
         ("slices", s.slices.to_string()),
         ("counters", s.counters.to_string()),
         ("frames", s.frames.to_string()),
         ("rank", rank),
-        ("world size", opt(s.world_size.map(|w| w.to_string()))),
+        ("world_size", opt(s.world_size.map(|w| w.to_string()))),
         ("backend", opt(s.backend.clone())),
-        ("host", host),
+        ("hostname", host),
     ];
     let facts = facts
         .into_iter()
@@ -808,25 +906,38 @@ fn file_report(s: Arc<ImportSummary>) -> impl IntoView {
 #[component]
 fn DiagnosticsPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let imported = move || {
-        state.files.with(|f| {
-            f.iter()
-                .filter_map(|r| match r.status.get() {
-                    Status::Imported(s) => Some(s),
-                    _ => None,
-                })
-                .collect::<Vec<_>>()
-        })
-    };
+    // A memo (by the summaries' identity): a progress message elsewhere leaves it equal, so
+    // the keyed list below is not even diffed.
+    let imported = Memo::new_with_compare(
+        move |_| {
+            state.files.with(|f| {
+                f.iter()
+                    .filter_map(|r| match r.status.get() {
+                        Status::Imported(s) => Some(s),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+            })
+        },
+        |a: Option<&Vec<Arc<ImportSummary>>>, b: Option<&Vec<Arc<ImportSummary>>>| {
+            // Changed unless both are the same summaries (`Arc` pointers) in the same order.
+            match (a, b) {
+                (Some(a), Some(b)) => {
+                    a.len() != b.len() || a.iter().zip(b).any(|(x, y)| !Arc::ptr_eq(x, y))
+                }
+                _ => true,
+            }
+        },
+    );
     view! {
-        <Show when=move || !imported().is_empty()>
+        <Show when=move || imported.with(|i| !i.is_empty())>
             <section class="diagnostics" data-testid="diagnostics">
                 <h2>"File reports"</h2>
                 // Keyed by the summary itself: a file's report is built once, not again for
                 // every other file that arrives (200 dropped trials would otherwise rebuild
                 // 200 reports per file, a long main-thread task each).
                 <For
-                    each=imported
+                    each=move || imported.get()
                     key=|s| (s.id, Arc::as_ptr(s) as usize)
                     children=file_report
                 />

@@ -309,7 +309,7 @@ fn load_pins_file(state: AppState, file: web_sys::File) {
         format!("{name} as pins.json")
     };
     let row = add_file_row(state, name, file.size());
-    send_file(&row, file.into());
+    send_file(state, &row, file.into());
 }
 
 #[component]

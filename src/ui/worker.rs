@@ -164,7 +164,10 @@ fn handle(data: JsValue) {
         }
         ToWorker::Analyse(req) => {
             let out = SESSION.with(|s| s.borrow().analyse(&req));
-            post(&out);
+            // A large report goes in parts, each read by the page in a task of its own.
+            for part in wire_split(out) {
+                post(&part);
+            }
         }
         ToWorker::Memory(req) => {
             let out = SESSION.with(|s| s.borrow().analyse_memory(&req));
@@ -370,6 +373,11 @@ fn js_error_text(e: &JsValue) -> String {
         .and_then(|m| m.as_string())
         .or_else(|| e.as_string())
         .unwrap_or_else(|| "the browser could not read the file".into())
+}
+
+/// The messages of one analysis answer ([`crate::session::wire::split_report`]).
+fn wire_split(out: FromWorker) -> Vec<FromWorker> {
+    crate::session::wire::split_report(out, crate::session::wire::HOTSPOTS_PER_PART)
 }
 
 /// Posts [`FromWorker::Updated`] when files of a drop changed each other's facts (a host from

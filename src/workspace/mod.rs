@@ -325,11 +325,43 @@ impl Workspace {
     /// order, replacing files of the same ids; the facts are derived once at the end (the
     /// aggregates of `trialscope scaling --from`, [`crate::aggregate`]).
     pub fn add_prepared_all(&mut self, items: Vec<(FileId, String, Result<Prepared, String>)>) {
-        for (id, name, prepared) in items {
-            self.forget(id);
-            self.insert(id, &name, prepared);
+        // The files of these ids go in one pass (a set of ids), not one pass per file: a
+        // folder of thousands of aggregate pieces stays n log n. Of one id given twice, the
+        // later file is kept, as adding them one by one would.
+        let ids: std::collections::BTreeSet<FileId> = items.iter().map(|i| i.0).collect();
+        self.forget_all(&ids);
+        let mut last: std::collections::BTreeMap<FileId, usize> = Default::default();
+        for (k, (id, _, _)) in items.iter().enumerate() {
+            last.insert(*id, k);
+        }
+        for (k, (id, name, prepared)) in items.into_iter().enumerate() {
+            if last.get(&id) == Some(&k) {
+                self.insert(id, &name, prepared);
+            }
         }
         self.derive();
+    }
+
+    /// [`Workspace::forget`] for every id of `ids` at once.
+    fn forget_all(&mut self, ids: &std::collections::BTreeSet<FileId>) {
+        if ids.is_empty() {
+            return;
+        }
+        if !self.pieces.is_empty()
+            && self
+                .entries
+                .iter()
+                .any(|e| ids.contains(&e.id) && e.trace().is_some())
+        {
+            self.pieces_dirty = true;
+        }
+        self.entries.retain(|e| !ids.contains(&e.id));
+        self.failed.retain(|f| !ids.contains(&f.id));
+        let before = self.pieces.len();
+        self.pieces.retain(|p| !ids.contains(&p.0));
+        if self.pieces.len() != before {
+            self.pieces_dirty = true;
+        }
     }
 
     /// Appends a prepared file (or its failure); true when it loaded.
@@ -709,9 +741,18 @@ impl Workspace {
         use crate::aggregate::pieces::{self, Outcome};
         self.pieces_dirty = false;
         self.aggregates_changed = true;
-        let old = std::mem::take(&mut self.piece_ids);
+        // Sets and maps by id, so regrouping n pieces is n log n, not n² (thousands of pieces
+        // in one dropped aggregate folder).
+        let old: std::collections::BTreeSet<FileId> =
+            std::mem::take(&mut self.piece_ids).into_iter().collect();
         self.entries.retain(|e| !old.contains(&e.id));
         self.failed.retain(|f| !old.contains(&f.id));
+        let at: std::collections::BTreeMap<FileId, usize> = self
+            .pieces
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.0, i))
+            .collect();
         let inputs: Vec<pieces::Input<'_>> = self
             .pieces
             .iter()
@@ -719,17 +760,18 @@ impl Workspace {
             .collect();
         let assembly = pieces::assemble(&inputs);
         self.duplicates.clear();
-        let traces: Vec<(&str, &str)> = self
-            .entries
-            .iter()
-            .filter(|e| e.trace().is_some())
-            .map(|e| (e.source.artifact_id.as_str(), e.name()))
-            .collect();
+        // artifact id → the first trace of it.
+        let mut traces: std::collections::BTreeMap<&str, &str> = Default::default();
+        for e in self.entries.iter().filter(|e| e.trace().is_some()) {
+            traces
+                .entry(e.source.artifact_id.as_str())
+                .or_insert(e.name());
+        }
         let mut duplicates = Vec::new();
         let mut new_entries = Vec::new();
         let mut new_failed = Vec::new();
         for (id, outcome) in assembly.trials.into_iter().chain(assembly.others) {
-            let Some((_, source, piece)) = self.pieces.iter().find(|p| p.0 == id) else {
+            let Some((_, source, piece)) = at.get(&id).map(|&i| &self.pieces[i]) else {
                 continue;
             };
             let piece_entry = |note: String| Entry {
@@ -744,10 +786,9 @@ impl Workspace {
             };
             // The trace already loaded for this trial's artifact, if any.
             let twin = match &outcome {
-                Outcome::Trial(p) => traces
-                    .iter()
-                    .find(|(a, _)| !a.is_empty() && *a == p.source.artifact_id)
-                    .map(|(_, name)| *name),
+                Outcome::Trial(p) if !p.source.artifact_id.is_empty() => {
+                    traces.get(p.source.artifact_id.as_str()).copied()
+                }
                 _ => None,
             };
             match outcome {

@@ -89,9 +89,15 @@ fn embedded_app_answers_its_parent() {
         let frame = c.find(Locator::Css("#app")).await.unwrap();
         frame.enter_frame().await.unwrap();
         assert_visible(&c, "[data-testid=hotspot-table]").await;
-        // The table shows at most 300 rows and says how many groups there are.
-        let shown = count(&c, "tr[data-testid=hotspot-row]").await as u64;
-        assert_eq!(shown, hotspots.min(300), "{answers:?}");
+        // The table shows at most 300 rows (added over a few tasks after the report, so the
+        // page's thread is never held long) and says how many groups there are.
+        let want = hotspots.min(300);
+        let shown = wait_until(Duration::from_secs(20), "every hotspot row", || async {
+            let n = count(&c, "tr[data-testid=hotspot-row]").await as u64;
+            (n >= want).then_some(n)
+        })
+        .await;
+        assert_eq!(shown, want, "{answers:?}");
         let said = assert_visible(&c, "[data-testid=hotspot-count]").await;
         assert!(
             said.trim().ends_with(&format!("{hotspots}"))

@@ -159,7 +159,7 @@ fn jax_trials_scale_in_the_browser() {
         );
         // One report per file; JAX names no host, rank or world size.
         assert_eq!(count(&c, "[data-testid=file-report]").await, 3);
-        let host = "[data-testid=file-report][data-file=\"trial2_perfetto_trace.json.gz\"] dd[data-fact=host]";
+        let host = "[data-testid=file-report][data-file=\"trial2_perfetto_trace.json.gz\"] dd[data-fact=hostname]";
         assert_eq!(text_content(&c, host).await.as_deref(), Some("-"));
         let fmt = "[data-testid=file-report][data-file=\"trial2_perfetto_trace.json.gz\"] dd[data-fact=format]";
         assert_eq!(text_content(&c, fmt).await.as_deref(), Some("chrome_json"));
@@ -238,7 +238,7 @@ fn pytorch_rank0_trials_show_rank_and_world_size() {
                 "{n}"
             );
             assert_eq!(
-                text_content(&c, &fact("world size")).await.as_deref(),
+                text_content(&c, &fact("world_size")).await.as_deref(),
                 Some("2"),
                 "{n}"
             );
@@ -248,7 +248,7 @@ fn pytorch_rank0_trials_show_rank_and_world_size() {
                 "{n}"
             );
             assert_eq!(
-                text_content(&c, &fact("host")).await.as_deref(),
+                text_content(&c, &fact("hostname")).await.as_deref(),
                 Some("vm"),
                 "{n}"
             );
@@ -257,7 +257,7 @@ fn pytorch_rank0_trials_show_rank_and_world_size() {
                 Some("gzip"),
                 "{n}"
             );
-            let events: u64 = text_content(&c, &fact("events read"))
+            let events: u64 = text_content(&c, &fact("events"))
                 .await
                 .and_then(|t| t.parse().ok())
                 .unwrap_or(0);

@@ -21,7 +21,14 @@
 //!   same bytes in the same run (`tools/bench/peers.py`, venv `target/peervenv`).
 //!
 //!   `TRIALSCOPE_SCALE_ONLY=perfetto1g` (comma-separated: `heavy`, `perfetto1g`, `kineto1g`,
-//!   `demo`) runs only those parts.
+//!   `demo`, `many` — the 200 small trials without the crashing one) runs only those parts
+//!   (`many` only when named). The batches (`demo`, `many`) run `TRIALSCOPE_SCALE_RUNS` times
+//!   (3), each run also on the site whose `dist/` `TRIALSCOPE_BASELINE_DIST` names (e.g.
+//!   main's), interleaved; each prints pick → hotspot table, worker MB/s, the long tasks
+//!   (with the worker message before each, up to 1.5 s after the table), the load average
+//!   and each import worker's busy and idle time (the pool's `trialscope:job` marks);
+//!   `TRIALSCOPE_SCALE_CORES=2,3` runs each site at those `navigator.hardwareConcurrency`
+//!   values too (the import pool's size).
 //!
 //! Each large file's import also checks the import pool's hand-over (its `trialscope:prepared`
 //! performance mark): the import worker's wasm memory and the size of the handed-over result
@@ -843,11 +850,181 @@ fn upb_peer(file: &Path) -> Option<(f64, u64)> {
     Some((mbps, v["peak_rss_bytes"].as_u64().unwrap_or(0)))
 }
 
-/// True when the benchmark part `part` (`heavy`, `perfetto1g`, `kineto1g`, `demo`) is to
-/// run: every part, or those named in `TRIALSCOPE_SCALE_ONLY` (comma-separated).
+/// True when the benchmark part `part` (`heavy`, `perfetto1g`, `kineto1g`, `demo`, `many`) is
+/// to run: every part but `many`, or those named in `TRIALSCOPE_SCALE_ONLY` (comma-separated).
 fn wanted(part: &str) -> bool {
-    std::env::var("TRIALSCOPE_SCALE_ONLY")
-        .map_or(true, |only| only.split(',').any(|p| p.trim() == part))
+    std::env::var("TRIALSCOPE_SCALE_ONLY").map_or(part != "many", |only| {
+        only.split(',').any(|p| p.trim() == part)
+    })
+}
+
+/// A DevTools command through chromedriver (`goog/cdp/execute`).
+struct Cdp(Value);
+
+impl fantoccini::wd::WebDriverCompatibleCommand for Cdp {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session_id.unwrap_or("")
+        ))
+    }
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(self.0.to_string()))
+    }
+}
+
+/// One batch picked at once in a fresh page, followed to its hotspot table.
+struct BatchRun {
+    /// The page's own pick → hotspot table (`#import-stats` `data-e2e-ms`), ms.
+    e2e_ms: f64,
+    /// The test's wall time from the pick to seeing the table, ms.
+    wall_ms: f64,
+    /// Decompressed bytes and import-worker time summed over the files.
+    bytes: f64,
+    import_ms: f64,
+    resp: Responsiveness,
+    /// The long tasks with the last worker message before each ([`long_tasks`]).
+    tasks: Value,
+    /// Each import worker's busy and idle time ([`worker_use`]; empty on a site without the
+    /// `trialscope:job` marks).
+    workers: String,
+    tab_peak: u64,
+}
+
+/// Each import worker's busy time, idle time within the import span (first hand-out → last
+/// answer) and file count, from the pool's `trialscope:job` marks (`src/ui/pool.rs`); the
+/// span starts `pick_ms` (`performance.now()` just before the pick) after the page opened.
+async fn worker_use(c: &Client, pick_ms: f64) -> String {
+    let v = c
+        .execute(
+            "return performance.getEntriesByType('mark').map(m => m.name) \
+               .filter(n => n.startsWith('trialscope:job '));",
+            vec![],
+        )
+        .await
+        .unwrap_or_default();
+    // slot → (busy ms, files); and the span over every job.
+    let mut slots: std::collections::BTreeMap<u32, (f64, usize)> = Default::default();
+    let (mut first, mut last) = (f64::INFINITY, f64::NEG_INFINITY);
+    for name in v
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n.as_str())
+    {
+        let (fields, _) = name.split_once(" file=").unwrap_or((name, ""));
+        let mut slot = None;
+        let (mut start, mut end) = (f64::NAN, f64::NAN);
+        for kv in fields.split(' ') {
+            match kv.split_once('=') {
+                Some(("slot", v)) => slot = v.parse().ok(),
+                Some(("start", v)) => start = v.parse().unwrap_or(f64::NAN),
+                Some(("end", v)) => end = v.parse().unwrap_or(f64::NAN),
+                _ => {}
+            }
+        }
+        let Some(slot) = slot else { continue };
+        let e = slots.entry(slot).or_default();
+        e.0 += end - start;
+        e.1 += 1;
+        first = first.min(start);
+        last = last.max(end);
+    }
+    if slots.is_empty() {
+        return String::new();
+    }
+    let span = last - first;
+    let per: Vec<String> = slots
+        .iter()
+        .map(|(s, (busy, n))| {
+            format!(
+                "worker {s}: {n} files, busy {busy:.0} ms, idle {:.0} ms",
+                span - busy
+            )
+        })
+        .collect();
+    format!(
+        "import span {span:.0} ms (pick → first hand-out {:.0} ms); {}",
+        first - pick_ms,
+        per.join("; ")
+    )
+}
+
+/// Picks `files` at once into a fresh page of `server` and waits for the hotspot table of all
+/// of them (those that import; a crashing file is not among them here).
+/// `cores`: `navigator.hardwareConcurrency` for the page (the import pool's size follows it),
+/// `None` = the browser's own.
+async fn pick_batch(
+    driver: &Driver,
+    server: &Server,
+    files: &[PathBuf],
+    cores: Option<u32>,
+) -> BatchRun {
+    let c = connect(driver, &tmp()).await;
+    if let Some(n) = cores {
+        c.issue_cmd(Cdp(serde_json::json!({
+            "cmd": "Emulation.setHardwareConcurrencyOverride",
+            "params": {"hardwareConcurrency": n}
+        })))
+        .await
+        .expect("chromedriver runs the DevTools command");
+    }
+    let input = open(&c, server, "").await;
+    let sampler = Sampler::start(driver.pid());
+    let paths: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    let pick_ms = c
+        .execute("return performance.now();", vec![])
+        .await
+        .ok()
+        .and_then(|v| v.as_f64())
+        .unwrap_or(f64::NAN);
+    let t0 = Instant::now();
+    input.send_keys(&paths.join("\n")).await.unwrap();
+    let want = files.len();
+    let (e2e_ms, bytes, import_ms) =
+        wait_until(Duration::from_secs(600), "the batch's hotspots", || async {
+            let n: usize = attr(&c, "#import-stats", "data-files")
+                .await?
+                .parse()
+                .ok()?;
+            let e2e: f64 = attr(&c, "#import-stats", "data-e2e-ms")
+                .await?
+                .parse()
+                .ok()?;
+            let bytes: f64 = attr(&c, "#import-stats", "data-bytes")
+                .await?
+                .parse()
+                .ok()?;
+            let ms: f64 = attr(&c, "#import-stats", "data-import-ms")
+                .await?
+                .parse()
+                .ok()?;
+            (n == want && count(&c, "tr[data-testid=hotspot-row]").await > 0)
+                .then_some((e2e, bytes, ms))
+        })
+        .await;
+    let wall_ms = t0.elapsed().as_secs_f64() * 1e3;
+    // The frames right after the table (the flame graph and triage answers render then).
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let resp = responsiveness(&c).await;
+    let tasks = long_tasks(&c).await;
+    let workers = worker_use(&c, pick_ms).await;
+    let (tab_peak, _) = sampler.peaks();
+    c.close().await.unwrap();
+    BatchRun {
+        e2e_ms,
+        wall_ms,
+        bytes,
+        import_ms,
+        resp,
+        tasks,
+        workers,
+        tab_peak,
+    }
 }
 
 #[test]
@@ -890,11 +1067,13 @@ fn benchmark_browser_scale() {
                 Err(e) => println!("FAILED: {e}"),
             }
         }
-        if !wanted("demo") {
+        if !wanted("demo") && !wanted("many") {
             return;
         }
-
-        // The 18 demo trials, pick → hotspot table, three runs.
+        // The 18 demo trials (and, part `many`, the 200 small trials), pick → hotspot table,
+        // `TRIALSCOPE_SCALE_RUNS` runs (3), each run on this site and then — when
+        // `TRIALSCOPE_BASELINE_DIST` names another site's `dist/` (e.g. main's) — on that one,
+        // interleaved so both see the same machine.
         let mut trials: Vec<PathBuf> =
             std::fs::read_dir(crate::support::corpus("chromium_scaling"))
                 .unwrap()
@@ -904,53 +1083,72 @@ fn benchmark_browser_scale() {
                 .collect();
         trials.sort();
         assert_eq!(trials.len(), 18);
-        let paths: Vec<String> = trials.iter().map(|p| p.display().to_string()).collect();
-        for run in 0..3 {
-            let c = connect(&driver, &tmp()).await;
-            let input = open(&c, &server, "").await;
-            let sampler = Sampler::start(driver.pid());
-            let t0 = Instant::now();
-            input.send_keys(&paths.join("\n")).await.unwrap();
-            let (e2e, bytes, ms) =
-                wait_until(Duration::from_secs(300), "18 trials' hotspots", || async {
-                    let n: usize = attr(&c, "#import-stats", "data-files")
-                        .await?
-                        .parse()
-                        .ok()?;
-                    let e2e: f64 = attr(&c, "#import-stats", "data-e2e-ms")
-                        .await?
-                        .parse()
-                        .ok()?;
-                    let bytes: f64 = attr(&c, "#import-stats", "data-bytes")
-                        .await?
-                        .parse()
-                        .ok()?;
-                    let ms: f64 = attr(&c, "#import-stats", "data-import-ms")
-                        .await?
-                        .parse()
-                        .ok()?;
-                    (n == 18 && count(&c, "tr[data-testid=hotspot-row]").await > 0)
-                        .then_some((e2e, bytes, ms))
-                })
-                .await;
-            let r = responsiveness(&c).await;
-            let (tab, all) = sampler.peaks();
-            println!(
-                "18 demo trials run {run}: {:.1} MB decompressed; worker import {:.0} ms summed \
-                 over the pool's workers = {:.1} MB/s per worker; page pick → hotspot table \
-                 {e2e:.0} ms (test wall {:.0} ms); longest main-thread task {:.0} ms ({} ≥ 50 \
-                 ms), timer gap {:.0} ms; peak tab {:.0} MB, browser {:.0} MB",
-                bytes / 1e6,
-                ms,
-                bytes / 1e6 / (ms / 1e3),
-                t0.elapsed().as_secs_f64() * 1e3,
-                r.longest_task_ms,
-                r.long_tasks,
-                r.timer_gap_ms,
-                tab as f64 / 1e6,
-                all as f64 / 1e6,
+        let many = if wanted("many") {
+            many_trials()
+        } else {
+            Vec::new()
+        };
+        let mut sites = vec![("this".to_string(), server)];
+        if let Ok(b) = std::env::var("TRIALSCOPE_BASELINE_DIST") {
+            let b = PathBuf::from(b);
+            assert!(
+                b.join("index.html").is_file(),
+                "{}: no index.html",
+                b.display()
             );
-            c.close().await.unwrap();
+            sites.push(("baseline".to_string(), Server::start(b, PREFIX)));
+        }
+        let runs: usize = std::env::var("TRIALSCOPE_SCALE_RUNS")
+            .ok()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(3);
+        let batches: Vec<(&str, &[PathBuf])> = [("demo", &trials[..]), ("many", &many[..])]
+            .into_iter()
+            .filter(|(part, files)| wanted(part) && !files.is_empty())
+            .collect();
+        // `TRIALSCOPE_SCALE_CORES=2,3`: each site at those `navigator.hardwareConcurrency`
+        // values too (the import pool's size), interleaved.
+        let cores: Vec<Option<u32>> = match std::env::var("TRIALSCOPE_SCALE_CORES") {
+            Ok(v) if !v.trim().is_empty() => v
+                .split(',')
+                .map(|c| Some(c.trim().parse().expect("TRIALSCOPE_SCALE_CORES: numbers")))
+                .collect(),
+            _ => vec![None],
+        };
+        for run in 0..runs {
+            for (part, files) in &batches {
+                for (site, server) in &sites {
+                    for &n in &cores {
+                        let site = match n {
+                            Some(n) => format!("{site}, {n} cores"),
+                            None => site.clone(),
+                        };
+                        let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+                        let r = pick_batch(&driver, server, files, n).await;
+                        println!(
+                        "[{part} {site}] run {run}: {} files, {:.1} MB decompressed; worker import \
+                         {:.0} ms summed = {:.1} MB/s per worker; page pick → hotspot table \
+                         {:.0} ms (test wall {:.0} ms); longest main-thread task {:.0} ms ({} ≥ \
+                         50 ms), timer gap {:.0} ms; peak tab {:.0} MB; load average {}",
+                        files.len(),
+                        r.bytes / 1e6,
+                        r.import_ms,
+                        r.bytes / 1e6 / (r.import_ms / 1e3),
+                        r.e2e_ms,
+                        r.wall_ms,
+                        r.resp.longest_task_ms,
+                        r.resp.long_tasks,
+                        r.resp.timer_gap_ms,
+                        r.tab_peak as f64 / 1e6,
+                        load.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
+                    );
+                        println!("[{part} {site}] run {run}: long tasks {}", r.tasks);
+                        if !r.workers.is_empty() {
+                            println!("[{part} {site}] run {run}: {}", r.workers);
+                        }
+                    }
+                }
+            }
         }
     });
 }

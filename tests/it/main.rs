@@ -21,6 +21,8 @@
 //!   `loaded` with the hotspot count; malformed messages ignored; no chrome
 //! * `browser_exports` — the download buttons: hotspots, findings, intervals as CSV/JSON equal
 //!   the CLI's `--csv`/`--json`; the scatter plot as well-formed SVG and a non-blank PNG
+//! * `browser_files` — the file reports under `trialscope inspect`'s labels and values; an
+//!   empty file listed as a named skip, as the CLI notes it
 //! * `browser_keyboard` — keyboard navigation: ↓/Enter select a hotspot, → walks the scatter
 //!   plot's points
 //! * `browser_memory_zoom` — the memory lanes' time and byte ticks, brush zoom and pan shared
@@ -120,6 +122,7 @@ mod browser_compare_exports;
 mod browser_dark_mode;
 mod browser_embed;
 mod browser_exports;
+mod browser_files;
 mod browser_json;
 mod browser_keyboard;
 mod browser_link;
