@@ -140,12 +140,20 @@ impl<T> Default for Chunks<T> {
 }
 
 impl<T> Chunks<T> {
+    /// Appends `v`. The first chunk grows by half from one element (a track with a few
+    /// slices holds little, as there may be millions of tracks), the others are made full size.
     fn push(&mut self, v: T) {
         match self.chunks.last_mut() {
-            Some(c) if c.len() < CHUNK => c.push(v),
+            Some(c) if c.len() < CHUNK => {
+                if c.len() == c.capacity() {
+                    c.reserve_exact((c.len() / 2 + 1).min(CHUNK - c.len()));
+                }
+                c.push(v)
+            }
             _ => {
                 let mut c = if self.chunks.is_empty() {
-                    Vec::new()
+                    self.chunks.reserve_exact(1);
+                    Vec::with_capacity(1)
                 } else {
                     Vec::with_capacity(CHUNK)
                 };

@@ -488,7 +488,7 @@ pub struct Model {
 impl Model {
     /// An estimate of the model's heap bytes: strings, tracks, slice columns, arg sets, frames,
     /// counter samples, process and thread info (diagnostics and metadata are small and not
-    /// counted). O(tracks + counter series + processes): cheap enough to call every ~64 k
+    /// counted). O(tracks + counter series + processes + arg chunks): cheap enough to call every ~64 k
     /// events; the per-file memory budget (`formats::limits::model_budget`) is checked
     /// against it.
     pub fn heap_bytes(&self) -> usize {
