@@ -176,6 +176,7 @@ impl Reassembly {
 
 #[cfg(test)]
 mod tests {
+    use super::{split_report, Reassembly};
     use crate::analysis::scaling::{
         self, FrameDescription, FrameTotals, Params, Trial, TrialProfile,
     };
@@ -284,7 +285,7 @@ mod tests {
                 let FromWorker::AnalysedPart { seq, hotspots } = p else {
                     panic!("{p:?}")
                 };
-                assert_eq!((*seq, hotspots.len()), (3, per_part));
+                assert_eq!((seq, hotspots.len()), (&3, per_part));
             }
             // Each crosses as text and reads back: the page gets the whole report again.
             let mut page = Reassembly::default();
