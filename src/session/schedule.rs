@@ -21,6 +21,8 @@ pub fn import_workers(cores: f64, max: usize) -> usize {
 pub fn largest_first(sizes: impl IntoIterator<Item = f64>) -> Option<usize> {
     let mut best: Option<(usize, f64)> = None;
     for (i, b) in sizes.into_iter().enumerate() {
+        // An unknown (NaN) size counts as the smallest.
+        let b = if b.is_nan() { f64::NEG_INFINITY } else { b };
         if best.is_none_or(|(_, m)| b > m) {
             best = Some((i, b));
         }

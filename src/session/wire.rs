@@ -89,9 +89,9 @@ pub mod hotspots {
 }
 
 /// Hotspots per [`super::FromWorker::AnalysedPart`] ([`split_report`]): the demo's 646-hotspot
-/// report (~2.3 MB of JSON, read by the page in 47–82 ms in one task) crosses in 7 parts of
-/// a few ms each.
-pub const HOTSPOTS_PER_PART: usize = 100;
+/// report (~2.3 MB of JSON, read by the page in 47–82 ms in one task on a quiet machine) crosses
+/// in 26 parts (parts of 100 still took the page 56–96 ms each at a load average of 6–8).
+pub const HOTSPOTS_PER_PART: usize = 25;
 
 /// The messages that carry `msg` to the page. A [`super::FromWorker::Analysed`] with more
 /// than `per_part` hotspots goes as [`super::FromWorker::AnalysedPart`]s of `per_part`
@@ -176,6 +176,7 @@ impl Reassembly {
 
 #[cfg(test)]
 mod tests {
+    use super::{split_report, Reassembly};
     use crate::analysis::scaling::{
         self, FrameDescription, FrameTotals, Params, Trial, TrialProfile,
     };
@@ -284,7 +285,7 @@ mod tests {
                 let FromWorker::AnalysedPart { seq, hotspots } = p else {
                     panic!("{p:?}")
                 };
-                assert_eq!((*seq, hotspots.len()), (3, per_part));
+                assert_eq!((seq, hotspots.len()), (&3, per_part));
             }
             // Each crosses as text and reads back: the page gets the whole report again.
             let mut page = Reassembly::default();

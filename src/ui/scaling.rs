@@ -498,9 +498,9 @@ fn sort_value(h: &Hotspot, c: SortCol) -> f64 {
 const MAX_ROWS: usize = 300;
 
 /// Hotspot rows rendered in the task that brings a report (or a new filter or sort).
-const FIRST_ROWS: usize = 60;
+const FIRST_ROWS: usize = 40;
 /// Hotspot rows added per later task until all (at most [`MAX_ROWS`]) are in.
-const ROWS_PER_STEP: usize = 60;
+const ROWS_PER_STEP: usize = 40;
 
 /// Grows the hotspot rows of generation `g` by [`ROWS_PER_STEP`] in a task of its own (a zero
 /// timeout), again and again until `total` are shown; stops when a newer generation began.

@@ -859,6 +859,7 @@ fn wanted(part: &str) -> bool {
 }
 
 /// A DevTools command through chromedriver (`goog/cdp/execute`).
+#[derive(Debug)]
 struct Cdp(Value);
 
 impl fantoccini::wd::WebDriverCompatibleCommand for Cdp {
