@@ -38,7 +38,8 @@ pub struct ImportSummary {
     pub slices: u64,
     /// Counter series imported.
     pub counters: u64,
-    /// Semantic frames (matched) in the trial profile.
+    /// Frames (callstack frames) imported, as `trialscope inspect` counts them
+    /// ([`crate::report::files::FileReport::frames`]).
     pub frames: u64,
     pub diagnostics: Vec<DiagnosticView>,
     /// True when a diagnostic reports data loss (frames it lacks count as missing).

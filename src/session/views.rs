@@ -132,7 +132,7 @@ pub(super) fn import_summary(e: &Entry) -> Option<ImportSummary> {
         artifact_id: e.source.artifact_id.clone(),
         slices: t.counts.slices,
         counters: t.counts.counters,
-        frames: t.trial.profile.frames.len() as u64,
+        frames: t.counts.frames,
         data_loss: diagnostics
             .iter()
             .any(|d| d.severity >= crate::model::Severity::DataLoss),
