@@ -76,16 +76,8 @@ fn corrupt_file() -> PathBuf {
 /// Waits until every file has finished and a report for the whole batch is shown.
 async fn wait_for_report(c: &Client, files: usize, timeout: Duration) -> (f64, f64, f64) {
     wait_until(timeout, "the import stats of a finished batch", || async {
-        let n: usize = attr(c, "#import-stats", "data-files").await?.parse().ok()?;
-        let e2e: f64 = attr(c, "#import-stats", "data-e2e-ms")
-            .await?
-            .parse()
-            .ok()?;
-        let bytes: f64 = attr(c, "#import-stats", "data-bytes").await?.parse().ok()?;
-        let ms: f64 = attr(c, "#import-stats", "data-import-ms")
-            .await?
-            .parse()
-            .ok()?;
+        let s = harness::import_stats(c).await?;
+        let (n, e2e, bytes, ms) = (s.files, s.e2e_ms?, s.bytes?, s.import_ms?);
         (n == files && count(c, "tr[data-testid=hotspot-row]").await > 0)
             .then_some((e2e, bytes, ms))
     })
@@ -575,26 +567,6 @@ fn max(v: &[f64]) -> f64 {
     v.iter().copied().fold(f64::NAN, f64::max)
 }
 
-/// A DevTools protocol command through chromedriver (`goog/cdp/execute`).
-#[derive(Debug)]
-struct Cdp(serde_json::Value);
-
-impl fantoccini::wd::WebDriverCompatibleCommand for Cdp {
-    fn endpoint(
-        &self,
-        base_url: &url::Url,
-        session_id: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!(
-            "session/{}/goog/cdp/execute",
-            session_id.unwrap_or("")
-        ))
-    }
-    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        (http::Method::POST, Some(self.0.to_string()))
-    }
-}
-
 /// The `navigator.hardwareConcurrency` values to measure each site with
 /// (`BENCH_CORES=2,3`: `Emulation.setHardwareConcurrencyOverride` before the page opens, so the
 /// import pool starts `cores − 1` workers); `None` = the browser's own.
@@ -666,12 +638,7 @@ fn benchmark_import_in_browser() {
             for (site, server, cores) in &variants {
                 let c = connect(&driver, &tmp()).await;
                 if let Some(n) = cores {
-                    c.issue_cmd(Cdp(serde_json::json!({
-                        "cmd": "Emulation.setHardwareConcurrencyOverride",
-                        "params": {"hardwareConcurrency": n}
-                    })))
-                    .await
-                    .expect("chromedriver runs the DevTools command");
+                    harness::emulate_cores(&c, *n).await;
                 }
                 let input = open_without_demo(&c, server, "#file-input").await;
                 let hc = c
@@ -755,18 +722,8 @@ fn benchmark_import_in_browser() {
                 input.send_keys(&heavy.display().to_string()).await.unwrap();
                 let (_, bytes, import_ms) =
                     wait_until(Duration::from_secs(300), "the large trace", || async {
-                        let n: usize = attr(&c, "#import-stats", "data-files")
-                            .await?
-                            .parse()
-                            .ok()?;
-                        let bytes: f64 = attr(&c, "#import-stats", "data-bytes")
-                            .await?
-                            .parse()
-                            .ok()?;
-                        let ms: f64 = attr(&c, "#import-stats", "data-import-ms")
-                            .await?
-                            .parse()
-                            .ok()?;
+                        let s = harness::import_stats(&c).await?;
+                        let (n, bytes, ms) = (s.files, s.bytes?, s.import_ms?);
                         (n == 1).then_some((n, bytes, ms))
                     })
                     .await;

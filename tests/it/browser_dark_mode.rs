@@ -13,30 +13,10 @@ use harness::{
     assert_local_only, connect, count, dist, open_without_demo, serial, tmp, wait_until, Driver,
     Server, PREFIX,
 };
-use serde_json::{json, Value};
-
-/// A DevTools protocol command through chromedriver.
-#[derive(Debug)]
-struct Cdp(Value);
-
-impl fantoccini::wd::WebDriverCompatibleCommand for Cdp {
-    fn endpoint(
-        &self,
-        base_url: &url::Url,
-        session_id: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!(
-            "session/{}/goog/cdp/execute",
-            session_id.unwrap_or("")
-        ))
-    }
-    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        (http::Method::POST, Some(self.0.to_string()))
-    }
-}
+use serde_json::json;
 
 async fn scheme(c: &Client, value: &str) {
-    c.issue_cmd(Cdp(json!({
+    c.issue_cmd(harness::Cdp(json!({
         "cmd": "Emulation.setEmulatedMedia",
         "params": {"features": [{"name": "prefers-color-scheme", "value": value}]}
     })))

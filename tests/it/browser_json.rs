@@ -81,7 +81,8 @@ async fn wait_for_trials(c: &Client, files: usize, want: &[&str]) {
         Duration::from_secs(240),
         "the trial table and hotspot table",
         || async {
-            let n: usize = attr(c, "#import-stats", "data-files").await?.parse().ok()?;
+            let s = harness::import_stats(c).await?;
+            let n = s.files;
             let done = n == files
                 && count(c, "tr[data-testid=hotspot-row]").await > 0
                 && inputs(c).await == want;

@@ -421,18 +421,8 @@ async fn pick_large(
         .unwrap_or_else(|e| panic!("{name}: slice count {slices_text:?}: {e}"));
     let (decompressed_bytes, import_ms) =
         wait_until(Duration::from_secs(60), "the import figures", || async {
-            let n: usize = attr(&c, "#import-stats", "data-files")
-                .await?
-                .parse()
-                .ok()?;
-            let bytes: f64 = attr(&c, "#import-stats", "data-bytes")
-                .await?
-                .parse()
-                .ok()?;
-            let ms: f64 = attr(&c, "#import-stats", "data-import-ms")
-                .await?
-                .parse()
-                .ok()?;
+            let s = harness::import_stats(&c).await?;
+            let (n, bytes, ms) = (s.files, s.bytes?, s.import_ms?);
             (n == 1 && ms > 0.0).then_some((bytes, ms))
         })
         .await;
@@ -743,14 +733,8 @@ fn browser_scale_200_trials() {
             Duration::from_secs(300),
             "the report of 199 trials",
             || async {
-                let n: usize = attr(&c, "#import-stats", "data-files")
-                    .await?
-                    .parse()
-                    .ok()?;
-                let e2e: f64 = attr(&c, "#import-stats", "data-e2e-ms")
-                    .await?
-                    .parse()
-                    .ok()?;
+                let s = harness::import_stats(&c).await?;
+                let (n, e2e) = (s.files, s.e2e_ms?);
                 (count(&c, "tr[data-testid=hotspot-row][data-name=\"Work\"]").await > 0)
                     .then_some((n, e2e))
             },
@@ -858,26 +842,6 @@ fn wanted(part: &str) -> bool {
     })
 }
 
-/// A DevTools command through chromedriver (`goog/cdp/execute`).
-#[derive(Debug)]
-struct Cdp(Value);
-
-impl fantoccini::wd::WebDriverCompatibleCommand for Cdp {
-    fn endpoint(
-        &self,
-        base_url: &url::Url,
-        session_id: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!(
-            "session/{}/goog/cdp/execute",
-            session_id.unwrap_or("")
-        ))
-    }
-    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        (http::Method::POST, Some(self.0.to_string()))
-    }
-}
-
 /// One batch picked at once in a fresh page, followed to its hotspot table.
 struct BatchRun {
     /// The page's own pick → hotspot table (`#import-stats` `data-e2e-ms`), ms.
@@ -967,12 +931,7 @@ async fn pick_batch(
 ) -> BatchRun {
     let c = connect(driver, &tmp()).await;
     if let Some(n) = cores {
-        c.issue_cmd(Cdp(serde_json::json!({
-            "cmd": "Emulation.setHardwareConcurrencyOverride",
-            "params": {"hardwareConcurrency": n}
-        })))
-        .await
-        .expect("chromedriver runs the DevTools command");
+        harness::emulate_cores(&c, n).await;
     }
     let input = open(&c, server, "").await;
     let sampler = Sampler::start(driver.pid());
@@ -988,22 +947,8 @@ async fn pick_batch(
     let want = files.len();
     let (e2e_ms, bytes, import_ms) =
         wait_until(Duration::from_secs(600), "the batch's hotspots", || async {
-            let n: usize = attr(&c, "#import-stats", "data-files")
-                .await?
-                .parse()
-                .ok()?;
-            let e2e: f64 = attr(&c, "#import-stats", "data-e2e-ms")
-                .await?
-                .parse()
-                .ok()?;
-            let bytes: f64 = attr(&c, "#import-stats", "data-bytes")
-                .await?
-                .parse()
-                .ok()?;
-            let ms: f64 = attr(&c, "#import-stats", "data-import-ms")
-                .await?
-                .parse()
-                .ok()?;
+            let s = harness::import_stats(&c).await?;
+            let (n, e2e, bytes, ms) = (s.files, s.e2e_ms?, s.bytes?, s.import_ms?);
             (n == want && count(&c, "tr[data-testid=hotspot-row]").await > 0)
                 .then_some((e2e, bytes, ms))
         })

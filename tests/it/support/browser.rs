@@ -559,6 +559,64 @@ pub async fn attr(c: &Client, css: &str, name: &str) -> Option<String> {
     e.attr(name).await.ok().flatten()
 }
 
+/// The page's import figures, from `#import-stats`'s data attributes: `files` (finished
+/// files, `data-files`), `bytes` (decompressed bytes, `data-bytes`), `import_ms` (the import
+/// workers' summed wall time, `data-import-ms`) and `e2e_ms` (pick → hotspot table,
+/// `data-e2e-ms`). `None` until the page shows a file count; each other figure `None` until set.
+#[derive(Clone, Copy, Debug)]
+pub struct ImportStats {
+    pub files: usize,
+    pub bytes: Option<f64>,
+    pub import_ms: Option<f64>,
+    pub e2e_ms: Option<f64>,
+}
+
+#[allow(dead_code)]
+pub async fn import_stats(c: &Client) -> Option<ImportStats> {
+    let css = "#import-stats";
+    let num = |v: Option<String>| v.and_then(|v| v.parse::<f64>().ok());
+    Some(ImportStats {
+        files: attr(c, css, "data-files").await?.parse().ok()?,
+        bytes: num(attr(c, css, "data-bytes").await),
+        import_ms: num(attr(c, css, "data-import-ms").await),
+        e2e_ms: num(attr(c, css, "data-e2e-ms").await),
+    })
+}
+
+/// Makes the page see `n` as `navigator.hardwareConcurrency` (DevTools
+/// `Emulation.setHardwareConcurrencyOverride`, before the page opens), so the import pool
+/// starts the workers it would on such a machine.
+#[allow(dead_code)]
+pub async fn emulate_cores(c: &Client, n: u32) {
+    c.issue_cmd(Cdp(json!({
+        "cmd": "Emulation.setHardwareConcurrencyOverride",
+        "params": {"hardwareConcurrency": n}
+    })))
+    .await
+    .expect("chromedriver runs the DevTools command");
+}
+
+/// A DevTools protocol command through chromedriver (`POST /session/{id}/goog/cdp/execute`
+/// with `{"cmd": …, "params": …}`).
+#[derive(Debug)]
+pub struct Cdp(pub Value);
+
+impl fantoccini::wd::WebDriverCompatibleCommand for Cdp {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session_id.unwrap_or("")
+        ))
+    }
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(self.0.to_string()))
+    }
+}
+
 #[allow(dead_code)]
 pub async fn count(c: &Client, css: &str) -> usize {
     c.find_all(Locator::Css(css)).await.map_or(0, |v| v.len())
