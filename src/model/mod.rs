@@ -109,7 +109,7 @@ const ARG_CHUNK: usize = 1 << 15;
 /// All argument sets of a model, columnar: every set's entries in one sequence, a set being
 /// the range between two offsets (no allocation per set). Set 0 is empty.
 ///
-/// The sequence is stored in chunks of [`ARG_CHUNK`] entries that never move once full (a
+/// The sequence is stored in chunks of `ARG_CHUNK` (32,768) entries that never move once full (a
 /// set never spans two chunks: one that would is moved whole to the next chunk), so the
 /// column grows without ever copying itself — in wasm32 a growing `Vec` is copied, its old
 /// and new blocks live at once.
