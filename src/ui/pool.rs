@@ -13,14 +13,14 @@
 //! file, the worker's wasm memory, the size of the handed-over result and whether the worker
 //! was replaced (read by `tests/it/browser_scale.rs`).
 //!
-//! Scheduling: files go to the workers largest first (longest-processing-time first, by the
-//! size as dropped; ties in drop order), so the last file to finish is a small one and no
-//! worker runs alone at the end while the others idle. A batch picked at once is queued whole
-//! before the first file is handed out ([`submit`] defers the hand-out to a microtask), so the
-//! order spans the batch; files that arrive later (a folder walked entry by entry, the demo's
-//! downloads) start as they come. Each finished file leaves a `trialscope:job` mark (slot,
-//! start and end in `performance.now()` ms, size) from which the benchmarks compute each
-//! worker's busy and idle time.
+//! Scheduling: files go to the workers in the order they were dropped. A batch picked at once
+//! is queued whole before the first file is handed out ([`submit`] defers the hand-out to a
+//! microtask). Not largest first: the session's workspace keeps the files in the order their
+//! imports finish, and the web app's report must equal the CLI's for the same files in the same
+//! order (tests/it/browser_exports.rs); a largest-first trial (session 7) changed that order and
+//! measured no gain (a worker idled 62–110 ms of a 12 s import). Each finished file leaves a
+//! `trialscope:job` mark (slot, start and end in `performance.now()` ms, size) from which the
+//! benchmarks compute each worker's busy and idle time.
 //!
 //! One file's crash costs that file only: when an import worker panics (its hook posts
 //! [`FromWorker::Crashed`]) or traps (only its `error` event fires), the file it held is marked
@@ -50,7 +50,7 @@ struct Job {
     id: FileId,
     name: String,
     blob: Blob,
-    /// The blob's size as dropped, bytes (the scheduling key).
+    /// The blob's size as dropped, bytes (its `trialscope:job` mark).
     bytes: f64,
     /// `performance.now()` when a worker was given the file (ms; 0 while queued).
     sent_ms: f64,
@@ -104,7 +104,7 @@ pub fn start(state: AppState, hook: Option<ToWorker>) {
 }
 
 /// Queues a file for import. The hand-out runs at the end of the current task (a microtask),
-/// so every file of a batch added in one go is queued before the largest is handed out.
+/// so every file of a batch added in one go is queued before the first is handed out.
 pub fn submit(id: FileId, name: String, blob: Blob) {
     let schedule = POOL.with(|p| {
         let mut p = p.borrow_mut();
@@ -152,8 +152,7 @@ pub fn cancel_all() {
     });
 }
 
-/// Hands queued files to idle, ready workers, largest first
-/// ([`crate::session::schedule::largest_first`]).
+/// Hands queued files to idle, ready workers, in queue (drop) order.
 fn dispatch() {
     POOL.with(|p| {
         let mut p = p.borrow_mut();
@@ -162,11 +161,7 @@ fn dispatch() {
             if !s.ready || s.busy.is_some() || s.worker.is_none() {
                 continue;
             }
-            let Some(at) = crate::session::schedule::largest_first(p.queue.iter().map(|j| j.bytes))
-            else {
-                return;
-            };
-            let Some(mut job) = p.queue.remove(at) else {
+            let Some(mut job) = p.queue.pop_front() else {
                 return;
             };
             let Some(w) = s.worker.as_ref() else {

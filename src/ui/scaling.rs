@@ -344,7 +344,7 @@ fn TrialTable() -> impl IntoView {
     let trials = move || partition.with(|(s, _)| rows_of(s));
     let pending_count = move || partition.with(|(_, p)| p.len());
     // The first files still loading (the ones the import workers hold come first: the
-    // largest files go to the workers first); the rest are counted. 200 dropped files would
+    // files go to the workers in drop order); the rest are counted. 200 dropped files would
     // otherwise be 200 bars to lay out again on every change.
     let shown = move || partition.with(|(_, p)| rows_of(&p[..p.len().min(MAX_LOADING_SHOWN)]));
     let more = move || pending_count().saturating_sub(MAX_LOADING_SHOWN);
