@@ -583,7 +583,7 @@ fn bench_cores() -> Vec<Option<u32>> {
 /// The sites to measure, interleaved: this checkout's `dist/`, and the one named by
 /// `TRIALSCOPE_BASELINE_DIST` (e.g. a copy of main's `dist/` in `target/tmp/dist-main`) when
 /// set.
-fn bench_sites() -> Vec<(String, PathBuf)> {
+pub(crate) fn bench_sites() -> Vec<(String, PathBuf)> {
     let mut v = vec![("this".to_string(), dist())];
     if let Ok(b) = std::env::var("TRIALSCOPE_BASELINE_DIST") {
         let b = PathBuf::from(b);

@@ -1034,16 +1034,15 @@ fn benchmark_browser_scale() {
         } else {
             Vec::new()
         };
+        // This checkout's site is `server`; the baseline's, if any, from the same rule as
+        // `benchmark_import_in_browser`'s.
         let mut sites = vec![("this".to_string(), server)];
-        if let Ok(b) = std::env::var("TRIALSCOPE_BASELINE_DIST") {
-            let b = PathBuf::from(b);
-            assert!(
-                b.join("index.html").is_file(),
-                "{}: no index.html",
-                b.display()
-            );
-            sites.push(("baseline".to_string(), Server::start(b, PREFIX)));
-        }
+        sites.extend(
+            crate::browser::bench_sites()
+                .into_iter()
+                .skip(1)
+                .map(|(name, d)| (name, Server::start(d, PREFIX))),
+        );
         let runs: usize = std::env::var("TRIALSCOPE_SCALE_RUNS")
             .ok()
             .and_then(|r| r.parse().ok())
