@@ -1,5 +1,5 @@
 //! The import pool: up to [`MAX_IMPORT_WORKERS`] Web Workers (one per core the browser reports,
-//! less one for the session worker, at least one) that load dropped files in parallel. Each
+//! at least one: [`crate::session::schedule::import_workers`]) that load dropped files in parallel. Each
 //! takes one file at a time ([`ToWorker::Prepare`] with the file's `Blob` handle), reads it in
 //! chunks, reduces it to what the workspace keeps ([`crate::workspace::prepare`]) and answers
 //! [`FromWorker::Prepared`]; the result goes on, unread, to the session worker

@@ -875,6 +875,8 @@ async fn worker_use(c: &Client, pick_ms: f64) -> String {
     // slot → (busy ms, files); and the span over every job.
     let mut slots: std::collections::BTreeMap<u32, (f64, usize)> = Default::default();
     let (mut first, mut last) = (f64::INFINITY, f64::NEG_INFINITY);
+    // (start, ms, bytes as dropped) of every job, to print in hand-out order.
+    let mut jobs: Vec<(f64, f64, f64)> = Vec::new();
     for name in v
         .as_array()
         .into_iter()
@@ -883,12 +885,13 @@ async fn worker_use(c: &Client, pick_ms: f64) -> String {
     {
         let (fields, _) = name.split_once(" file=").unwrap_or((name, ""));
         let mut slot = None;
-        let (mut start, mut end) = (f64::NAN, f64::NAN);
+        let (mut start, mut end, mut bytes) = (f64::NAN, f64::NAN, f64::NAN);
         for kv in fields.split(' ') {
             match kv.split_once('=') {
                 Some(("slot", v)) => slot = v.parse().ok(),
                 Some(("start", v)) => start = v.parse().unwrap_or(f64::NAN),
                 Some(("end", v)) => end = v.parse().unwrap_or(f64::NAN),
+                Some(("bytes", v)) => bytes = v.parse().unwrap_or(f64::NAN),
                 _ => {}
             }
         }
@@ -896,6 +899,7 @@ async fn worker_use(c: &Client, pick_ms: f64) -> String {
         let e = slots.entry(slot).or_default();
         e.0 += end - start;
         e.1 += 1;
+        jobs.push((start, end - start, bytes));
         first = first.min(start);
         last = last.max(end);
     }
@@ -912,10 +916,19 @@ async fn worker_use(c: &Client, pick_ms: f64) -> String {
             )
         })
         .collect();
+    jobs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // Each job's time per MB as dropped, in hand-out order: a worker whose first files are
+    // slower than its last is still compiling (V8's baseline tier) or warming up.
+    let order: Vec<String> = jobs
+        .iter()
+        .map(|(_, ms, b)| format!("{:.0}", ms / (b / 1e6)))
+        .collect();
     format!(
-        "import span {span:.0} ms (pick → first hand-out {:.0} ms); {}",
+        "import span {span:.0} ms (pick → first hand-out {:.0} ms); {}; ms per MB as dropped, \
+         in hand-out order: {}",
         first - pick_ms,
-        per.join("; ")
+        per.join("; "),
+        order.join(" ")
     )
 }
 
