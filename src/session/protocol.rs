@@ -146,6 +146,13 @@ pub enum ToWorker {
     },
     /// Forget every pin ("no pins" state). Answered by a [`FromWorker::Triaged`].
     ClearPins(TriageRequest),
+    /// To an idle *import worker* that has just started: import a small generated trace and
+    /// throw the result away ([`crate::formats::perfetto::synthetic`]), so V8 has tiered the
+    /// import's code up to optimised machine code before the first dropped file — a wasm
+    /// function that is still running does not switch tiers, and without it each worker's
+    /// first file ran 2–4× slower per MB than its later ones. Answered by
+    /// [`FromWorker::WarmedUp`].
+    WarmUp,
     /// **Test hook** (the browser tests' only way to make the importer crash, since no real
     /// input should): the worker panics (`panic_on`) or aborts without a panic message
     /// (`abort_on`, like running out of memory) when it starts importing a file of one of these
@@ -168,6 +175,8 @@ pub enum ToWorker {
 pub enum FromWorker {
     /// The worker's handler is installed; work may be sent.
     Ready,
+    /// The answer to [`ToWorker::WarmUp`]: its wall time, ms.
+    WarmedUp { ms: f64 },
     /// Import progress of one file, fraction in [0, 1].
     Progress { id: FileId, fraction: f64 },
     /// The file imported; `import_ms` is the worker's wall time for decompress + parse +

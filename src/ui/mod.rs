@@ -401,6 +401,7 @@ fn on_message(state: AppState, msg: FromWorker) {
     match msg {
         // The bridge and the import pool handle these themselves.
         FromWorker::Ready
+        | FromWorker::WarmedUp { .. }
         | FromWorker::Crashed { .. }
         | FromWorker::Prepared { .. }
         | FromWorker::AnalysedPart { .. } => {}

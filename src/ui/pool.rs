@@ -3,7 +3,9 @@
 //! takes one file at a time ([`ToWorker::Prepare`] with the file's `Blob` handle), reads it in
 //! chunks, reduces it to what the workspace keeps ([`crate::workspace::prepare`]) and answers
 //! [`FromWorker::Prepared`]; the result goes on, unread, to the session worker
-//! ([`super::bridge::post_prepared`]), which derives the facts across files.
+//! ([`super::bridge::post_prepared`]), which derives the facts across files. A worker that
+//! starts while no file waits is first sent [`ToWorker::WarmUp`] (a small generated import, so
+//! its first real file runs optimised code; `trialscope:warmup` mark).
 //!
 //! A wasm memory never shrinks: an import worker keeps the heap its largest file needed until
 //! it ends. So once a worker's memory has grown past [`RECYCLE_ABOVE_BYTES`] (it says how much
@@ -248,8 +250,18 @@ fn on_message(state: AppState, i: usize, generation: u32, msg: FromWorker, data:
                     }
                 });
             }
+            // Warm a new worker up while nothing waits (a file that waits warms it anyway);
+            // a file handed out meanwhile queues behind the warm-up in the worker.
+            let warm = serde_wasm_bindgen::to_value(&ToWorker::WarmUp).ok();
+            POOL.with(|p| {
+                let p = p.borrow();
+                if let (true, Some(w), Some(m)) = (p.queue.is_empty(), &p.slots[i].worker, &warm) {
+                    let _ = w.post_message(m);
+                }
+            });
             dispatch();
         }
+        FromWorker::WarmedUp { ms } => mark_warm_up(i, ms),
         FromWorker::Progress { .. } => super::on_message(state, msg),
         FromWorker::Prepared {
             id,
@@ -341,6 +353,14 @@ fn mark_job(slot: usize, start_ms: f64, end_ms: f64, bytes: f64, name: &str) {
     );
     if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
         let _ = p.mark(&text);
+    }
+}
+
+/// Leaves the `trialscope:warmup slot=<i> ms=<wall ms>` mark of one import worker's warm-up
+/// ([`ToWorker::WarmUp`]; a measurement for the benchmarks, nothing is shown).
+fn mark_warm_up(slot: usize, ms: f64) {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark(&format!("trialscope:warmup slot={slot} ms={ms:.1}"));
     }
 }
 

@@ -198,7 +198,34 @@ fn handle(data: JsValue) {
         } => {
             TEST_HOOK.with(|h| *h.borrow_mut() = (panic_on, abort_on, session_panic_on));
         }
+        ToWorker::WarmUp => {
+            let started = js_sys::Date::now();
+            warm_up();
+            post(&FromWorker::WarmedUp {
+                ms: js_sys::Date::now() - started,
+            });
+        }
     }
+}
+
+/// Bytes of the generated trace an import worker imports when it starts ([`warm_up`]): about
+/// 20 k packets, enough for V8 to tier up the hot code.
+const WARM_UP_BYTES: u64 = 1_000_000;
+
+/// [`ToWorker::WarmUp`]: the whole path of a dropped file ([`crate::workspace::prepare`] and
+/// the hand-over's encoding) over a generated Chromium-like trace of [`WARM_UP_BYTES`], its
+/// result dropped; nothing is posted but the answer.
+fn warm_up() {
+    let mut trace = Vec::with_capacity(WARM_UP_BYTES as usize + (64 << 10));
+    if crate::formats::perfetto::synthetic::write_chromium_like(&mut trace, WARM_UP_BYTES).is_err()
+    {
+        return;
+    }
+    let name = "warm-up.pftrace";
+    let opts = crate::formats::LoadOptions::default();
+    let prepared = crate::workspace::prepare(name, &trace.as_slice(), &opts, &mut |_| {});
+    drop(trace);
+    drop(prepared_blob(name, &prepared));
 }
 
 /// The import worker's result as a `Blob` of its wire form ([`crate::workspace::wire`]:

@@ -29,6 +29,9 @@
 //!   and each import worker's busy and idle time (the pool's `trialscope:job` marks);
 //!   `TRIALSCOPE_SCALE_CORES=2,3` runs each site at those `navigator.hardwareConcurrency`
 //!   values too (the import pool's size).
+//!   `TRIALSCOPE_SCALE_PICK_DELAY_MS=1500` waits that long between the page being ready and
+//!   the pick, as a person would (the import workers' warm-up, `trialscope:warmup`, is then
+//!   done; without it the pick lands during the warm-up and the first files wait for it).
 //!
 //! Each large file's import also checks the import pool's hand-over (its `trialscope:prepared`
 //! performance mark): the import worker's wasm memory and the size of the handed-over result
@@ -867,7 +870,7 @@ async fn worker_use(c: &Client, pick_ms: f64) -> String {
     let v = c
         .execute(
             "return performance.getEntriesByType('mark').map(m => m.name) \
-               .filter(n => n.startsWith('trialscope:job '));",
+               .filter(n => n.startsWith('trialscope:job ') || n.startsWith('trialscope:warmup '));",
             vec![],
         )
         .await
@@ -877,12 +880,18 @@ async fn worker_use(c: &Client, pick_ms: f64) -> String {
     let (mut first, mut last) = (f64::INFINITY, f64::NEG_INFINITY);
     // (start, ms, bytes as dropped) of every job, to print in hand-out order.
     let mut jobs: Vec<(f64, f64, f64)> = Vec::new();
+    // The import workers' warm-ups (`slot=<i> ms=<ms>`), done before the pick or not.
+    let mut warm_ups: Vec<String> = Vec::new();
     for name in v
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(|n| n.as_str())
     {
+        if let Some(w) = name.strip_prefix("trialscope:warmup ") {
+            warm_ups.push(w.to_string());
+            continue;
+        }
         let (fields, _) = name.split_once(" file=").unwrap_or((name, ""));
         let mut slot = None;
         let (mut start, mut end, mut bytes) = (f64::NAN, f64::NAN, f64::NAN);
@@ -925,10 +934,11 @@ async fn worker_use(c: &Client, pick_ms: f64) -> String {
         .collect();
     format!(
         "import span {span:.0} ms (pick → first hand-out {:.0} ms); {}; ms per MB as dropped, \
-         in hand-out order: {}",
+         in hand-out order: {}; warm-ups: [{}]",
         first - pick_ms,
         per.join("; "),
-        order.join(" ")
+        order.join(" "),
+        warm_ups.join(", ")
     )
 }
 
@@ -947,6 +957,12 @@ async fn pick_batch(
         harness::emulate_cores(&c, n).await;
     }
     let input = open(&c, server, "").await;
+    if let Some(ms) = std::env::var("TRIALSCOPE_SCALE_PICK_DELAY_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+    }
     let sampler = Sampler::start(driver.pid());
     let paths: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
     let pick_ms = c

@@ -17,6 +17,7 @@
 
 pub mod clock;
 pub mod proto;
+pub mod synthetic;
 mod view;
 
 use std::collections::HashMap;
