@@ -107,7 +107,10 @@ fn fixed_mmap_threshold() {
 }
 
 /// Other allocators keep their own rules.
-#[cfg(all(not(target_arch = "wasm32"), not(all(target_os = "linux", target_env = "gnu"))))]
+#[cfg(all(
+    not(target_arch = "wasm32"),
+    not(all(target_os = "linux", target_env = "gnu"))
+))]
 fn fixed_mmap_threshold() {}
 
 #[cfg(target_arch = "wasm32")]
