@@ -1,17 +1,22 @@
 // Runs the wasm32 stage timer (tools/bench/wasm_stages.rs, built by tools/bench/wasm_stages.sh)
 // under Node on trace files and prints each stage's best time and MB/s, summed over the files.
 // Usage: node [--cpu-prof] tools/bench/wasm_stages.js [--runs N] [--pkg DIR] FILE…
+//        node tools/bench/wasm_stages.js --memory FILE  (the worker's pipeline on the file read in
+//        8 MiB pieces, never whole in wasm memory: wasm memory size after load / keep / encode;
+//        one file per process, since wasm memory never shrinks)
 // Default package dir: target/wasm-stages (the script's output).
 'use strict';
 const fs = require('fs');
 const path = require('path');
 const args = process.argv.slice(2);
 let runs = 1;
+let memory = false;
 let pkg = path.resolve('target/wasm-stages');
 const files = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--runs') runs = Number(args[++i]);
   else if (args[i] === '--pkg') pkg = path.resolve(args[++i]);
+  else if (args[i] === '--memory') memory = true;
   else files.push(args[i]);
 }
 // The stages are timed in CPU time of this process (user + system; V8's compiler and GC
@@ -21,6 +26,20 @@ globalThis.trialscope_cpu_ms = () => {
   return (u.user + u.system) / 1e3;
 };
 const m = require(path.join(pkg, 'wasm_stages.js'));
+if (memory) {
+  const f = files[0];
+  const fd = fs.openSync(f, 'r');
+  globalThis.trialscope_read = (offset, len) => {
+    const b = Buffer.alloc(len);
+    const n = fs.readSync(fd, b, 0, len, offset);
+    return b.subarray(0, n);
+  };
+  const c0 = globalThis.trialscope_cpu_ms();
+  const r = JSON.parse(m.worker_memory(path.basename(f), fs.statSync(f).size));
+  const ms = globalThis.trialscope_cpu_ms() - c0;
+  console.log(`${path.basename(f)}: wasm memory MB ${JSON.stringify(r)}, ${ms.toFixed(0)} ms CPU`);
+  process.exit(0);
+}
 const total = new Map();
 let cpuAll = 0;
 for (const f of files) {

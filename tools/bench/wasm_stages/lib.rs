@@ -30,6 +30,83 @@ mod wasm {
         super::stages::run(name, bytes, runs, &now).map(|s| super::stages::to_json(&s))
     }
 
+    #[wasm_bindgen]
+    extern "C" {
+        /// Reads up to `len` bytes of the file at `offset` (`wasm_stages.js --memory`): the
+        /// worker's `File.slice` + `FileReaderSync`, so the file is never in wasm memory whole.
+        #[wasm_bindgen(js_namespace = globalThis)]
+        fn trialscope_read(offset: f64, len: f64) -> Vec<u8>;
+    }
+
+    /// The worker's 8 MiB `File.slice` reads, as a `ByteSource`.
+    struct JsSource(u64);
+    struct JsReader {
+        pos: u64,
+        size: u64,
+        chunk: Vec<u8>,
+        at: usize,
+    }
+    impl std::io::Read for JsReader {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.at == self.chunk.len() {
+                if self.pos >= self.size {
+                    return Ok(0);
+                }
+                let len = (8u64 << 20).min(self.size - self.pos);
+                self.chunk = trialscope_read(self.pos as f64, len as f64);
+                self.pos += len;
+                self.at = 0;
+                if self.chunk.is_empty() {
+                    return Ok(0);
+                }
+            }
+            let n = buf.len().min(self.chunk.len() - self.at);
+            buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+    impl trialscope::formats::ByteSource for JsSource {
+        fn size(&self) -> u64 {
+            self.0
+        }
+        fn open(&self) -> std::io::Result<Box<dyn std::io::Read + '_>> {
+            Ok(Box::new(JsReader {
+                pos: 0,
+                size: self.0,
+                chunk: Vec::new(),
+                at: 0,
+            }))
+        }
+    }
+
+    /// The import worker's pipeline on a file of `size` bytes read through `trialscope_read`:
+    /// `formats::load_from`, `workspace::keep`, `wire::encode_chunks` (pieces dropped), with
+    /// the wasm memory size (MB) after each stage, as a JSON object.
+    #[wasm_bindgen]
+    pub fn worker_memory(name: &str, size: f64) -> Result<String, String> {
+        let mb = || memory_bytes() / 1e6;
+        let m0 = mb();
+        let src = JsSource(size as u64);
+        let opts = trialscope::formats::LoadOptions::default();
+        let loaded = trialscope::formats::load_from(name, &src, &opts, &mut |_| {})
+            .map_err(|e| e.to_string())?;
+        let m_load = mb();
+        let prepared = trialscope::workspace::keep(loaded);
+        let m_keep = mb();
+        let mut encoded = 0usize;
+        trialscope::workspace::wire::encode_chunks(
+            &Ok(prepared),
+            trialscope::workspace::wire::CHUNK_BYTES,
+            &mut |p| encoded += p.len(),
+        )?;
+        let m_enc = mb();
+        Ok(format!(
+            "{{\"start_mb\":{m0:.1},\"load_mb\":{m_load:.1},\"keep_mb\":{m_keep:.1},\"encode_mb\":{m_enc:.1},\"encoded_mb\":{:.1}}}",
+            encoded as f64 / 1e6
+        ))
+    }
+
     /// Size of the wasm memory, bytes.
     #[wasm_bindgen]
     pub fn memory_bytes() -> f64 {
