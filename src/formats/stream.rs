@@ -2,6 +2,8 @@
 //! dropped are hashed (the artifact id) and counted (progress) on the way through, gzip/zlib
 //! wrappers are inflated incrementally, and an importer sees the decompressed bytes through a
 //! [`Window`] that holds only what it has not consumed yet. No load holds a whole file.
+//! Natively, a file is read, hashed and inflated on a second thread that stays at most 2 MiB
+//! ahead of the importer (`pipe`); in wasm32, and for bytes in memory, on the caller's thread.
 
 use std::cell::Cell;
 use std::io::{self, BufReader, Read};
@@ -22,8 +24,8 @@ pub trait ByteSource {
     /// A reader from the first byte. Errors: the file cannot be opened or read.
     fn open(&self) -> io::Result<Box<dyn Read + '_>>;
     /// Like [`ByteSource::open`], a reader from the first byte, but one another thread may own
-    /// (native only): with it, [`open`] reads, hashes and inflates on a second thread while the
-    /// importer parses. `None` (the default): the source cannot give one, the pass runs on the
+    /// (native only): with it, a load ([`load_from`](super::load_from)) reads, hashes and
+    /// inflates on a second thread while the importer parses. `None` (the default): the source cannot give one, the pass runs on the
     /// caller's thread. Errors: as [`ByteSource::open`].
     #[cfg(not(target_arch = "wasm32"))]
     fn open_owned(&self) -> Option<io::Result<Box<dyn Read + Send>>> {
@@ -517,6 +519,15 @@ fn decoders<'s>(
     Ok((compression, what, cur))
 }
 
+/// A pass's decoder chain as [`open`] starts it: the outermost compression, its format name
+/// for errors, the decompressed reader, and where the hash comes from (when hashing).
+type Decoded<'s> = (
+    Compression,
+    &'static str,
+    Box<dyn Read + 's>,
+    Option<HashOf>,
+);
+
 /// Opens one pass over `src`: peels up to three gzip/zlib layers (inflated as read), limits the
 /// decompressed bytes to `limit`, and when `hash` hashes the bytes as dropped (the artifact id
 /// comes from [`Window::finish_hash`]). Natively, a source with [`ByteSource::open_owned`]
@@ -541,12 +552,7 @@ pub(crate) fn open<'s>(
         None => None,
     };
     #[cfg(target_arch = "wasm32")]
-    let piped: Option<(
-        Compression,
-        &'static str,
-        Box<dyn Read + 's>,
-        Option<HashOf>,
-    )> = None;
+    let piped: Option<Decoded<'s>> = None;
     let (compression, what, cur, state) = match piped {
         Some((compression, what, reader, state)) => (compression, what, reader, state),
         None => {
@@ -608,7 +614,7 @@ mod pipe {
 
     use sha2::Sha256;
 
-    use super::{decoders, Compression, HashOf, HashState, Hashing};
+    use super::{decoders, Compression, Decoded, HashOf, HashState, Hashing};
 
     /// Bytes per hand-over.
     pub(super) const CHUNK: usize = 256 << 10;
@@ -722,12 +728,11 @@ mod pipe {
     /// first bytes showed: the compression, its format name, the decompressed reader and, when
     /// `hash`, where the hash comes from. `Ok(None)`: no thread could be started (the caller
     /// reads on its own thread). Errors: the first bytes cannot be read.
-    #[allow(clippy::type_complexity)]
     pub(super) fn start(
         reader: Box<dyn Read + Send>,
         hash: bool,
         raw: Arc<AtomicU64>,
-    ) -> io::Result<Option<(Compression, &'static str, Box<dyn Read>, Option<HashOf>)>> {
+    ) -> io::Result<Option<Decoded<'static>>> {
         let (tx, rx) = sync_channel::<Msg>(BUFFERS + 1);
         let (free_tx, free_rx) = channel::<Vec<u8>>();
         let spawned = std::thread::Builder::new()
