@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::stats;
 use crate::model::collective::{fold, has_collective_token, COLLECTIVE_TOKENS};
 use crate::model::facts::{rank_in_text, Facts};
-use crate::model::{slice_flags, ArgValue, Model, StrId};
+use crate::model::{slice_flags, ArgValue, Model, NestedId, NestedValues, StrId, StringTable};
 
 const MIB: u64 = 1 << 20;
 const MS: i64 = 1_000_000;
@@ -396,6 +396,32 @@ impl TokenScan {
     }
 }
 
+/// True when the JSON text of nested value `id` ([`NestedValues::text`]) contains a collective
+/// token, as [`TokenScan::has_token`] finds it, mostly without making the text. First its
+/// strings, each after a quote, go into `buf` and are searched: in the JSON text a token lies
+/// within one string (quotes stay after [`fold`]; `null`, `true`, `false` and numbers hold
+/// none), so no token there means none in the text. A string that JSON escapes (an escape adds
+/// letters), a token found (it may be under a key a duplicate overwrites, absent from the text)
+/// or a malformed value take the text.
+fn nested_token(
+    nested: &NestedValues,
+    strings: &StringTable,
+    id: NestedId,
+    scan: &mut TokenScan,
+    buf: &mut String,
+) -> bool {
+    buf.clear();
+    let escaped = nested.any_string(id, strings, &mut |t| {
+        if t.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+            return true;
+        }
+        buf.push('"');
+        buf.push_str(t);
+        false
+    });
+    (escaped != Some(false) || scan.has_token(buf)) && scan.has_token(&nested.text(id, strings))
+}
+
 /// Reads one rank's memory series, collective markers and phases out of an imported model.
 ///
 /// * Series: every counter of `model.counters` is classified by name through `mapping`
@@ -475,7 +501,7 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
     let mut nested_memo: Vec<u8> = vec![0; model.args.nested().len()];
     // Text args (JSON blobs): one pass to fold, one to search (`TokenScan`).
     let mut scan = TokenScan::new();
-    let mut text_token = |t: &str| scan.has_token(t);
+    let mut strings_buf = String::new();
     let sl = &model.slices;
     let mut arg_rank: Option<u32> = None;
     let mut arg_world: Option<u32> = None;
@@ -498,11 +524,17 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
             hit = fact(*k, T_DONE, &token_of) & T_YES != 0
                 || match v {
                     ArgValue::Str(s) => fact(*s, T_DONE, &token_of) & T_YES != 0,
-                    ArgValue::Text(t) => text_token(t),
+                    ArgValue::Text(t) => scan.has_token(t),
                     ArgValue::Nested(n) => match nested_memo.get_mut(n.0 as usize) {
                         Some(m) if *m != 0 => *m == 2,
                         m => {
-                            let hit = text_token(&model.args.nested_text(*n, &model.strings));
+                            let hit = nested_token(
+                                model.args.nested(),
+                                &model.strings,
+                                *n,
+                                &mut scan,
+                                &mut strings_buf,
+                            );
                             if let Some(m) = m {
                                 *m = 1 + u8::from(hit);
                             }
@@ -552,6 +584,15 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
 /// One counter of `model` as a model-free [`Series`]: its name, its samples sorted by time,
 /// non-finite values dropped.
 fn series_of(model: &Model, c: &crate::model::CounterSeries) -> Series {
+    // The common case (samples in time order, every value finite) is a copy: what filtering
+    // and a stable sort would give, without pairing, sorting and splitting again.
+    if c.value.iter().all(|v| v.is_finite()) && c.ts_ns.windows(2).all(|w| w[0] <= w[1]) {
+        return Series {
+            name: model.str(c.name).to_string(),
+            ts_ns: c.ts_ns.clone(),
+            value: c.value.clone(),
+        };
+    }
     let mut pairs: Vec<(i64, f64)> = c
         .ts_ns
         .iter()
@@ -1577,6 +1618,68 @@ mod tests {
         assert_eq!(robust_zscores(&[5.0; 6]), vec![0.0; 6]);
         // A NaN gap (run never makes one): no scores.
         assert_eq!(robust_zscores(&[1.0, f64::NAN, 3.0]), vec![0.0; 3]);
+    }
+
+    /// The shortcut of [`nested_token`] answers what searching the JSON text answers: tokens
+    /// in keys and leaves, interned or not, nested deep; none; one only under a key a duplicate
+    /// overwrites; one an escape makes (`\nccl`); non-ASCII text; a malformed value.
+    #[test]
+    fn nested_token_finds_what_the_json_text_holds() {
+        use crate::model::nested::enc;
+        let mut t = StringTable::default();
+        let mut vals = NestedValues::default();
+        let (op, nccl, plain) = (t.intern("op"), t.intern("NCCL_x"), t.intern("aten::mm"));
+        let mut cases: Vec<(Vec<u8>, bool)> = Vec::new();
+        let mut b = Vec::new();
+        enc::dict(&mut b, 2);
+        enc::key(&mut b, op);
+        enc::str(&mut b, plain);
+        enc::key(&mut b, nccl);
+        enc::int(&mut b, -3);
+        cases.push((std::mem::take(&mut b), true));
+        enc::dict(&mut b, 1);
+        enc::key(&mut b, op);
+        enc::array(&mut b, 3);
+        enc::double(&mut b, 1e300);
+        enc::bool(&mut b, false);
+        enc::text(&mut b, "all-Reduce");
+        cases.push((std::mem::take(&mut b), true));
+        enc::dict_text(&mut b, 2);
+        enc::key_text(&mut b, "a");
+        enc::null(&mut b);
+        enc::key_text(&mut b, "Ünïcode");
+        enc::text(&mut b, "mm");
+        cases.push((std::mem::take(&mut b), false));
+        // The later "op" overwrites the one holding the token.
+        enc::dict(&mut b, 2);
+        enc::key(&mut b, op);
+        enc::text(&mut b, "gloo");
+        enc::key(&mut b, op);
+        enc::uint(&mut b, 7);
+        cases.push((std::mem::take(&mut b), false));
+        enc::array(&mut b, 1);
+        enc::text(&mut b, "x\nccl");
+        cases.push((std::mem::take(&mut b), true));
+        enc::array(&mut b, 1);
+        enc::text(&mut b, "Ünïcode broad_cast");
+        cases.push((std::mem::take(&mut b), true));
+        // Two entries announced, one there: null.
+        enc::dict_text(&mut b, 2);
+        enc::key_text(&mut b, "nccl");
+        enc::null(&mut b);
+        cases.push((std::mem::take(&mut b), false));
+        let mut scan = TokenScan::new();
+        let mut buf = String::new();
+        for (enc, want) in cases {
+            let id = vals.add(&enc);
+            let text = vals.text(id, &t);
+            assert_eq!(scan.has_token(&text), want, "{text}");
+            assert_eq!(
+                nested_token(&vals, &t, id, &mut scan, &mut buf),
+                want,
+                "{text}"
+            );
+        }
     }
 
     #[test]

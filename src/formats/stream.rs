@@ -2,10 +2,14 @@
 //! dropped are hashed (the artifact id) and counted (progress) on the way through, gzip/zlib
 //! wrappers are inflated incrementally, and an importer sees the decompressed bytes through a
 //! [`Window`] that holds only what it has not consumed yet. No load holds a whole file.
+//! Natively, a file is read, hashed and inflated on a second thread that stays at most 2 MiB
+//! ahead of the importer (`pipe`); in wasm32, and for bytes in memory, on the caller's thread.
 
 use std::cell::Cell;
 use std::io::{self, BufReader, Read};
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
@@ -19,6 +23,14 @@ pub trait ByteSource {
     fn size(&self) -> u64;
     /// A reader from the first byte. Errors: the file cannot be opened or read.
     fn open(&self) -> io::Result<Box<dyn Read + '_>>;
+    /// Like [`ByteSource::open`], a reader from the first byte, but one another thread may own
+    /// (native only): with it, a load ([`load_from`](super::load_from)) reads, hashes and
+    /// inflates on a second thread while the importer parses. `None` (the default): the source cannot give one, the pass runs on the
+    /// caller's thread. Errors: as [`ByteSource::open`].
+    #[cfg(not(target_arch = "wasm32"))]
+    fn open_owned(&self) -> Option<io::Result<Box<dyn Read + Send>>> {
+        None
+    }
 }
 
 impl ByteSource for &[u8] {
@@ -72,6 +84,9 @@ impl ByteSource for FileSource {
     fn open(&self) -> io::Result<Box<dyn Read + '_>> {
         Ok(Box::new(std::fs::File::open(&self.path)?))
     }
+    fn open_owned(&self) -> Option<io::Result<Box<dyn Read + Send>>> {
+        Some(std::fs::File::open(&self.path).map(|f| Box::new(f) as Box<dyn Read + Send>))
+    }
 }
 
 /// A source that hands out at most `chunk` bytes per read (tests: a chunk boundary anywhere
@@ -106,7 +121,7 @@ impl ByteSource for Chunked<'_> {
 struct Hashing<'r> {
     inner: Box<dyn Read + 'r>,
     hash: Option<Rc<HashState>>,
-    raw: Rc<Cell<u64>>,
+    raw: Arc<AtomicU64>,
 }
 
 /// The hash of one pass, shared between the raw reader and its [`Window`].
@@ -126,7 +141,7 @@ impl Read for Hashing<'_> {
             }
             h.hasher.borrow_mut().update(&buf[..n]);
         }
-        self.raw.set(self.raw.get() + n as u64);
+        self.raw.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
     }
 }
@@ -179,10 +194,10 @@ pub(crate) struct Window<'r> {
     failure: Option<ImportError>,
     what: &'static str,
     limit: u64,
-    raw: Rc<Cell<u64>>,
+    raw: Arc<AtomicU64>,
     decoded: Rc<Cell<u64>>,
     size: u64,
-    hash: Option<Rc<HashState>>,
+    hash: Option<HashOf>,
     source: Option<&'r dyn ByteSource>,
     /// The decompressed bytes of a window made by [`Window::from_bytes`] (for [`Window::reopen`]).
     mem: Option<&'r [u8]>,
@@ -193,7 +208,7 @@ pub(crate) struct Window<'r> {
 impl<'r> Window<'r> {
     /// A window over decompressed bytes already in memory (tests, small files).
     pub(crate) fn from_bytes(data: &'r [u8]) -> Window<'r> {
-        let raw = Rc::new(Cell::new(0));
+        let raw = Arc::new(AtomicU64::new(0));
         let decoded = Rc::new(Cell::new(0));
         Window {
             buf: Vec::new(),
@@ -363,7 +378,7 @@ impl<'r> Window<'r> {
         if self.size == 0 {
             return 0.0;
         }
-        (self.raw.get() as f64 / self.size as f64).min(1.0)
+        (self.raw.load(Ordering::Relaxed) as f64 / self.size as f64).min(1.0)
     }
 
     /// Decompressed bytes produced so far.
@@ -381,7 +396,7 @@ impl<'r> Window<'r> {
     /// `hash`). When the stream ended early (a corrupt compressed stream), the rest of the file
     /// is hashed from a fresh read of the source.
     pub(crate) fn finish_hash(&mut self) -> Option<String> {
-        let state = self.hash.clone()?;
+        let of = self.hash.take()?;
         self.buf = Vec::new();
         self.end = 0;
         self.pos = 0;
@@ -401,7 +416,20 @@ impl<'r> Window<'r> {
                 }
             }
         }
-        if !state.done.get() {
+        let (hasher, done) = match of {
+            HashOf::Here(state) => (
+                std::mem::take(&mut *state.hasher.borrow_mut()),
+                state.done.get(),
+            ),
+            #[cfg(not(target_arch = "wasm32"))]
+            HashOf::Pipe(thread) => {
+                // Dropping the reader stops a second thread still inflating (its next hand-over
+                // fails): it then has not reached the end of the file.
+                self.src = Box::new(io::empty());
+                thread.join().ok()??
+            }
+        };
+        if !done {
             // The decoder stopped before the end of the file: hash the file from the start.
             let mut h = Sha256::new();
             let mut r = self.source?.open().ok()?;
@@ -415,21 +443,30 @@ impl<'r> Window<'r> {
             }
             return Some(super::hex_id(&h.finalize()));
         }
-        let h = std::mem::take(&mut *state.hasher.borrow_mut());
-        Some(super::hex_id(&h.finalize()))
+        Some(super::hex_id(&hasher.finalize()))
     }
+}
+
+/// Where a pass's hash of the bytes as dropped is made.
+enum HashOf {
+    /// On this thread, by the raw reader of the window's decoder chain.
+    Here(Rc<HashState>),
+    /// On the pass's second thread ([`pipe`]), which gives back the hasher and whether it read
+    /// to the end of the file.
+    #[cfg(not(target_arch = "wasm32"))]
+    Pipe(std::thread::JoinHandle<Option<(Sha256, bool)>>),
 }
 
 /// Counts bytes read (a window over memory).
 struct Counting<R> {
     inner: R,
-    raw: Rc<Cell<u64>>,
+    raw: Arc<AtomicU64>,
 }
 
 impl<R: Read> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.raw.set(self.raw.get() + n as u64);
+        self.raw.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
     }
 }
@@ -451,34 +488,16 @@ fn peek<'s>(mut r: Box<dyn Read + 's>, n: usize) -> io::Result<(Vec<u8>, Box<dyn
     Ok((head, Box::new(again)))
 }
 
-/// Opens one pass over `src`: peels up to three gzip/zlib layers (inflated as read), limits the
-/// decompressed bytes to `limit`, and when `hash` hashes the bytes as dropped (the artifact id
-/// comes from [`Window::finish_hash`]).
-///
-/// Errors: the source cannot be opened; [`ImportError::Empty`]; a wrapper whose first bytes do
-/// not inflate ([`ImportError::Decompress`]).
-pub(crate) fn open<'s>(
-    src: &'s dyn ByteSource,
-    limit: u64,
-    hash: bool,
-) -> Result<(Compression, Window<'s>), ImportError> {
-    let raw = Rc::new(Cell::new(0));
-    let decoded = Rc::new(Cell::new(0));
-    let reader = src
-        .open()
-        .map_err(|e| ImportError::Malformed(format!("cannot read: {e}")))?;
-    let state = hash.then(|| Rc::new(HashState::default()));
-    let hashing = Hashing {
-        inner: reader,
-        hash: state.clone(),
-        raw: raw.clone(),
-    };
-    let mut cur: Box<dyn Read + 's> = Box::new(hashing);
+/// Peels up to three gzip/zlib layers off `cur` (each inflated as read): the outermost
+/// compression found, the name of its format for errors, and the decompressed reader. Errors:
+/// the first bytes cannot be read.
+fn decoders<'s>(
+    mut cur: Box<dyn Read + 's>,
+) -> io::Result<(Compression, &'static str, Box<dyn Read + 's>)> {
     let mut compression = Compression::None;
     let mut what = "data";
     for _ in 0..3 {
-        let (head, next) =
-            peek(cur, 2).map_err(|e| ImportError::Malformed(format!("cannot read: {e}")))?;
+        let (head, next) = peek(cur, 2)?;
         cur = next;
         if head.starts_with(&[0x1f, 0x8b]) {
             compression = Compression::Gzip;
@@ -497,6 +516,57 @@ pub(crate) fn open<'s>(
             break;
         }
     }
+    Ok((compression, what, cur))
+}
+
+/// A pass's decoder chain as [`open`] starts it: the outermost compression, its format name
+/// for errors, the decompressed reader, and where the hash comes from (when hashing).
+type Decoded<'s> = (
+    Compression,
+    &'static str,
+    Box<dyn Read + 's>,
+    Option<HashOf>,
+);
+
+/// Opens one pass over `src`: peels up to three gzip/zlib layers (inflated as read), limits the
+/// decompressed bytes to `limit`, and when `hash` hashes the bytes as dropped (the artifact id
+/// comes from [`Window::finish_hash`]). Natively, a source with [`ByteSource::open_owned`]
+/// (a file) is read, hashed and inflated on a second thread ([`pipe`]) while the caller parses;
+/// the bytes, errors and hash are the same either way.
+///
+/// Errors: the source cannot be opened; [`ImportError::Empty`]; a wrapper whose first bytes do
+/// not inflate ([`ImportError::Decompress`]).
+pub(crate) fn open<'s>(
+    src: &'s dyn ByteSource,
+    limit: u64,
+    hash: bool,
+) -> Result<(Compression, Window<'s>), ImportError> {
+    let raw = Arc::new(AtomicU64::new(0));
+    let decoded = Rc::new(Cell::new(0));
+    let cannot_read = |e: io::Error| ImportError::Malformed(format!("cannot read: {e}"));
+    #[cfg(not(target_arch = "wasm32"))]
+    let piped = match src.open_owned() {
+        Some(reader) => {
+            pipe::start(reader.map_err(cannot_read)?, hash, raw.clone()).map_err(cannot_read)?
+        }
+        None => None,
+    };
+    #[cfg(target_arch = "wasm32")]
+    let piped: Option<Decoded<'s>> = None;
+    let (compression, what, cur, state) = match piped {
+        Some((compression, what, reader, state)) => (compression, what, reader, state),
+        None => {
+            let reader = src.open().map_err(cannot_read)?;
+            let state = hash.then(|| Rc::new(HashState::default()));
+            let hashing = Hashing {
+                inner: reader,
+                hash: state.clone(),
+                raw: raw.clone(),
+            };
+            let (compression, what, cur) = decoders(Box::new(hashing)).map_err(cannot_read)?;
+            (compression, what, cur, state.map(HashOf::Here))
+        }
+    };
     if compression != Compression::None {
         super::count_inflation();
     }
@@ -527,4 +597,312 @@ pub(crate) fn open<'s>(
         return Err(w.take_failure().unwrap_or(ImportError::Empty));
     }
     Ok((compression, w))
+}
+
+/// The second thread of a native pass (issue #9's two-stage pipeline): it reads the file,
+/// hashes the bytes as dropped, inflates them, and hands the decompressed bytes to the parsing
+/// thread in chunks of [`pipe::CHUNK`] bytes. At most [`pipe::BUFFERS`] chunks exist (they go
+/// back to the second thread once read), so a pass holds at most 2 MiB more than on one thread,
+/// and the second thread never runs more than that ahead of the parser.
+#[cfg(not(target_arch = "wasm32"))]
+mod pipe {
+    use std::io::{self, Read};
+    use std::rc::Rc;
+    use std::sync::atomic::AtomicU64;
+    use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
+    use std::sync::Arc;
+
+    use sha2::Sha256;
+
+    use super::{decoders, Compression, Decoded, HashOf, HashState, Hashing};
+
+    /// Bytes per hand-over.
+    pub(super) const CHUNK: usize = 256 << 10;
+    /// Chunks in flight at most (made by the second thread, reused once read).
+    pub(super) const BUFFERS: usize = 8;
+
+    enum Msg {
+        /// What the first bytes showed: the compression and its format name, or why they
+        /// could not be read.
+        Head(io::Result<(Compression, &'static str)>),
+        /// A chunk and how many of its bytes hold data.
+        Data(Vec<u8>, usize),
+        /// The decompressed stream broke (no message follows).
+        Fail(io::Error),
+    }
+
+    /// The parsing thread's end: the decompressed bytes in order, then the error that ended
+    /// them, if one did; `Ok(0)` after that.
+    struct Reader {
+        rx: Receiver<Msg>,
+        free: Sender<Vec<u8>>,
+        cur: Vec<u8>,
+        pos: usize,
+        len: usize,
+        done: bool,
+    }
+
+    impl Read for Reader {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            loop {
+                if self.pos < self.len {
+                    let n = buf.len().min(self.len - self.pos);
+                    buf[..n].copy_from_slice(&self.cur[self.pos..self.pos + n]);
+                    self.pos += n;
+                    return Ok(n);
+                }
+                if self.done || buf.is_empty() {
+                    return Ok(0);
+                }
+                let used = std::mem::take(&mut self.cur);
+                if used.capacity() > 0 {
+                    // The second thread may have stopped already: the chunk is then freed.
+                    let _ = self.free.send(used);
+                }
+                match self.rx.recv() {
+                    Ok(Msg::Data(b, n)) => {
+                        self.cur = b;
+                        self.pos = 0;
+                        self.len = n;
+                    }
+                    Ok(Msg::Fail(e)) => {
+                        self.done = true;
+                        return Err(e);
+                    }
+                    Ok(Msg::Head(_)) | Err(_) => {
+                        self.done = true;
+                        return Ok(0);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The decoder chain's stream read into chunks and handed over until its end, its first
+    /// error, or the reader's drop (a send or a wait for a free chunk then fails).
+    fn pump(mut r: Box<dyn Read>, tx: &std::sync::mpsc::SyncSender<Msg>, free: &Receiver<Vec<u8>>) {
+        let mut made = 0;
+        loop {
+            let mut buf = match free.try_recv() {
+                Ok(b) => b,
+                Err(_) if made < BUFFERS => {
+                    made += 1;
+                    vec![0u8; CHUNK]
+                }
+                Err(_) => match free.recv() {
+                    Ok(b) => b,
+                    Err(_) => return,
+                },
+            };
+            let mut n = 0;
+            let mut failed = None;
+            let mut end = false;
+            while n < CHUNK {
+                match r.read(&mut buf[n..]) {
+                    Ok(0) => {
+                        end = true;
+                        break;
+                    }
+                    Ok(k) => n += k,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+            }
+            if n > 0 && tx.send(Msg::Data(buf, n)).is_err() {
+                return;
+            }
+            if let Some(e) = failed {
+                let _ = tx.send(Msg::Fail(e));
+                return;
+            }
+            if end {
+                return;
+            }
+        }
+    }
+
+    /// Starts the second thread over `reader` (the file as dropped) and waits for what its
+    /// first bytes showed: the compression, its format name, the decompressed reader and, when
+    /// `hash`, where the hash comes from. `Ok(None)`: no thread could be started (the caller
+    /// reads on its own thread). Errors: the first bytes cannot be read.
+    pub(super) fn start(
+        reader: Box<dyn Read + Send>,
+        hash: bool,
+        raw: Arc<AtomicU64>,
+    ) -> io::Result<Option<Decoded<'static>>> {
+        let (tx, rx) = sync_channel::<Msg>(BUFFERS + 1);
+        let (free_tx, free_rx) = channel::<Vec<u8>>();
+        let spawned = std::thread::Builder::new()
+            .name("trialscope-inflate".into())
+            .spawn(move || -> Option<(Sha256, bool)> {
+                let state = hash.then(|| Rc::new(HashState::default()));
+                let hashing = Hashing {
+                    inner: reader,
+                    hash: state.clone(),
+                    raw,
+                };
+                match decoders(Box::new(hashing)) {
+                    Ok((compression, what, r)) => {
+                        if tx.send(Msg::Head(Ok((compression, what)))).is_ok() {
+                            pump(r, &tx, &free_rx);
+                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Msg::Head(Err(e)));
+                    }
+                }
+                let state = state?;
+                let done = state.done.get();
+                let hasher = std::mem::take(&mut *state.hasher.borrow_mut());
+                Some((hasher, done))
+            });
+        let Ok(thread) = spawned else {
+            return Ok(None);
+        };
+        let (compression, what) = match rx.recv() {
+            Ok(Msg::Head(head)) => head?,
+            _ => return Err(io::Error::other("the inflating thread stopped")),
+        };
+        let reader = Reader {
+            rx,
+            free: free_tx,
+            cur: Vec::new(),
+            pos: 0,
+            len: 0,
+            done: false,
+        };
+        let state = hash.then_some(HashOf::Pipe(thread));
+        Ok(Some((compression, what, Box::new(reader), state)))
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    /// `bytes` written to a fresh file of the test's temporary directory.
+    fn file(name: &str, bytes: &[u8]) -> FileSource {
+        let dir = std::env::temp_dir().join(format!("trialscope-stream-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        FileSource::new(path).unwrap()
+    }
+
+    /// What one hashed pass gives: compression, every decompressed byte, the error that ended
+    /// the stream (as text), the artifact id. Reads in `step`-byte fills, as an importer does.
+    fn pass(src: &dyn ByteSource, limit: u64, step: usize) -> Result<PassOut, String> {
+        let (c, mut w) = open(src, limit, true).map_err(|e| e.to_string())?;
+        let mut data = Vec::new();
+        loop {
+            let n = w.fill(step).min(step);
+            if n == 0 {
+                break;
+            }
+            data.extend_from_slice(&w.data()[..n]);
+            w.consume(n);
+        }
+        let failure = w.take_failure().map(|e| e.to_string());
+        let id = w.finish_hash();
+        Ok((c, data, failure, id, w.fraction()))
+    }
+
+    type PassOut = (Compression, Vec<u8>, Option<String>, Option<String>, f64);
+
+    fn gzip(data: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    /// Bytes that compress poorly (so the gzip spans many of the second thread's chunks).
+    fn noise(n: usize) -> Vec<u8> {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % 200) as u8
+            })
+            .collect()
+    }
+
+    /// A file read on the second thread gives what the same bytes give read on this one: the
+    /// same bytes, the same error where the stream breaks, the same artifact id — for plain,
+    /// gzip, truncated gzip, a corrupt checksum, trailing garbage and a stream over the limit.
+    #[test]
+    fn a_file_read_on_a_second_thread_gives_what_memory_gives() {
+        let plain = noise(3 * pipe::CHUNK * pipe::BUFFERS + 12_345);
+        let gz = gzip(&plain);
+        let mut bad_crc = gz.clone();
+        let n = bad_crc.len();
+        bad_crc[n - 6] ^= 0x55;
+        let mut garbage = gz.clone();
+        garbage.extend_from_slice(b"not gzip at all");
+        let twice = [gz.clone(), gz.clone()].concat();
+        let cases: Vec<(&str, Vec<u8>, u64)> = vec![
+            ("plain", plain.clone(), u64::MAX),
+            ("gzip", gz.clone(), u64::MAX),
+            ("two members", twice, u64::MAX),
+            ("truncated", gz[..gz.len() / 2].to_vec(), u64::MAX),
+            ("bad crc", bad_crc, u64::MAX),
+            ("garbage after", garbage, u64::MAX),
+            ("over the limit", gz.clone(), plain.len() as u64 / 3),
+            ("plain over the limit", plain.clone(), 1 << 20),
+            ("not gzip", b"\x1f\x8bxx".to_vec(), u64::MAX),
+            ("empty", Vec::new(), u64::MAX),
+        ];
+        for (name, bytes, limit) in cases {
+            let f = file(&name.replace(' ', "_"), &bytes);
+            assert!(f.open_owned().is_some());
+            for step in [1 << 20, 7_777] {
+                let mut here = pass(&bytes, limit, step);
+                let mut there = pass(&f, limit, step);
+                if limit != u64::MAX {
+                    // Over the limit the file is rejected: what came before is read in
+                    // different pieces, and not kept; the second thread has read ahead.
+                    for p in [&mut here, &mut there].into_iter().flatten() {
+                        assert!(
+                            p.2.as_deref().is_some_and(|e| e.contains("limit")),
+                            "{name}"
+                        );
+                        p.1.clear();
+                        p.4 = 0.0;
+                    }
+                }
+                assert_eq!(here, there, "{name}, {step}-byte fills");
+                if let Ok((_, data, _, id, fraction)) = &there {
+                    let want = super::super::hex_id(&Sha256::digest(&bytes));
+                    assert_eq!(id.as_deref(), Some(want.as_str()), "{name}");
+                    assert!(data.len() <= plain.len() * 2, "{name}");
+                    if name == "gzip" || name == "plain" {
+                        assert_eq!(data, &plain, "{name}");
+                        assert_eq!(*fraction, 1.0, "{name}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A pass dropped half way stops its second thread (which then frees its chunks) and leaves
+    /// the file readable again.
+    #[test]
+    fn a_pass_dropped_half_way_can_be_opened_again() {
+        let plain = noise(4 * pipe::CHUNK * pipe::BUFFERS);
+        let f = file("dropped", &gzip(&plain));
+        for _ in 0..3 {
+            let (_, mut w) = open(&f, u64::MAX, true).unwrap();
+            assert_eq!(w.fill(1000), w.data().len());
+            assert_eq!(&w.data()[..1000], &plain[..1000]);
+            drop(w);
+        }
+        let again = pass(&f, u64::MAX, 1 << 20).unwrap();
+        assert_eq!(again.1, plain);
+    }
 }

