@@ -91,18 +91,13 @@ fn main() -> std::process::ExitCode {
 /// (up to 32 MiB) each time a large block is freed. Raised, it puts the import's column chunks
 /// and growing columns on the brk heap, where freed ones stay resident behind live ones: the
 /// 200 MB generated Perfetto trace peaked at 411 MB RSS with a live heap of 288 MB
-/// (`examples/heap_peak.rs`), 262 MB with the threshold fixed (README "Where the import
+/// (`tools/bench/heap_peak.rs`), 262 MB with the threshold fixed (README "Where the import
 /// targets stand"). Setting the threshold turns the dynamic rule off (glibc `mallopt(3)`).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn fixed_mmap_threshold() {
-    extern "C" {
-        fn mallopt(param: std::ffi::c_int, value: std::ffi::c_int) -> std::ffi::c_int;
-    }
-    /// `M_MMAP_THRESHOLD` of glibc's `<malloc.h>`.
-    const M_MMAP_THRESHOLD: std::ffi::c_int = -3;
     // SAFETY: mallopt only sets an allocator parameter; glibc takes its own lock.
     unsafe {
-        mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
     }
 }
 
