@@ -513,7 +513,10 @@ mod tests {
 
     /// Regression: regrouping a workspace's pieces looked each outcome's piece up by a scan
     /// (and forgot a batch's ids one scan per file), quadratic in the pieces: 10× the pieces
-    /// must cost < 20× the time (best of three per size; the quadratic version took ~100×).
+    /// must cost < 30× the time (best of three per size; the quadratic version took ~100×).
+    /// The time is this thread's CPU time (`/proc/thread-self/schedstat`, wall time where that
+    /// is missing): in wall time, on a loaded machine running tests side by side, 10× the pieces
+    /// once measured 34× (the large run is preempted more often).
     #[test]
     fn regrouping_thousands_of_pieces_is_near_linear() {
         use crate::formats::{Compression, Source};
@@ -554,9 +557,12 @@ mod tests {
                 .map(|_| {
                     let batch = items(n);
                     let mut ws = Workspace::new();
-                    let t = std::time::Instant::now();
+                    let (t, cpu) = (std::time::Instant::now(), thread_cpu_s());
                     ws.add_prepared_all(batch);
-                    let s = t.elapsed().as_secs_f64();
+                    let s = match (cpu, thread_cpu_s()) {
+                        (Some(a), Some(b)) => b - a,
+                        _ => t.elapsed().as_secs_f64(),
+                    };
                     // Every piece is an entry saying its key has no trials table.
                     assert_eq!(ws.aggregate_ids().len(), n as usize);
                     s
@@ -566,6 +572,13 @@ mod tests {
         let (small, large) = (best(1_000), best(10_000));
         let ratio = large / small;
         println!("regroup: {small:.4} s at 1k pieces, {large:.4} s at 10k, ratio {ratio:.1}");
-        assert!(ratio < 20.0, "10x the pieces cost {ratio:.1}x the time");
+        assert!(ratio < 30.0, "10x the pieces cost {ratio:.1}x the time");
+    }
+
+    /// This thread's CPU time, s (Linux: the first field of `/proc/thread-self/schedstat`, ns).
+    fn thread_cpu_s() -> Option<f64> {
+        let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+        let ns: f64 = s.split_whitespace().next()?.parse().ok()?;
+        Some(ns / 1e9)
     }
 }
