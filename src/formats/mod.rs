@@ -23,7 +23,7 @@ mod tracks;
 pub use chrome_json::synthetic as synthetic_kineto;
 #[cfg(not(target_arch = "wasm32"))]
 pub use stream::FileSource;
-pub use stream::{ByteSource, Chunked};
+pub use stream::{ByteSource, Chunked, PieceReader};
 
 use std::cell::Cell;
 use std::io::Read;

@@ -89,6 +89,57 @@ impl ByteSource for FileSource {
     }
 }
 
+/// A [`Read`] over a source fetched in pieces of at most `piece` bytes — the web worker's
+/// `File.slice` reads (`ui::worker`), the Node stage timer's (`tools/bench/wasm_stages`):
+/// `fetch(offset, len, buf)` replaces `buf` by up to `len` bytes at byte `offset` (an empty
+/// `buf`: the source ended early). One piece is held at a time. Errors: `fetch`'s.
+pub struct PieceReader<F> {
+    fetch: F,
+    /// Size of the source, bytes; offset of the next piece; bytes per piece (≥ 1).
+    size: u64,
+    pos: u64,
+    piece: u64,
+    /// The piece fetched last, and how much of it was handed out.
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl<F: FnMut(u64, u64, &mut Vec<u8>) -> io::Result<()>> PieceReader<F> {
+    /// A reader from byte 0 of a source of `size` bytes, fetched `piece` bytes at a time.
+    pub fn new(size: u64, piece: u64, fetch: F) -> Self {
+        PieceReader {
+            fetch,
+            size,
+            pos: 0,
+            piece: piece.max(1),
+            chunk: Vec::new(),
+            at: 0,
+        }
+    }
+}
+
+impl<F: FnMut(u64, u64, &mut Vec<u8>) -> io::Result<()>> Read for PieceReader<F> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.at == self.chunk.len() {
+            if self.pos >= self.size {
+                return Ok(0);
+            }
+            let len = self.piece.min(self.size - self.pos);
+            (self.fetch)(self.pos, len, &mut self.chunk)?;
+            self.at = 0;
+            self.pos += len;
+            if self.chunk.is_empty() {
+                self.pos = self.size;
+                return Ok(0);
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.at);
+        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
 /// A source that hands out at most `chunk` bytes per read (tests: a chunk boundary anywhere
 /// must not change a result).
 #[derive(Clone, Debug)]
@@ -784,6 +835,47 @@ mod tests {
     use std::io::Write;
 
     use super::*;
+
+    /// A piece reader hands out every byte once, in order, whatever the piece and read sizes,
+    /// fetching each piece at its offset; a source that ends early ends the stream.
+    #[test]
+    fn a_piece_reader_reads_every_byte_once() {
+        let data: Vec<u8> = (0..10_007u32).map(|i| (i * 31 % 251) as u8).collect();
+        for (piece, step) in [(1u64, 1usize), (7, 3), (4096, 1000), (1 << 20, 64 << 10)] {
+            let mut offsets = Vec::new();
+            let mut r =
+                PieceReader::new(data.len() as u64, piece, |off, len, buf: &mut Vec<u8>| {
+                    offsets.push(off);
+                    buf.clear();
+                    buf.extend_from_slice(&data[off as usize..(off + len) as usize]);
+                    Ok(())
+                });
+            let mut out = Vec::new();
+            let mut b = vec![0u8; step];
+            loop {
+                let n = r.read(&mut b).unwrap();
+                if n == 0 {
+                    break;
+                }
+                out.extend_from_slice(&b[..n]);
+            }
+            drop(r);
+            assert!(out == data, "piece {piece}, step {step}");
+            let want: Vec<u64> = (0..data.len() as u64).step_by(piece as usize).collect();
+            assert_eq!(offsets, want, "piece {piece}");
+        }
+        // The source says 100 bytes but has 40: the stream ends after them.
+        let mut r = PieceReader::new(100, 64, |off, _len, buf: &mut Vec<u8>| {
+            buf.clear();
+            if off == 0 {
+                buf.extend_from_slice(&[7u8; 40]);
+            }
+            Ok(())
+        });
+        let mut out = Vec::new();
+        r.read_to_end(&mut out).unwrap();
+        assert_eq!(out, vec![7u8; 40]);
+    }
 
     /// `bytes` written to a fresh file of the test's temporary directory.
     fn file(name: &str, bytes: &[u8]) -> FileSource {

@@ -271,7 +271,7 @@ fn read_prepared(name: &str, payload: JsValue) -> Result<crate::workspace::Prepa
     let mut bytes = vec![0u8; size as usize];
     let mut pos = 0.0;
     while pos < size {
-        let end = (pos + BLOB_CHUNK).min(size);
+        let end = (pos + BLOB_CHUNK as f64).min(size);
         let slice = blob
             .slice_with_f64_and_f64(pos, end)
             .map_err(|e| unreadable(&e))?;
@@ -325,7 +325,7 @@ fn test_hook(name: &str) {
 
 /// Bytes read from the dropped file per `FileReaderSync` call (the file is never in memory
 /// whole: the importer consumes it chunk by chunk).
-const BLOB_CHUNK: f64 = 8.0 * 1024.0 * 1024.0;
+const BLOB_CHUNK: u64 = 8 << 20;
 
 /// A dropped `File` (or a `Blob` of fetched bytes) as a [`trialscope::formats::ByteSource`]:
 /// read in [`BLOB_CHUNK`] slices with `FileReaderSync`, which a worker may block on.
@@ -340,56 +340,24 @@ impl crate::formats::ByteSource for BlobSource {
     fn open(&self) -> std::io::Result<Box<dyn std::io::Read + '_>> {
         let reader =
             web_sys::FileReaderSync::new().map_err(|e| std::io::Error::other(js_error_text(&e)))?;
-        Ok(Box::new(BlobReader {
-            blob: &self.blob,
-            reader,
-            pos: 0.0,
-            chunk: Vec::new(),
-            at: 0,
-        }))
-    }
-}
-
-/// One pass over a [`BlobSource`].
-struct BlobReader<'b> {
-    blob: &'b web_sys::Blob,
-    reader: web_sys::FileReaderSync,
-    /// Offset of the next slice to read, bytes.
-    pos: f64,
-    /// The slice read last, and how much of it was handed out.
-    chunk: Vec<u8>,
-    at: usize,
-}
-
-impl std::io::Read for BlobReader<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.at == self.chunk.len() {
-            let size = self.blob.size();
-            if self.pos >= size {
-                return Ok(0);
-            }
-            let end = (self.pos + BLOB_CHUNK).min(size);
-            let slice = self
-                .blob
-                .slice_with_f64_and_f64(self.pos, end)
+        let blob = &self.blob;
+        let fetch = move |pos: u64, len: u64, chunk: &mut Vec<u8>| -> std::io::Result<()> {
+            let slice = blob
+                .slice_with_f64_and_f64(pos as f64, (pos + len) as f64)
                 .map_err(|e| std::io::Error::other(js_error_text(&e)))?;
-            let ab = self
-                .reader
+            let ab = reader
                 .read_as_array_buffer(&slice)
                 .map_err(|e| std::io::Error::other(js_error_text(&e)))?;
             let arr = js_sys::Uint8Array::new(&ab);
-            self.chunk.resize(arr.length() as usize, 0);
-            arr.copy_to(&mut self.chunk);
-            self.at = 0;
-            self.pos = end;
-            if self.chunk.is_empty() {
-                return Ok(0);
-            }
-        }
-        let n = buf.len().min(self.chunk.len() - self.at);
-        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
+            chunk.resize(arr.length() as usize, 0);
+            arr.copy_to(chunk);
+            Ok(())
+        };
+        Ok(Box::new(crate::formats::PieceReader::new(
+            self.size(),
+            BLOB_CHUNK,
+            fetch,
+        )))
     }
 }
 

@@ -40,43 +40,20 @@ mod wasm {
 
     /// The worker's 8 MiB `File.slice` reads, as a `ByteSource`.
     struct JsSource(u64);
-    struct JsReader {
-        pos: u64,
-        size: u64,
-        chunk: Vec<u8>,
-        at: usize,
-    }
-    impl std::io::Read for JsReader {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            if self.at == self.chunk.len() {
-                if self.pos >= self.size {
-                    return Ok(0);
-                }
-                let len = (8u64 << 20).min(self.size - self.pos);
-                self.chunk = trialscope_read(self.pos as f64, len as f64);
-                self.pos += len;
-                self.at = 0;
-                if self.chunk.is_empty() {
-                    return Ok(0);
-                }
-            }
-            let n = buf.len().min(self.chunk.len() - self.at);
-            buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
-            self.at += n;
-            Ok(n)
-        }
-    }
     impl trialscope::formats::ByteSource for JsSource {
         fn size(&self) -> u64 {
             self.0
         }
         fn open(&self) -> std::io::Result<Box<dyn std::io::Read + '_>> {
-            Ok(Box::new(JsReader {
-                pos: 0,
-                size: self.0,
-                chunk: Vec::new(),
-                at: 0,
-            }))
+            let fetch = |pos: u64, len: u64, chunk: &mut Vec<u8>| {
+                *chunk = trialscope_read(pos as f64, len as f64);
+                Ok(())
+            };
+            Ok(Box::new(trialscope::formats::PieceReader::new(
+                self.0,
+                8 << 20,
+                fetch,
+            )))
         }
     }
 
