@@ -1,4 +1,4 @@
-// Runs the wasm32 stage timer (tools/bench/wasm_stages.rs, built by tools/bench/wasm_stages.sh)
+// Runs the wasm32 stage timer (tools/bench/wasm_stages/lib.rs, built by tools/bench/wasm_stages.sh)
 // under Node on trace files and prints each stage's best time and MB/s, summed over the files.
 // Usage: node [--cpu-prof] tools/bench/wasm_stages.js [--runs N] [--pkg DIR] FILE…
 //        node tools/bench/wasm_stages.js --memory FILE  (the worker's pipeline on the file read in
