@@ -1,9 +1,11 @@
 //! The import pool: up to [`MAX_IMPORT_WORKERS`] Web Workers (one per core the browser reports,
-//! at least one: [`crate::session::schedule::import_workers`]) that load dropped files in parallel. Each
+//! less one for the session worker, at least one) that load dropped files in parallel. Each
 //! takes one file at a time ([`ToWorker::Prepare`] with the file's `Blob` handle), reads it in
 //! chunks, reduces it to what the workspace keeps ([`crate::workspace::prepare`]) and answers
 //! [`FromWorker::Prepared`]; the result goes on, unread, to the session worker
-//! ([`super::bridge::post_prepared`]), which derives the facts across files. A worker that
+//! ([`super::bridge::post_prepared`]), which derives the facts across files — in drop
+//! order, whichever worker finishes first ([`release`]), so the web app lists the files as the
+//! CLI lists its arguments. A worker that
 //! starts while no file waits is first sent [`ToWorker::WarmUp`] (a small generated import, so
 //! its first real file runs optimised code; `trialscope:warmup` mark).
 //!
@@ -75,6 +77,10 @@ struct Pool {
     hook: Option<ToWorker>,
     /// A [`dispatch`] is scheduled for the end of the current task.
     dispatch_pending: bool,
+    /// The submitted files not yet handed to the session worker, in submit (drop) order, and
+    /// the results that arrived ahead of an earlier file ([`release`]).
+    order: VecDeque<FileId>,
+    done: Vec<(FileId, String, JsValue)>,
 }
 
 thread_local! {
@@ -111,6 +117,7 @@ pub fn submit(id: FileId, name: String, blob: Blob) {
     let schedule = POOL.with(|p| {
         let mut p = p.borrow_mut();
         let bytes = blob.size();
+        p.order.push_back(id);
         p.queue.push_back(Job {
             id,
             name,
@@ -134,6 +141,8 @@ pub fn cancel(id: FileId) {
     POOL.with(|p| {
         let mut p = p.borrow_mut();
         p.queue.retain(|j| j.id != id);
+        p.order.retain(|o| *o != id);
+        p.done.retain(|d| d.0 != id);
         for s in &mut p.slots {
             if s.busy.as_ref().is_some_and(|j| j.id == id) {
                 // The worker finishes; `on_message` finds no job for the answer and drops it.
@@ -141,6 +150,7 @@ pub fn cancel(id: FileId) {
             }
         }
     });
+    release();
 }
 
 /// Forgets every queued and running import.
@@ -148,10 +158,40 @@ pub fn cancel_all() {
     POOL.with(|p| {
         let mut p = p.borrow_mut();
         p.queue.clear();
+        p.order.clear();
+        p.done.clear();
         for s in &mut p.slots {
             s.busy = None;
         }
     });
+}
+
+/// Hands the prepared results to the session worker in submit (drop) order, so the workspace —
+/// which keeps files in the order they are added — lists them as the CLI does its arguments,
+/// whichever import worker finishes first: a result waits for every earlier file's, or for
+/// that file to leave (crashed, cancelled).
+fn release() {
+    let ready = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        let p = &mut *p;
+        let mut ready = Vec::new();
+        while let Some(&front) = p.order.front() {
+            if let Some(k) = p.done.iter().position(|d| d.0 == front) {
+                ready.push(p.done.remove(k));
+            } else if p.queue.iter().any(|j| j.id == front)
+                || p.slots
+                    .iter()
+                    .any(|s| s.busy.as_ref().is_some_and(|j| j.id == front))
+            {
+                break;
+            }
+            p.order.pop_front();
+        }
+        ready
+    });
+    for (id, name, payload) in ready {
+        super::bridge::post_prepared(id, &name, payload);
+    }
 }
 
 /// Hands queued files to idle, ready workers, in queue (drop) order.
@@ -290,7 +330,8 @@ fn on_message(state: AppState, i: usize, generation: u32, msg: FromWorker, data:
                 let payload = js_sys::Reflect::get(data, &JsValue::from_str("prepared"))
                     .unwrap_or(JsValue::NULL);
                 mark_handover(&name, wasm_memory_bytes, &payload, replace);
-                super::bridge::post_prepared(id, &name, payload);
+                POOL.with(|p| p.borrow_mut().done.push((id, name.clone(), payload)));
+                release();
             }
             if replace {
                 // Its memory goes back to the tab (also when its file was removed meanwhile);
@@ -314,8 +355,13 @@ fn crashed(state: AppState, i: usize, generation: u32, message: &str) {
         let mut p = p.borrow_mut();
         let s = &mut p.slots[i];
         s.ready = false;
-        s.busy.take()
+        let job = s.busy.take();
+        if let Some(j) = &job {
+            p.order.retain(|o| *o != j.id);
+        }
+        job
     });
+    release();
     if let Some(job) = job {
         let row = state
             .files

@@ -588,13 +588,11 @@ async fn pins_and_actionable(c: &Client) -> Option<(String, String)> {
     Some((pins, actionable))
 }
 
-/// The import pool's size as the page computes it (`session::schedule::import_workers`: one
-/// per core, 2 when the browser says nothing sensible, at most 4).
+/// The import pool's size as the page computes it (`src/ui/pool.rs`).
 async fn pool_size(c: &fantoccini::Client) -> usize {
     let v = c
         .execute(
-            "const n = navigator.hardwareConcurrency; \
-             return Math.min(n >= 1 ? Math.floor(n) : 2, 4);",
+            "return Math.min(Math.max((navigator.hardwareConcurrency || 2) - 1, 1), 4);",
             vec![],
         )
         .await
