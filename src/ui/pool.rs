@@ -4,7 +4,7 @@
 //! chunks, reduces it to what the workspace keeps ([`crate::workspace::prepare`]) and answers
 //! [`FromWorker::Prepared`]; the result goes on, unread, to the session worker
 //! ([`super::bridge::post_prepared`]), which derives the facts across files — in drop
-//! order, whichever worker finishes first ([`release`]), so the web app lists the files as the
+//! order, whichever worker finishes first (`release`), so the web app lists the files as the
 //! CLI lists its arguments. A worker that
 //! starts while no file waits is first sent [`ToWorker::WarmUp`] (a small generated import, so
 //! its first real file runs optimised code; `trialscope:warmup` mark).
