@@ -5,9 +5,9 @@
 //! [`FromWorker::Prepared`]; the result goes on, unread, to the session worker
 //! ([`super::bridge::post_prepared`]), which derives the facts across files — in drop
 //! order, whichever worker finishes first (`release`), so the web app lists the files as the
-//! CLI lists its arguments. A worker that
-//! starts while no file waits is first sent [`ToWorker::WarmUp`] (a small generated import, so
-//! its first real file runs optimised code; `trialscope:warmup` mark).
+//! CLI lists its arguments. A worker that starts while no file waits is first sent
+//! [`ToWorker::WarmUp`] (a small generated import, so its first real file runs optimised
+//! code; `trialscope:warmup` mark).
 //!
 //! A wasm memory never shrinks: an import worker keeps the heap its largest file needed until
 //! it ends. So once a worker's memory has grown past [`RECYCLE_ABOVE_BYTES`] (it says how much
@@ -19,10 +19,10 @@
 //!
 //! Scheduling: files go to the workers in the order they were dropped. A batch picked at once
 //! is queued whole before the first file is handed out ([`submit`] defers the hand-out to a
-//! microtask). Not largest first: the session's workspace keeps the files in the order their
-//! imports finish, and the web app's report must equal the CLI's for the same files in the same
-//! order (tests/it/browser_exports.rs); a largest-first trial (session 7) changed that order and
-//! measured no gain (a worker idled 62–110 ms of a 12 s import). Each finished file leaves a
+//! microtask). Not largest first: a largest-first trial (session 7) measured no gain (a worker
+//! idled 62–110 ms of a 12 s import). Whatever the hand-out order, the results reach the
+//! session worker in drop order (`release`), since the web app's report must equal the CLI's
+//! for the same files in the same order (tests/it/browser_exports.rs). Each finished file leaves a
 //! `trialscope:job` mark (slot, start and end in `performance.now()` ms, size) from which the
 //! benchmarks compute each worker's busy and idle time.
 //!
