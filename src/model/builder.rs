@@ -103,6 +103,11 @@ struct Pair {
 }
 
 const _: () = assert!(std::mem::size_of::<Pair>() == 48);
+// `pair` turns a buffer of events into one of intervals in place: same size and alignment.
+const _: () = assert!(
+    std::mem::size_of::<Pending>() == std::mem::size_of::<Interval>()
+        && std::mem::align_of::<Pending>() == std::mem::align_of::<Interval>()
+);
 
 /// [`Pair::end_after`] of a BEGIN no END has closed.
 const OPEN: u32 = 0;
@@ -757,7 +762,7 @@ impl SliceBuilder {
                     // partitioning them: 8 ms instead of 37 ms for all tracks of that trace.
                     events.sort_by_key(|e| e.ts_ns);
                 }
-                pair(&events, model)
+                pair(events, model)
             };
             // Stable: equal (ts, end) keep arrival order, as `pair` made them in (ts, order).
             intervals.sort_by(|a, b| a.ts_ns.cmp(&b.ts_ns).then(b.end().cmp(&a.end())));
@@ -771,35 +776,46 @@ impl SliceBuilder {
 }
 
 /// Phase 1: turn one track's events (sorted by ts, order) into intervals, in that order.
-fn pair(events: &[Pending], model: &mut Model) -> Vec<Interval> {
-    let n = events
-        .iter()
-        .filter(|e| e.kind() != END && e.kind() != END_NAMED)
-        .count();
-    let mut out: Vec<Interval> = Vec::with_capacity(n);
-    let mut open: Vec<usize> = Vec::new(); // indices into `out`
-    for e in events {
-        let iv = |dur_ns: i64, flags: u8| Interval {
+///
+/// In place: each interval is written over the events already read (an interval takes the
+/// place of its BEGIN, COMPLETE or INSTANT, so the write position never passes the read
+/// position; an END only updates an interval written before it), and the buffer then becomes
+/// the intervals' (`Pending` and `Interval` are both 40 bytes, so the final `collect` reuses
+/// the block). A raw track's events and its intervals are never held at once: on Chromium's
+/// 59 MB trace that was a 28.2 MB block of events beside a 13.6 MB one of intervals.
+fn pair(mut events: Vec<Pending>, model: &mut Model) -> Vec<Interval> {
+    let mut w = 0usize; // intervals written, as `Pending`s: x = duration, kind unused
+    let mut open: Vec<usize> = Vec::new(); // indices of written intervals
+    for r in 0..events.len() {
+        let e = events[r];
+        let as_interval = |dur_ns: i64, flags: u8| Pending {
             ts_ns: e.ts_ns,
-            dur_ns,
+            order_kind: u64::from(flags) << ORDER_BITS,
+            x: dur_ns,
             name: e.name,
             category: e.category,
             frame: e.frame,
             args: e.args,
-            flags,
         };
         match e.kind() {
             BEGIN => {
-                open.push(out.len());
-                out.push(iv(-1, e.flags() | slice_flags::INCOMPLETE));
+                open.push(w);
+                events[w] = as_interval(-1, e.flags() | slice_flags::INCOMPLETE);
+                w += 1;
             }
-            COMPLETE => out.push(iv(e.x, e.flags())),
-            INSTANT => out.push(iv(0, e.flags())),
+            COMPLETE => {
+                events[w] = as_interval(e.x, e.flags());
+                w += 1;
+            }
+            INSTANT => {
+                events[w] = as_interval(0, e.flags());
+                w += 1;
+            }
             _ => {
                 let name = (e.kind() == END_NAMED).then_some(StrId(e.x as u32));
                 let pos = match name {
                     None => open.len().checked_sub(1),
-                    Some(n) => open.iter().rposition(|&k| out[k].name == n),
+                    Some(n) => open.iter().rposition(|&k| events[k].name == n),
                 };
                 match pos {
                     Some(p) => {
@@ -812,12 +828,12 @@ fn pair(events: &[Pending], model: &mut Model) -> Vec<Interval> {
                             );
                         }
                         let k = open.remove(p);
-                        let iv = &mut out[k];
-                        iv.dur_ns = (e.ts_ns - iv.ts_ns).max(0);
-                        iv.flags &= !slice_flags::INCOMPLETE;
+                        let iv = &mut events[k];
+                        iv.x = (e.ts_ns - iv.ts_ns).max(0);
+                        iv.order_kind &= !(u64::from(slice_flags::INCOMPLETE) << ORDER_BITS);
                         if e.args.0 != 0 {
                             let merged = model.args.merge(iv.args, e.args);
-                            out[k].args = merged;
+                            events[k].args = merged;
                         }
                     }
                     None => {
@@ -845,7 +861,21 @@ fn pair(events: &[Pending], model: &mut Model) -> Vec<Interval> {
                 None
             });
     }
-    out
+    events.truncate(w);
+    // Gives back the ENDs' room (in place: a shrinking block is not copied).
+    events.shrink_to_fit();
+    events
+        .into_iter()
+        .map(|e| Interval {
+            ts_ns: e.ts_ns,
+            dur_ns: e.x,
+            name: e.name,
+            category: e.category,
+            frame: e.frame,
+            args: e.args,
+            flags: e.flags(),
+        })
+        .collect()
 }
 
 /// Phase 2: nest sorted intervals of one track, spilling partial overlaps to overflow lanes.
