@@ -599,8 +599,10 @@ mod tests {
         assert_eq!(format!("{got:#?}"), format!("{want:#?}"));
         for (i, (k, v)) in got.iter().enumerate() {
             assert_eq!(k, want[i].0);
-            assert_eq!(v.to_value(), want[i].1.clone());
-            if !matches!(want[i].1, ArgValue::Double(x) if x.is_nan()) {
+            if let (ArgRef::Double(a), ArgValue::Double(b)) = (v, &want[i].1) {
+                assert_eq!(a.to_bits(), b.to_bits());
+            } else {
+                assert_eq!(v.to_value(), want[i].1.clone());
                 assert_eq!(v, want[i].1);
             }
         }
