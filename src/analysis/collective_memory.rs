@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::stats;
 use crate::model::collective::{fold, has_collective_token, COLLECTIVE_TOKENS};
 use crate::model::facts::{rank_in_text, Facts};
-use crate::model::{slice_flags, ArgValue, Model, NestedId, NestedValues, StrId, StringTable};
+use crate::model::{slice_flags, ArgRef, Model, NestedId, NestedValues, StrId, StringTable};
 
 const MIB: u64 = 1 << 20;
 const MS: i64 = 1_000_000;
@@ -483,14 +483,14 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
         }
     };
     let phase_of = |n: &str| if is_phase_name(n) { P_YES } else { 0 };
-    let number = |v: &ArgValue| match v {
-        ArgValue::Int(x) => u32::try_from(*x).ok(),
-        ArgValue::UInt(x) => u32::try_from(*x).ok(),
-        ArgValue::Str(s) => model.str(*s).trim().parse().ok(),
-        ArgValue::Text(s) => s.trim().parse().ok(),
-        ArgValue::Nested(n) => model
+    let number = |v: ArgRef<'_>| match v {
+        ArgRef::Int(x) => u32::try_from(x).ok(),
+        ArgRef::UInt(x) => u32::try_from(x).ok(),
+        ArgRef::Str(s) => model.str(s).trim().parse().ok(),
+        ArgRef::Text(s) => s.trim().parse().ok(),
+        ArgRef::Nested(n) => model
             .args
-            .nested_text(*n, &model.strings)
+            .nested_text(n, &model.strings)
             .trim()
             .parse()
             .ok(),
@@ -511,7 +511,7 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
             || fact(sl.category[i], T_DONE, &token_of) & T_YES != 0;
         for (k, v) in model.args.get(sl.args[i]) {
             if arg_rank.is_none() || arg_world.is_none() {
-                let kind = fact(*k, K_DONE, &key_of);
+                let kind = fact(k, K_DONE, &key_of);
                 if kind & K_RANK != 0 && arg_rank.is_none() {
                     arg_rank = number(v);
                 } else if kind & K_WORLD != 0 && arg_world.is_none() {
@@ -521,17 +521,17 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
             if hit {
                 continue;
             }
-            hit = fact(*k, T_DONE, &token_of) & T_YES != 0
+            hit = fact(k, T_DONE, &token_of) & T_YES != 0
                 || match v {
-                    ArgValue::Str(s) => fact(*s, T_DONE, &token_of) & T_YES != 0,
-                    ArgValue::Text(t) => scan.has_token(t),
-                    ArgValue::Nested(n) => match nested_memo.get_mut(n.0 as usize) {
+                    ArgRef::Str(s) => fact(s, T_DONE, &token_of) & T_YES != 0,
+                    ArgRef::Text(t) => scan.has_token(t),
+                    ArgRef::Nested(n) => match nested_memo.get_mut(n.0 as usize) {
                         Some(m) if *m != 0 => *m == 2,
                         m => {
                             let hit = nested_token(
                                 model.args.nested(),
                                 &model.strings,
-                                *n,
+                                n,
                                 &mut scan,
                                 &mut strings_buf,
                             );

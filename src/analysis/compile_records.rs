@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::model::compile_record::{CacheState, CompileRecord, RecordLocation, Timestamp};
 use crate::model::facts::{base_name, Facts};
-use crate::model::{slice_flags, ArgValue, Model};
+use crate::model::{slice_flags, ArgRef, Model};
 
 /// The cache state a file name states, with the reason: `cold` for names containing `cold`;
 /// `warm` for `warm`; `warm` also for `cachesdisabled` / `cache_disabled` / `nocache` — a repeat
@@ -201,11 +201,11 @@ fn name_arg(model: &Model, i: usize) -> Option<String> {
         .get(model.slices.args[i])
         .iter()
         .find_map(|(k, v)| {
-            (model.str(*k) == "name")
+            (model.str(k) == "name")
                 .then(|| match v {
-                    ArgValue::Str(id) => Some(model.str(*id).to_string()),
-                    ArgValue::Text(t) => Some(t.clone()),
-                    ArgValue::Nested(n) => Some(model.args.nested_text(*n, &model.strings)),
+                    ArgRef::Str(id) => Some(model.str(id).to_string()),
+                    ArgRef::Text(t) => Some(t.to_string()),
+                    ArgRef::Nested(n) => Some(model.args.nested_text(n, &model.strings)),
                     _ => None,
                 })
                 .flatten()

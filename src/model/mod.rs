@@ -6,6 +6,7 @@
 //! (`ts_ns`, `dur_ns`); no wire-format detail (interning ids, sequence ids, clock ids) survives
 //! into the model.
 
+pub mod args;
 pub mod builder;
 pub mod collective;
 pub mod compile_record;
@@ -15,11 +16,11 @@ pub mod frame;
 pub mod nested;
 pub mod strings;
 
-use std::cell::Cell;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+pub use args::{ArgRef, ArgSets, Args, ArgsIter};
 pub use builder::SliceBuilder;
 pub use diagnostics::{Diagnostic, Diagnostics, Severity};
 pub use frame::{
@@ -100,228 +101,6 @@ pub enum ArgValue {
     /// A structured value (a Perfetto nested debug annotation: dict, array or `NestedValue`
     /// tree) in [`ArgSets::nested`]; its JSON text is [`ArgSets::nested_text`].
     Nested(NestedId),
-}
-
-/// Entries per chunk of [`ArgSets`] once its first chunk has grown to that size (32 bytes
-/// each: 1 MiB a chunk).
-const ARG_CHUNK: usize = 1 << 15;
-
-/// All argument sets of a model, columnar: every set's entries in one sequence, a set being
-/// the range between two offsets (no allocation per set). Set 0 is empty.
-///
-/// The sequence is stored in chunks of `ARG_CHUNK` (32,768) entries that never move once full (a
-/// set never spans two chunks: one that would is moved whole to the next chunk), so the
-/// column grows without ever copying itself — in wasm32 a growing `Vec` is copied, its old
-/// and new blocks live at once.
-#[derive(Clone)]
-pub struct ArgSets {
-    /// `starts[i]..starts[i + 1]` are the entries of set `i` (positions in the whole
-    /// sequence); the entries after the last offset belong to the set being built
-    /// ([`ArgSets::push_entry`]).
-    starts: Vec<u32>,
-    /// The sequence: chunk `c` holds positions `chunk_starts[c]..` (`chunks[c].len()` of them).
-    chunks: Vec<Vec<(StrId, ArgValue)>>,
-    /// Position of each chunk's first entry (strictly increasing).
-    chunk_starts: Vec<u32>,
-    /// Entries over all chunks.
-    len: u32,
-    /// Heap bytes of the `Text` values, kept as entries are added.
-    text_bytes: usize,
-    /// The structured values [`ArgValue::Nested`] entries refer to.
-    nested: NestedValues,
-}
-
-/// Formats the chunks as the one list of entries they hold.
-struct FlatEntries<'a>(&'a [Vec<(StrId, ArgValue)>]);
-
-impl std::fmt::Debug for FlatEntries<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.0.iter().flatten()).finish()
-    }
-}
-
-/// As derived over one list of entries, with the structured values only when there are any
-/// (so a model without them prints as it did before they existed).
-impl std::fmt::Debug for ArgSets {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut d = f.debug_struct("ArgSets");
-        d.field("starts", &self.starts)
-            .field("entries", &FlatEntries(&self.chunks))
-            .field("text_bytes", &self.text_bytes);
-        if !self.nested.is_empty() {
-            d.field("nested", &self.nested);
-        }
-        d.finish()
-    }
-}
-
-impl Default for ArgSets {
-    fn default() -> Self {
-        ArgSets {
-            starts: vec![0, 0],
-            chunks: Vec::new(),
-            chunk_starts: Vec::new(),
-            len: 0,
-            text_bytes: 0,
-            nested: NestedValues::default(),
-        }
-    }
-}
-
-impl ArgSets {
-    /// Stores a set and returns its id ([`ArgsId(0)`](ArgsId) for an empty set). Entries
-    /// pushed with [`ArgSets::push_entry`] and not finished yet become part of this set.
-    pub fn add(&mut self, args: Vec<(StrId, ArgValue)>) -> ArgsId {
-        for (k, v) in args {
-            self.push_entry(k, v);
-        }
-        self.finish_set()
-    }
-
-    /// Appends one entry to the set being built (closed by [`ArgSets::finish_set`]).
-    pub fn push_entry(&mut self, key: StrId, value: ArgValue) {
-        if let ArgValue::Text(t) = &value {
-            self.text_bytes += t.capacity();
-        }
-        self.chunk_for_one_more().push((key, value));
-        self.len += 1;
-    }
-
-    /// The chunk the next entry goes to: the last one, unless it is a full chunk of
-    /// [`ARG_CHUNK`] entries or more — then a new chunk, with the set being built moved to
-    /// it (a set that alone fills its chunk stays and its chunk grows).
-    fn chunk_for_one_more(&mut self) -> &mut Vec<(StrId, ArgValue)> {
-        let set_start = self.starts.last().copied().unwrap_or(0);
-        let need_new = match (self.chunks.last(), self.chunk_starts.last()) {
-            (Some(c), Some(&cs)) => {
-                c.len() == c.capacity() && c.len() >= ARG_CHUNK && set_start > cs
-            }
-            _ => true,
-        };
-        if need_new {
-            let mut next = Vec::new();
-            if let (Some(c), Some(&cs)) = (self.chunks.last_mut(), self.chunk_starts.last()) {
-                let at = ((set_start - cs) as usize).min(c.len());
-                next.reserve_exact(ARG_CHUNK.max(2 * (c.len() - at)));
-                next.extend(c.drain(at..));
-            }
-            self.chunks.push(next);
-            self.chunk_starts.push(set_start);
-        }
-        let last = self.chunks.len() - 1;
-        &mut self.chunks[last]
-    }
-
-    /// Closes the set built by [`ArgSets::push_entry`] and returns its id
-    /// ([`ArgsId(0)`](ArgsId) when no entry was pushed).
-    pub fn finish_set(&mut self) -> ArgsId {
-        let start = self.starts.last().copied().unwrap_or(0);
-        // Offsets are u32: past 2^32 entries (over 128 GB of them) sets would read as empty.
-        let end = self.len;
-        if end == start {
-            return ArgsId(0);
-        }
-        self.starts.push(end);
-        ArgsId(self.starts.len() as u32 - 2)
-    }
-
-    /// The entries of set `id` (empty for an unknown id).
-    pub fn get(&self, id: ArgsId) -> &[(StrId, ArgValue)] {
-        let i = id.0 as usize;
-        let (Some(&a), Some(&b)) = (self.starts.get(i), self.starts.get(i + 1)) else {
-            return &[];
-        };
-        if b <= a {
-            return &[];
-        }
-        // The chunk holding position `a` (a set lies in one chunk).
-        let c = self.chunk_starts.partition_point(|&s| s <= a);
-        let Some(c) = c.checked_sub(1) else {
-            return &[];
-        };
-        let at = (a - self.chunk_starts[c]) as usize;
-        self.chunks[c].get(at..at + (b - a) as usize).unwrap_or(&[])
-    }
-
-    /// A set holding the entries of `a` followed by those of `b` whose keys `a` lacks (the first
-    /// of `b`'s entries with a key, when `b` repeats it). Linear in the sizes of both sets.
-    pub fn merge(&mut self, a: ArgsId, b: ArgsId) -> ArgsId {
-        if b.0 == 0 {
-            return a;
-        }
-        if a.0 == 0 {
-            return b;
-        }
-        let (first, second) = (self.get(a), self.get(b));
-        MERGE_PROBES.with(|c| c.set(c.get() + (first.len() + second.len()) as u64));
-        let mut seen: HashSet<StrId> = first.iter().map(|(k, _)| *k).collect();
-        let mut merged = first.to_vec();
-        for (k, v) in second {
-            if seen.insert(*k) {
-                merged.push((*k, v.clone()));
-            }
-        }
-        self.add(merged)
-    }
-
-    /// Stores an encoded structured value ([`nested::enc`]) for an [`ArgValue::Nested`]
-    /// entry; an identical value stored before is shared.
-    pub fn add_nested(&mut self, encoded: &[u8]) -> NestedId {
-        self.nested.add(encoded)
-    }
-
-    /// The structured values of all sets.
-    pub fn nested(&self) -> &NestedValues {
-        &self.nested
-    }
-
-    /// The JSON text of structured value `id` (interned strings resolved in `strings`).
-    pub fn nested_text(&self, id: NestedId, strings: &StringTable) -> String {
-        self.nested.text(id, strings)
-    }
-
-    /// Number of sets, the empty set 0 included.
-    pub fn set_count(&self) -> usize {
-        self.starts.len() - 1
-    }
-
-    /// Number of entries over all sets.
-    pub fn entry_count(&self) -> usize {
-        self.len as usize
-    }
-
-    /// Estimated heap bytes of all sets, O(chunks) (one chunk per 32 768 entries).
-    pub fn heap_bytes(&self) -> usize {
-        self.text_bytes
-            + self.nested.heap_bytes()
-            + self
-                .chunks
-                .iter()
-                .map(|c| c.capacity() * std::mem::size_of::<(StrId, ArgValue)>())
-                .sum::<usize>()
-            + self.chunks.capacity() * std::mem::size_of::<Vec<(StrId, ArgValue)>>()
-            + (self.starts.capacity() + self.chunk_starts.capacity()) * std::mem::size_of::<u32>()
-    }
-
-    /// Gives back spare capacity (a model sized for its data).
-    pub fn shrink_to_fit(&mut self) {
-        for c in &mut self.chunks {
-            c.shrink_to_fit();
-        }
-        self.starts.shrink_to_fit();
-        self.nested.shrink_to_fit();
-    }
-
-    /// Key lookups [`ArgSets::merge`] has made on this thread. A test hook for the complexity
-    /// tests: merging sets of n and m entries costs n + m.
-    #[doc(hidden)]
-    pub fn merge_probes_on_this_thread() -> u64 {
-        MERGE_PROBES.with(Cell::get)
-    }
-}
-
-thread_local! {
-    static MERGE_PROBES: Cell<u64> = const { Cell::new(0) };
 }
 
 /// Bit flags of a slice.

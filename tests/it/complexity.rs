@@ -199,7 +199,7 @@ fn merge_probes(k: usize) -> u64 {
     let probes = ArgSets::merge_probes_on_this_thread() - before;
     let m = &a.model;
     assert_eq!(m.slices.len(), 1);
-    let merged = m.args.get(m.slices.args[0]);
+    let merged = m.args.get(m.slices.args[0]).to_vec();
     assert_eq!(merged.len(), 2 * k);
     assert_eq!(m.str(merged[0].0), "b0");
     assert_eq!(m.str(merged[k].0), "e0");

@@ -264,7 +264,7 @@ fn args_of_first(m: &Model) -> Vec<(String, String)> {
     m.args
         .get(m.slices.args[0])
         .iter()
-        .map(|(k, v)| (m.str(*k).to_string(), format!("{v:?}")))
+        .map(|(k, v)| (m.str(k).to_string(), format!("{v:?}")))
         .collect()
 }
 

@@ -107,7 +107,7 @@ fn our_rows(m: &Model, exp: &Expected) -> Vec<Row> {
         let args = m.args.get(m.slices.args[i]);
         if joins_args && !args.is_empty() {
             for (k, _) in args {
-                rows.push(row(has_key.then(|| format!("args.{}", m.str(*k)))));
+                rows.push(row(has_key.then(|| format!("args.{}", m.str(k)))));
             }
         } else {
             rows.push(row(None));

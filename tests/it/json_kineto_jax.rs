@@ -183,7 +183,7 @@ fn integers_beyond_i64_in_args_are_kept() {
     let i = (0..m.slices.len())
         .find(|&i| m.str(m.slices.name[i]) == "record_param_comms")
         .unwrap();
-    let args = m.args.get(m.slices.args[i]);
+    let args = m.args.get(m.slices.args[i]).to_vec();
     assert!(args
         .iter()
         .any(|(k, v)| m.str(*k) == "Comms Id" && *v == ArgValue::UInt(10_159_970_886_766_084_423)));

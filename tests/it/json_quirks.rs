@@ -354,7 +354,7 @@ fn b15_unbalanced_begin_end() {
     let i = (0..m.slices.len())
         .find(|&i| m.str(m.slices.name[i]) == "step")
         .unwrap();
-    let args = m.args.get(m.slices.args[i]);
+    let args = m.args.get(m.slices.args[i]).to_vec();
     assert!(args
         .iter()
         .any(|(k, v)| m.str(*k) == "loss" && *v == trialscope::model::ArgValue::Double(0.5)));

@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 
 use trialscope::formats::{self, Chunked, LoadOptions, Loaded};
-use trialscope::model::{ArgValue, Model};
+use trialscope::model::{ArgRef, Model};
 
 use crate::support::{corpus, read_corpus};
 
@@ -38,13 +38,13 @@ fn dump(m: &Model) -> String {
             .get(sl.args[i])
             .iter()
             .map(|(k, v)| match v {
-                ArgValue::Str(id) => format!("{}={:?}", s(*k), s(*id)),
+                ArgRef::Str(id) => format!("{}={:?}", s(k), s(id)),
                 // Structured values print as the JSON text they stand for (as the text the
                 // importer kept before they were structured).
-                ArgValue::Nested(n) => {
-                    format!("{}=Text({:?})", s(*k), m.args.nested_text(*n, &m.strings))
+                ArgRef::Nested(n) => {
+                    format!("{}=Text({:?})", s(k), m.args.nested_text(n, &m.strings))
                 }
-                v => format!("{}={v:?}", s(*k)),
+                v => format!("{}={v:?}", s(k)),
             })
             .collect();
         let f = m.frames.get(sl.frame[i]);

@@ -234,7 +234,7 @@ fn our_slices(m: &Model, with_keys: bool) -> Vec<SliceRow> {
                 m.args
                     .get(m.slices.args[i])
                     .iter()
-                    .map(|(k, _)| m.str(*k).to_string())
+                    .map(|(k, _)| m.str(k).to_string())
                     .collect()
             } else {
                 Vec::new()

@@ -2345,7 +2345,7 @@ mod tests {
             {"ph":"M","name":"process_labels","pid":3,"args":{"labels":"a, b"}},
             {"ph":"X","name":"x","pid":3,"tid":3,"ts":1,"dur":1,
              "args":{"big":123456789012345678901234,"u":18446744073709551615,"f":1.5,"o":{"k":[1,2]}}}]}"#);
-        let args = m.args.get(m.slices.args[0]);
+        let args = m.args.get(m.slices.args[0]).to_vec();
         let get = |k: &str| {
             args.iter()
                 .find(|(kk, _)| m.str(*kk) == k)

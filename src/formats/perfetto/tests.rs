@@ -551,7 +551,7 @@ fn frames_carry_source_location_and_posted_from_and_args() {
         Some("PostTask")
     );
     assert!(f.unmatched.is_none());
-    let args = m.args.get(m.slices.args[0]);
+    let args = m.args.get(m.slices.args[0]).to_vec();
     assert_eq!(m.str(args[0].0), "src");
     assert_eq!(
         args[0].1,
@@ -888,7 +888,8 @@ fn nested_annotations_read_from_the_wire_render_as_the_decoded_reference() {
         assert_eq!(m.slices.len(), anns.len(), "round {round}");
         for (k, a) in anns.iter().enumerate() {
             let full = DebugAnnotation::decode(&a[..]).unwrap();
-            let got = &m.args.get(m.slices.args[k])[0].1;
+            let got_args = m.args.get(m.slices.args[k]).to_vec();
+            let got = &got_args[0].1;
             match got {
                 ArgValue::Nested(id) => assert_eq!(
                     m.args.nested_text(*id, &m.strings),
