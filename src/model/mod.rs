@@ -224,6 +224,60 @@ pub struct CounterSeries {
     pub value: Vec<f64>,
 }
 
+impl CounterSeries {
+    /// Puts the samples in timestamp order (stable: samples of one timestamp keep their
+    /// order) and gives back the columns' spare room. In place: the extra memory is an index of
+    /// 4 bytes a sample (8 above 2^32 samples) and the sort's buffer of half that, never a
+    /// second copy of the columns (on Chromium's 59 MB trace a copy was the import's peak).
+    pub fn sort_by_time(&mut self) {
+        let n = self.ts_ns.len().min(self.value.len());
+        self.ts_ns.truncate(n);
+        self.value.truncate(n);
+        if self.ts_ns.windows(2).any(|w| w[0] > w[1]) {
+            if let Ok(m) = u32::try_from(n) {
+                let mut idx: Vec<u32> = (0..m).collect();
+                idx.sort_by_key(|&i| self.ts_ns[i as usize]);
+                self.permute(&mut idx, |i| i as usize, |i| i as u32);
+            } else {
+                let mut idx: Vec<usize> = (0..n).collect();
+                idx.sort_by_key(|&i| self.ts_ns[i]);
+                self.permute(&mut idx, |i| i, |i| i);
+            }
+        }
+        self.ts_ns.shrink_to_fit();
+        self.value.shrink_to_fit();
+    }
+
+    /// Sample `k` becomes the sample at `idx[k]`, following each cycle of the permutation
+    /// (an entry of `idx` is set to its own position once its cycle is done).
+    fn permute<I: Copy>(
+        &mut self,
+        idx: &mut [I],
+        get: impl Fn(I) -> usize,
+        put: impl Fn(usize) -> I,
+    ) {
+        for start in 0..idx.len() {
+            if get(idx[start]) == start {
+                continue;
+            }
+            let (ts, value) = (self.ts_ns[start], self.value[start]);
+            let mut j = start;
+            loop {
+                let k = get(idx[j]);
+                idx[j] = put(j);
+                if k == start {
+                    self.ts_ns[j] = ts;
+                    self.value[j] = value;
+                    break;
+                }
+                self.ts_ns[j] = self.ts_ns[k];
+                self.value[j] = self.value[k];
+                j = k;
+            }
+        }
+    }
+}
+
 /// Facts about the trace as a whole (what the writer said about itself).
 #[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
 pub struct TraceInfo {
@@ -352,5 +406,52 @@ impl Model {
             return format!("process {pid}");
         }
         format!("track {}", id.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `sort_by_time` gives what a stable sort of (ts, value) pairs by ts gives, for runs of
+    /// ties, reversed and shuffled series.
+    #[test]
+    fn counter_samples_sort_stably_in_place() {
+        let mut shuffled = 0;
+        for seed in 0..300u64 {
+            let mut x = seed.wrapping_mul(0x9e3779b97f4a7c15) | 1;
+            let mut next = |m: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % m
+            };
+            let n = next(200) as usize;
+            let spread = 1 + next(50) as i64;
+            let ts: Vec<i64> = (0..n).map(|_| next(spread as u64) as i64 - 5).collect();
+            let value: Vec<f64> = (0..n).map(|i| i as f64).collect();
+            let mut want: Vec<(i64, f64)> = ts.iter().copied().zip(value.iter().copied()).collect();
+            want.sort_by_key(|p| p.0);
+            let mut s = CounterSeries {
+                track: TrackId(0),
+                name: StrId(0),
+                unit: StrId(0),
+                pid: None,
+                ts_ns: ts.clone(),
+                value,
+            };
+            if ts.windows(2).any(|w| w[0] > w[1]) {
+                shuffled += 1;
+            }
+            s.sort_by_time();
+            let got: Vec<(i64, f64)> = s
+                .ts_ns
+                .iter()
+                .copied()
+                .zip(s.value.iter().copied())
+                .collect();
+            assert_eq!(got, want, "seed {seed}");
+        }
+        assert!(shuffled > 200, "{shuffled} series out of order");
     }
 }

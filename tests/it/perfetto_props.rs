@@ -57,12 +57,12 @@ fn synthetic() -> Vec<u8> {
             sequence_flags: Some(SEQ_INCREMENTAL_STATE_CLEARED),
             track_descriptor: Some(TrackDescriptor {
                 uuid: Some(5),
-                thread: Some(ThreadDescriptor {
+                thread: Some(Box::new(ThreadDescriptor {
                     pid: Some(1),
                     tid: Some(2),
                     thread_name: Some(b"main".to_vec()),
                     ..Default::default()
-                }),
+                })),
                 ..Default::default()
             }),
             trace_packet_defaults: Some(TracePacketDefaults {
@@ -102,11 +102,11 @@ fn synthetic() -> Vec<u8> {
             track_descriptor: Some(TrackDescriptor {
                 uuid: Some(9),
                 parent_uuid: Some(5),
-                counter: Some(CounterDescriptor {
+                counter: Some(Box::new(CounterDescriptor {
                     unit: Some(3),
                     is_incremental: Some(true),
                     ..Default::default()
-                }),
+                })),
                 ..Default::default()
             }),
             ..Default::default()

@@ -2445,14 +2445,7 @@ impl<'m> Importer<'m> {
         // Counters first: sorting and trimming them gives their growth room back before the
         // slice columns are made.
         for s in &mut model.counters {
-            if s.ts_ns.windows(2).any(|w| w[0] > w[1]) {
-                let mut idx: Vec<usize> = (0..s.ts_ns.len()).collect();
-                idx.sort_by_key(|&i| s.ts_ns[i]);
-                s.ts_ns = idx.iter().map(|&i| s.ts_ns[i]).collect();
-                s.value = idx.iter().map(|&i| s.value[i]).collect();
-            }
-            s.ts_ns.shrink_to_fit();
-            s.value.shrink_to_fit();
+            s.sort_by_time();
         }
         builder.finish(model);
         model.args.shrink_to_fit();

@@ -72,11 +72,11 @@ pub fn write_chromium_like(out: &mut impl Write, target: u64) -> io::Result<u64>
             trusted_packet_sequence_id: Some(1),
             track_descriptor: Some(TrackDescriptor {
                 uuid: Some(1),
-                process: Some(ProcessDescriptor {
+                process: Some(Box::new(ProcessDescriptor {
                     pid: Some(4242),
                     process_name: Some(b"Renderer".to_vec()),
                     ..Default::default()
-                }),
+                })),
                 ..Default::default()
             }),
             ..Default::default()
@@ -91,10 +91,10 @@ pub fn write_chromium_like(out: &mut impl Write, target: u64) -> io::Result<u64>
                 uuid: Some(2),
                 parent_uuid: Some(1),
                 name: Some(b"Memory".to_vec()),
-                counter: Some(CounterDescriptor {
+                counter: Some(Box::new(CounterDescriptor {
                     unit: Some(3),
                     ..Default::default()
-                }),
+                })),
                 ..Default::default()
             }),
             ..Default::default()
@@ -119,12 +119,12 @@ pub fn write_chromium_like(out: &mut impl Write, target: u64) -> io::Result<u64>
                 track_descriptor: Some(TrackDescriptor {
                     uuid: Some(uuid),
                     parent_uuid: Some(1),
-                    thread: Some(ThreadDescriptor {
+                    thread: Some(Box::new(ThreadDescriptor {
                         pid: Some(4242),
                         tid: Some(4300 + i as i64),
                         thread_name: Some(format!("ThreadPoolWorker{i}").into_bytes()),
                         ..Default::default()
-                    }),
+                    })),
                     ..Default::default()
                 }),
                 trace_packet_defaults: Some(TracePacketDefaults {

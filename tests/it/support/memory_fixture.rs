@@ -40,12 +40,12 @@ pub fn rank_trace(r: i32, base: u64) -> Vec<u8> {
     let mut first = TracePacket {
         track_descriptor: Some(TrackDescriptor {
             uuid: Some(1),
-            process: Some(ProcessDescriptor {
+            process: Some(Box::new(ProcessDescriptor {
                 pid: Some(4000 + r),
                 process_name: Some(b"python train.py".to_vec()),
                 process_labels: vec![format!("rank={r}").into_bytes()],
                 ..Default::default()
-            }),
+            })),
             ..Default::default()
         }),
         ..packet(0)

@@ -42,10 +42,10 @@ pub fn track(seq: u32, desc: TrackDescriptor) -> TracePacket {
 pub fn process_track(uuid: u64, pid: i32) -> TrackDescriptor {
     TrackDescriptor {
         uuid: Some(uuid),
-        process: Some(ProcessDescriptor {
+        process: Some(Box::new(ProcessDescriptor {
             pid: Some(pid),
             ..Default::default()
-        }),
+        })),
         ..Default::default()
     }
 }
@@ -61,12 +61,12 @@ pub fn thread_track(
     TrackDescriptor {
         uuid: Some(uuid),
         parent_uuid: parent,
-        thread: Some(ThreadDescriptor {
+        thread: Some(Box::new(ThreadDescriptor {
             pid: Some(pid),
             tid: Some(tid),
             thread_name: name.map(|n| n.as_bytes().to_vec()),
             ..Default::default()
-        }),
+        })),
         ..Default::default()
     }
 }
@@ -77,10 +77,10 @@ pub fn counter_track(uuid: u64, parent: u64, name: &str, unit: i32) -> TrackDesc
         uuid: Some(uuid),
         parent_uuid: Some(parent),
         name: Some(name.as_bytes().to_vec()),
-        counter: Some(CounterDescriptor {
+        counter: Some(Box::new(CounterDescriptor {
             unit: Some(unit),
             ..Default::default()
-        }),
+        })),
         ..Default::default()
     }
 }
