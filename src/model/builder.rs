@@ -178,6 +178,11 @@ impl<T> Chunks<T> {
     }
 
     /// Element `i` (every chunk but the last is full).
+    fn get(&self, i: usize) -> &T {
+        &self.chunks[i / CHUNK][i % CHUNK]
+    }
+
+    /// Element `i`, to change.
     fn get_mut(&mut self, i: usize) -> &mut T {
         &mut self.chunks[i / CHUNK][i % CHUNK]
     }
@@ -457,17 +462,21 @@ impl Bucket {
     /// track's pairs and its intervals (40 bytes a slice) are never held at once.
     fn intervals(self, model: &mut Model) -> Intervals {
         debug_assert!(self.window.is_empty(), "flushed first");
-        // END args merge in the order pairing sorted events meets the ENDs: (ts, order).
-        let mut merges: Vec<(i64, u64, u32)> = self
-            .pairs
+        // END args merge in the order pairing sorted events meets the ENDs: (ts, order). The
+        // pairs to merge are listed by index (4 bytes each: a track may hold hundreds of
+        // thousands) and sorted by that key looked up.
+        let mut pairs = self.pairs;
+        let mut merges: Vec<u32> = pairs
             .iter()
             .enumerate()
             .filter(|(_, p)| p.closed() && p.end_args.0 != 0)
-            .map(|(i, p)| (p.x, p.end_order(), i as u32))
+            .map(|(i, _)| i as u32)
             .collect();
-        merges.sort_unstable();
-        let mut pairs = self.pairs;
-        for (_, _, i) in merges {
+        merges.sort_unstable_by_key(|&i| {
+            let p = pairs.get(i as usize);
+            (p.x, p.end_order())
+        });
+        for i in merges {
             let p = pairs.get_mut(i as usize);
             p.args = model.args.merge(p.args, p.end_args);
         }
@@ -805,8 +814,13 @@ impl SliceBuilder {
     /// Moves every pending event of track `t` to `map(t)`, dropping it when `map` gives `None`
     /// (an importer that learns a track's identity only after its events: Perfetto track
     /// uuids described late). Event order is kept (tracks that map to one are merged in
-    /// arrival order).
+    /// arrival order). `map` is called once or twice per track, so it must give the same
+    /// answer each time.
     pub fn retarget(&mut self, mut map: impl FnMut(TrackId) -> Option<TrackId>) {
+        // Nothing moves (the usual case): the buckets stay where they are, not copied.
+        if self.buckets.iter().all(|b| map(b.track) == Some(b.track)) {
+            return;
+        }
         let old = std::mem::take(&mut self.buckets);
         self.dense.clear();
         self.sparse.clear();
