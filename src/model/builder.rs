@@ -402,9 +402,15 @@ impl Bucket {
     /// Windowed: `e` (at or after `last_ts`) into the window in (ts, arrival order) order,
     /// pairing the window's earliest event when it holds more than `window_len`.
     fn hold(&mut self, e: Pending) {
-        // After every held event of the same timestamp: `e` arrived last.
-        let at = self.window.partition_point(|w| w.ts_ns <= e.ts_ns);
-        self.window.insert(at, e);
+        // After every held event of the same timestamp: `e` arrived last. Most events come
+        // in order and go at the back.
+        match self.window.back() {
+            Some(last) if last.ts_ns > e.ts_ns => {
+                let at = self.window.partition_point(|w| w.ts_ns <= e.ts_ns);
+                self.window.insert(at, e);
+            }
+            _ => self.window.push_back(e),
+        }
         if self.window.len() > self.window_len {
             if let Some(first) = self.window.pop_front() {
                 self.stream(first);
