@@ -1508,13 +1508,7 @@ mod tests {
     fn pairing_while_streaming_gives_what_pairing_sorted_events_gives() {
         let mut turned_raw = 0;
         for seed in 0..400u64 {
-            let mut x = seed.wrapping_mul(0x9e3779b97f4a7c15) | 1;
-            let mut next = |m: u64| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x % m
-            };
+            let mut next = crate::model::testing::xorshift(seed, 0x9e3779b97f4a7c15);
             let mut ms = [Model::default(), Model::default()];
             for m in &mut ms {
                 for _ in 0..3 {
@@ -1591,13 +1585,7 @@ mod tests {
     fn reordered_tracks_stream_through_the_window_as_sorted_pairing_would() {
         let (mut stayed, mut turned_raw) = (0, 0);
         for seed in 0..600u64 {
-            let mut x = seed.wrapping_mul(0x2545f4914f6cdd1d) | 1;
-            let mut next = |m: u64| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x % m
-            };
+            let mut next = crate::model::testing::xorshift(seed, 0x2545f4914f6cdd1d);
             let mut ms = [Model::default(), Model::default()];
             for m in &mut ms {
                 for _ in 0..2 {

@@ -409,6 +409,22 @@ impl Model {
     }
 }
 
+/// Helpers for the model's unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    /// A xorshift64 generator seeded with `seed * mul` (odd): each call `next(m)` gives a
+    /// number below `m` (`m` ≥ 1).
+    pub(crate) fn xorshift(seed: u64, mul: u64) -> impl FnMut(u64) -> u64 {
+        let mut x = seed.wrapping_mul(mul) | 1;
+        move |m| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -419,13 +435,7 @@ mod tests {
     fn counter_samples_sort_stably_in_place() {
         let mut shuffled = 0;
         for seed in 0..300u64 {
-            let mut x = seed.wrapping_mul(0x9e3779b97f4a7c15) | 1;
-            let mut next = |m: u64| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x % m
-            };
+            let mut next = testing::xorshift(seed, 0x9e3779b97f4a7c15);
             let n = next(200) as usize;
             let spread = 1 + next(50) as i64;
             let ts: Vec<i64> = (0..n).map(|_| next(spread as u64) as i64 - 5).collect();
