@@ -354,9 +354,13 @@ impl Bucket {
         if self.raw {
             return;
         }
-        let events = self.take_events();
-        self.sorted = events.windows(2).all(|w| w[0].ts_ns <= w[1].ts_ns);
-        self.events = events;
+        self.events = self.take_events();
+        self.mark_raw();
+    }
+
+    /// Raw from now on, `events` in arrival order: `sorted` is set from them.
+    fn mark_raw(&mut self) {
+        self.sorted = self.events.windows(2).all(|w| w[0].ts_ns <= w[1].ts_ns);
         self.raw = true;
     }
 
@@ -383,7 +387,7 @@ impl Bucket {
             // Over 2^32 events between a BEGIN and its END: raw after all, in arrival order.
             self.events.extend(rest);
             self.events.sort_unstable_by_key(Pending::order);
-            self.sorted = self.events.windows(2).all(|w| w[0].ts_ns <= w[1].ts_ns);
+            self.mark_raw();
             return;
         }
         self.window.extend(rest);
