@@ -65,14 +65,14 @@ pub fn extract(model: &Model, facts: &Facts) -> Vec<CompileRecord> {
     // Walk up to the root, bounded in case of malformed parent links.
     let ancestors = |i: usize| {
         let mut out = Vec::new();
-        let mut cur = s.parent[i];
+        let mut cur = s.parent.get(i);
         while let Some(p) = cur {
             let p = p.0 as usize;
             if p >= n || out.len() > 4096 {
                 break;
             }
             out.push(p);
-            cur = s.parent[p];
+            cur = s.parent.get(p);
         }
         out
     };

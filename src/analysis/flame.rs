@@ -115,10 +115,12 @@ pub fn extract(model: &Model, artifact_id: &str) -> CallTree {
                 break;
             }
             chain.push(k);
-            j = s.parent[k].map(|p| p.0 as usize).filter(|&p| p < n);
+            j = s.parent.get(k).map(|p| p.0 as usize).filter(|&p| p < n);
         }
         for &k in chain.iter().rev() {
-            let parent_node = s.parent[k]
+            let parent_node = s
+                .parent
+                .get(k)
                 .map(|p| p.0 as usize)
                 .filter(|&p| p < n)
                 .map_or(NONE, |p| node_of[p]);

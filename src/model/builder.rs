@@ -1320,7 +1320,7 @@ mod tests {
         b.finish(&mut m);
         assert_eq!(m.slices.name, vec![outer, inner, inner, outer]);
         assert_eq!(m.slices.depth, vec![0, 1, 0, 1]);
-        assert_eq!(m.slices.parent[1], Some(SliceId(0)));
+        assert_eq!(m.slices.parent.get(1), Some(SliceId(0)));
         assert_eq!(m.diagnostics.count("slice_overlap_overflow_lane"), 0);
     }
 
@@ -1499,7 +1499,7 @@ mod tests {
                 s.track[i],
                 s.name[i],
                 s.depth[i],
-                s.parent[i],
+                s.parent.get(i),
                 s.flags[i],
                 s.args[i],
                 m.args.get(s.args[i])

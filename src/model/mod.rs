@@ -128,7 +128,7 @@ pub struct Slices {
     pub category: Vec<StrId>,
     pub frame: Vec<FrameId>,
     pub depth: Vec<u32>,
-    pub parent: Vec<Option<SliceId>>,
+    pub parent: Parents,
     pub args: Vec<ArgsId>,
     pub flags: Vec<u8>,
 }
@@ -167,7 +167,11 @@ impl Slices {
         grow(&mut self.category, n, total);
         grow(&mut self.frame, n, total);
         grow(&mut self.depth, n, total);
-        grow(&mut self.parent, n, total);
+        if self.parent.capacity() - self.parent.len() < n {
+            let len = self.parent.len();
+            self.parent
+                .reserve_exact((len / 2).min(total.saturating_sub(len)).max(n));
+        }
         grow(&mut self.args, n, total);
         grow(&mut self.flags, n, total);
     }
@@ -196,7 +200,7 @@ impl Slices {
             + self.category.capacity() * size_of::<StrId>()
             + self.frame.capacity() * size_of::<FrameId>()
             + self.depth.capacity() * size_of::<u32>()
-            + self.parent.capacity() * size_of::<Option<SliceId>>()
+            + self.parent.heap_bytes()
             + self.args.capacity() * size_of::<ArgsId>()
             + self.flags.capacity()
     }
@@ -209,6 +213,86 @@ impl Slices {
     /// True when there is no slice.
     pub fn is_empty(&self) -> bool {
         self.ts_ns.is_empty()
+    }
+}
+
+/// The `parent` column of [`Slices`]: the enclosing slice of each slice on its track, 4 bytes a
+/// slice (an `Option<SliceId>` column takes 8). Slice index `u32::MAX` is the "no parent"
+/// mark, so it cannot be a parent; a model never holds that many slices (at ~110 bytes a slice
+/// that would be ~470 GB).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Parents(Vec<u32>);
+
+impl Parents {
+    const NONE: u32 = u32::MAX;
+
+    /// The parent of slice `i`; `None` for a root. Panics when `i` is out of range, like
+    /// indexing the other columns.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<SliceId> {
+        let p = self.0[i];
+        (p != Self::NONE).then_some(SliceId(p))
+    }
+
+    /// Appends the parent of the next slice.
+    #[inline]
+    pub fn push(&mut self, parent: Option<SliceId>) {
+        self.0.push(parent.map_or(Self::NONE, |p| p.0));
+    }
+
+    /// Every slice's parent, in slice order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Option<SliceId>> + '_ {
+        self.0
+            .iter()
+            .map(|&p| (p != Self::NONE).then_some(SliceId(p)))
+    }
+
+    /// Number of slices in the column.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True when the column is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Room in slices, as [`Vec::capacity`].
+    pub fn capacity(&self) -> usize {
+        self.0.capacity()
+    }
+
+    /// As [`Vec::reserve_exact`], in slices.
+    pub fn reserve_exact(&mut self, n: usize) {
+        self.0.reserve_exact(n);
+    }
+
+    /// As [`Vec::shrink_to_fit`].
+    pub fn shrink_to_fit(&mut self) {
+        self.0.shrink_to_fit();
+    }
+
+    /// Heap bytes of the column (its capacity), O(1).
+    pub fn heap_bytes(&self) -> usize {
+        self.0.capacity() * std::mem::size_of::<u32>()
+    }
+}
+
+/// Prints as the list of `Option<SliceId>` it stands for (the same text as a
+/// `Vec<Option<SliceId>>`, so model dumps compare across the change of layout).
+impl std::fmt::Debug for Parents {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl FromIterator<Option<SliceId>> for Parents {
+    fn from_iter<I: IntoIterator<Item = Option<SliceId>>>(iter: I) -> Self {
+        let mut out = Parents::default();
+        for p in iter {
+            out.push(p);
+        }
+        out
     }
 }
 
@@ -370,7 +454,7 @@ impl Model {
         let s = &self.slices;
         let mut self_ns: Vec<i64> = s.dur_ns.iter().map(|&d| d.max(0)).collect();
         for i in 0..s.len() {
-            if let Some(p) = s.parent[i] {
+            if let Some(p) = s.parent.get(i) {
                 let d = s.dur_ns[i].max(0);
                 let p = p.0 as usize;
                 self_ns[p] = self_ns[p].saturating_sub(d);

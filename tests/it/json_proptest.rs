@@ -46,7 +46,7 @@ fn check(m: &Model) {
     for i in 0..n {
         assert!((s.track[i].0 as usize) < m.tracks.len());
         assert!(s.dur_ns[i] >= -1);
-        if let Some(p) = s.parent[i] {
+        if let Some(p) = s.parent.get(i) {
             assert!((p.0 as usize) < n);
             assert_eq!(s.track[p.0 as usize], s.track[i]);
         }

@@ -58,7 +58,7 @@ fn dump(m: &Model) -> String {
             s(sl.category[i]),
             f.semantic_id,
             sl.depth[i],
-            sl.parent[i],
+            sl.parent.get(i),
             sl.flags[i],
             args,
             f.key.line.unwrap_or(0),

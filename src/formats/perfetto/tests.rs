@@ -469,7 +469,7 @@ fn legacy_events_x_b_e_and_thread_descriptor_delta_timestamps() {
         (TrackKind::Thread, Some(7), Some(8))
     );
     assert_eq!(m.str(m.slices.category[0]), "a_cat,b_cat");
-    assert_eq!(m.slices.parent[1], Some(crate::model::SliceId(0)));
+    assert_eq!(m.slices.parent.get(1), Some(crate::model::SliceId(0)));
     assert_eq!(m.diagnostics.count("legacy_phase_unsupported"), 1);
 }
 
