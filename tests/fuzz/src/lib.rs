@@ -97,7 +97,7 @@ pub fn full_dump(m: &Model) -> String {
             m.str(sl.name[i]),
             m.str(sl.category[i]),
             sl.depth[i],
-            sl.parent[i],
+            sl.parent.get(i),
             m.args.get(sl.args[i]),
             sl.flags[i],
         );
