@@ -143,7 +143,7 @@ impl Slices {
         self.category.reserve_exact(n);
         self.frame.reserve_exact(n);
         self.depth.reserve_exact(n);
-        self.parent.reserve_exact(n);
+        self.parent.0.reserve_exact(n);
         self.args.reserve_exact(n);
         self.flags.reserve_exact(n);
     }
@@ -167,11 +167,7 @@ impl Slices {
         grow(&mut self.category, n, total);
         grow(&mut self.frame, n, total);
         grow(&mut self.depth, n, total);
-        if self.parent.capacity() - self.parent.len() < n {
-            let len = self.parent.len();
-            self.parent
-                .reserve_exact((len / 2).min(total.saturating_sub(len)).max(n));
-        }
+        grow(&mut self.parent.0, n, total);
         grow(&mut self.args, n, total);
         grow(&mut self.flags, n, total);
     }
@@ -185,7 +181,7 @@ impl Slices {
         self.category.shrink_to_fit();
         self.frame.shrink_to_fit();
         self.depth.shrink_to_fit();
-        self.parent.shrink_to_fit();
+        self.parent.0.shrink_to_fit();
         self.args.shrink_to_fit();
         self.flags.shrink_to_fit();
     }
@@ -200,7 +196,7 @@ impl Slices {
             + self.category.capacity() * size_of::<StrId>()
             + self.frame.capacity() * size_of::<FrameId>()
             + self.depth.capacity() * size_of::<u32>()
-            + self.parent.heap_bytes()
+            + self.parent.0.capacity() * size_of::<u32>()
             + self.args.capacity() * size_of::<ArgsId>()
             + self.flags.capacity()
     }
@@ -240,13 +236,6 @@ impl Parents {
         self.0.push(parent.map_or(Self::NONE, |p| p.0));
     }
 
-    /// Every slice's parent, in slice order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = Option<SliceId>> + '_ {
-        self.0
-            .iter()
-            .map(|&p| (p != Self::NONE).then_some(SliceId(p)))
-    }
-
     /// Number of slices in the column.
     pub fn len(&self) -> usize {
         self.0.len()
@@ -256,43 +245,15 @@ impl Parents {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-
-    /// Room in slices, as [`Vec::capacity`].
-    pub fn capacity(&self) -> usize {
-        self.0.capacity()
-    }
-
-    /// As [`Vec::reserve_exact`], in slices.
-    pub fn reserve_exact(&mut self, n: usize) {
-        self.0.reserve_exact(n);
-    }
-
-    /// As [`Vec::shrink_to_fit`].
-    pub fn shrink_to_fit(&mut self) {
-        self.0.shrink_to_fit();
-    }
-
-    /// Heap bytes of the column (its capacity), O(1).
-    pub fn heap_bytes(&self) -> usize {
-        self.0.capacity() * std::mem::size_of::<u32>()
-    }
 }
 
 /// Prints as the list of `Option<SliceId>` it stands for (the same text as a
 /// `Vec<Option<SliceId>>`, so model dumps compare across the change of layout).
 impl std::fmt::Debug for Parents {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.iter()).finish()
-    }
-}
-
-impl FromIterator<Option<SliceId>> for Parents {
-    fn from_iter<I: IntoIterator<Item = Option<SliceId>>>(iter: I) -> Self {
-        let mut out = Parents::default();
-        for p in iter {
-            out.push(p);
-        }
-        out
+        f.debug_list()
+            .entries((0..self.len()).map(|i| self.get(i)))
+            .finish()
     }
 }
 
