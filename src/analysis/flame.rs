@@ -59,7 +59,7 @@ pub struct CallTree {
 /// becomes part of the node whose path is the semantic frames of its complete ancestors
 /// (nearest first up to the root) plus its own; slices of every track are merged by path.
 /// An incomplete slice is skipped and its children hang under its nearest complete ancestor.
-/// Self time is [`Model::self_times_ns`]'s.
+/// Self time is [`Model::self_times_ns`]'s (read through [`Model::for_each_self_time`]).
 pub fn extract(model: &Model, artifact_id: &str) -> CallTree {
     let s = &model.slices;
     let n = s.len();
@@ -155,20 +155,17 @@ pub fn extract(model: &Model, artifact_id: &str) -> CallTree {
         node.frame = frame;
     }
     drop(by_key);
-    let self_ns = model.self_times_ns();
     // Every addend is ≥ 0, so the saturating sums do not depend on the order of the slices.
-    for k in 0..n {
+    model.for_each_self_time(|k, self_ns| {
         if s.dur_ns[k] < 0 {
-            continue;
+            return;
         }
         let node = &mut nodes[node_of[k] as usize];
         node.inclusive_ns = node.inclusive_ns.saturating_add(s.dur_ns[k]);
-        node.self_ns = node
-            .self_ns
-            .saturating_add(self_ns.get(k).copied().unwrap_or(0));
+        node.self_ns = node.self_ns.saturating_add(self_ns);
         node.count += 1;
-    }
-    drop((node_of, self_ns));
+    });
+    drop(node_of);
     frames.shrink_to_fit();
     CallTree {
         frames,

@@ -266,7 +266,7 @@ fn posted_from_text(model: &Model, k: &crate::model::FrameKey) -> Option<String>
 /// Aggregates one model per semantic frame (scaling.md, "Per-trial aggregation"): for each
 /// frame of `model.frames`, the summed duration of its complete slices (`inclusive_ns`; slices
 /// with `dur_ns < 0` are skipped and counted in `incomplete_slices`), the summed self times
-/// ([`Model::self_times_ns`], `self_ns`) and the slice count. Frames whose identity is unknown or
+/// ([`Model::for_each_self_time`], `self_ns`) and the slice count. Frames whose identity is unknown or
 /// partial ([`crate::model::Frame::unmatched`]) go to `unmatched`, per (name, reason), never
 /// dropped; a slice whose frame id is not in the table counts as unmatched `unknown_frame`.
 /// `frames` is sorted by semantic frame id, `unmatched` by (name, reason).
@@ -274,7 +274,6 @@ fn posted_from_text(model: &Model, k: &crate::model::FrameKey) -> Option<String>
 /// [`environment_of`].
 pub fn profile(artifact_id: &str, model: &Model) -> TrialProfile {
     let s = &model.slices;
-    let self_ns = model.self_times_ns();
     let nframes = model.frames.len();
     // Per frame id: (inclusive, self, count).
     let mut acc: Vec<(i64, i64, u64)> = vec![(0, 0, 0); nframes];
@@ -290,7 +289,6 @@ pub fn profile(artifact_id: &str, model: &Model) -> TrialProfile {
         match acc.get_mut(f) {
             Some(a) => {
                 a.0 = a.0.saturating_add(d);
-                a.1 = a.1.saturating_add(self_ns.get(i).copied().unwrap_or(0));
                 a.2 += 1;
             }
             None => {
@@ -299,6 +297,15 @@ pub fn profile(artifact_id: &str, model: &Model) -> TrialProfile {
             }
         }
     }
+    // Self times of the same slices; every addend is ≥ 0, so the saturating sums do not
+    // depend on the order the slices come in.
+    model.for_each_self_time(|i, v| {
+        if s.dur_ns[i] >= 0 {
+            if let Some(a) = acc.get_mut(s.frame[i].0 as usize) {
+                a.1 = a.1.saturating_add(v);
+            }
+        }
+    });
     let mut frames: BTreeMap<SemanticFrameId, FrameTotals> = BTreeMap::new();
     let mut unmatched: BTreeMap<(String, String), UnmatchedTotals> = BTreeMap::new();
     for (id, frame) in model.frames.iter() {

@@ -410,21 +410,77 @@ impl Model {
     }
 
     /// Self time of every slice in ns: duration minus the summed durations of its direct
-    /// children, floored at 0 (scaling.md, "metric"). Incomplete slices get 0.
+    /// children, floored at 0 (scaling.md, "metric"). Incomplete slices get 0. Shape: one
+    /// value per slice, in slice order; [`Model::for_each_self_time`] gives the same values
+    /// without the per-slice column.
     pub fn self_times_ns(&self) -> Vec<i64> {
+        let mut out = vec![0; self.slices.len()];
+        self.for_each_self_time(|i, v| out[i] = v);
+        out
+    }
+
+    /// Calls `f(slice index, self time in ns)` once for every slice, with the values of
+    /// [`Model::self_times_ns`], in an unspecified order (last slice first when every parent
+    /// comes before its children, as [`builder::SliceBuilder`] lays them out).
+    ///
+    /// Holds the children's summed durations only for the parents still waiting for their
+    /// turn (the ancestors of the slice at hand on its track: a stack as deep as the
+    /// nesting), not an 8-byte column over all slices (87 MB on a 10.9 M-slice trace); a
+    /// model whose parent links point forward is read with that column instead. A parent
+    /// link out of range counts as none.
+    pub fn for_each_self_time(&self, mut f: impl FnMut(usize, i64)) {
         let s = &self.slices;
-        let mut self_ns: Vec<i64> = s.dur_ns.iter().map(|&d| d.max(0)).collect();
-        for i in 0..s.len() {
-            if let Some(p) = s.parent.get(i) {
-                let d = s.dur_ns[i].max(0);
-                let p = p.0 as usize;
-                self_ns[p] = self_ns[p].saturating_sub(d);
+        let n = s.len();
+        let parent = |i: usize| s.parent.get(i).map(|p| p.0 as usize).filter(|&p| p < n);
+        let dur = |i: usize| s.dur_ns[i].max(0);
+        if (0..n).any(|i| parent(i).is_some_and(|p| p >= i)) {
+            let mut self_ns: Vec<i64> = (0..n).map(dur).collect();
+            for i in 0..n {
+                if let Some(p) = parent(i) {
+                    self_ns[p] = self_ns[p].saturating_sub(dur(i));
+                }
+            }
+            for (i, v) in self_ns.into_iter().enumerate() {
+                f(i, v.max(0));
+            }
+            return;
+        }
+        // Last slice first: a slice's children (all after it) are done before it. The
+        // summed durations of the children seen so far, per parent not yet reached: in
+        // `stack` (indices rising to the top) while they come in the builder's layout (each
+        // track's slices in depth-first order), in `rest` when not (any other layout); a
+        // parent may have a share in both.
+        let mut stack: Vec<(usize, i64)> = Vec::new();
+        let mut rest: BTreeMap<usize, i64> = BTreeMap::new();
+        for i in (0..n).rev() {
+            let mut children = match stack.last() {
+                Some(&(k, sum)) if k == i => {
+                    stack.pop();
+                    sum
+                }
+                _ => 0,
+            };
+            if !rest.is_empty() {
+                if let Some(more) = rest.remove(&i) {
+                    children = children.saturating_add(more);
+                }
+            }
+            // Saturating sums of durations ≥ 0, then one subtraction: the same value as
+            // subtracting each child's duration in turn (saturating) and flooring at 0.
+            f(i, dur(i).saturating_sub(children).max(0));
+            if let Some(p) = parent(i) {
+                let d = dur(i);
+                match stack.last_mut() {
+                    Some((k, sum)) if *k == p => *sum = sum.saturating_add(d),
+                    Some(&mut (k, _)) if k < p => stack.push((p, d)),
+                    None => stack.push((p, d)),
+                    _ => {
+                        let e = rest.entry(p).or_insert(0);
+                        *e = e.saturating_add(d);
+                    }
+                }
             }
         }
-        for v in &mut self_ns {
-            *v = (*v).max(0);
-        }
-        self_ns
     }
 
     /// Display name of a track: its own name, else the thread or process name, else `pid/tid`.
@@ -473,6 +529,109 @@ pub(crate) mod testing {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The self time of each slice as first defined: its duration (≥ 0) minus each direct
+    /// child's in slice order, saturating, floored at 0; a parent out of range is none.
+    fn self_times_reference(s: &Slices) -> Vec<i64> {
+        let n = s.len();
+        let mut out: Vec<i64> = s.dur_ns.iter().map(|&d| d.max(0)).collect();
+        for i in 0..n {
+            if let Some(p) = s.parent.get(i).map(|p| p.0 as usize).filter(|&p| p < n) {
+                out[p] = out[p].saturating_sub(s.dur_ns[i].max(0));
+            }
+        }
+        out.into_iter().map(|v| v.max(0)).collect()
+    }
+
+    /// True when every slice's parent is the previous slice or one of its ancestors (the
+    /// builder's depth-first layout).
+    fn depth_first(s: &Slices) -> bool {
+        let mut path: Vec<usize> = Vec::new();
+        for i in 0..s.len() {
+            match s.parent.get(i) {
+                None => path.clear(),
+                Some(p) => {
+                    while path.last().is_some_and(|&k| k != p.0 as usize) {
+                        path.pop();
+                    }
+                    if path.is_empty() {
+                        return false;
+                    }
+                }
+            }
+            path.push(i);
+        }
+        true
+    }
+
+    /// `for_each_self_time` visits every slice once with the reference's value, for
+    /// depth-first forests (the builder's layout), parents before children in any layout,
+    /// and parent links pointing forward or out of range; durations include incomplete
+    /// slices and sums that saturate.
+    #[test]
+    fn self_times_match_the_per_slice_definition_in_any_layout() {
+        let mut layouts = [0usize; 3];
+        for seed in 0..600u64 {
+            let mut next = testing::xorshift(seed, 0xd1b54a32d192ed03);
+            let n = 1 + next(120) as usize;
+            let layout = (seed % 3) as usize;
+            let mut s = Slices::default();
+            let mut path: Vec<usize> = Vec::new();
+            for i in 0..n {
+                let parent = match layout {
+                    // Depth-first: the previous slice or one of its ancestors, or a root.
+                    0 => {
+                        let keep = next(path.len() as u64 + 2) as usize;
+                        path.truncate(keep.min(path.len()));
+                        path.last().copied()
+                    }
+                    // Any earlier slice, or a root.
+                    1 => (i > 0 && next(5) > 0).then(|| next(i as u64) as usize),
+                    // Anywhere, forward and out of range too.
+                    _ => (next(4) > 0).then(|| next(n as u64 + 3) as usize),
+                };
+                path.push(i);
+                let dur = match next(10) {
+                    0 => -1,
+                    1 => i64::MAX / 3,
+                    _ => next(1000) as i64,
+                };
+                s.ts_ns.push(i as i64);
+                s.dur_ns.push(dur);
+                s.parent.push(parent.map(|p| SliceId(p as u32)));
+            }
+            let depth_first = depth_first(&s);
+            let forward = (0..n).any(|i| s.parent.get(i).is_some_and(|p| p.0 as usize >= i));
+            layouts[if forward {
+                2
+            } else if depth_first {
+                0
+            } else {
+                1
+            }] += 1;
+            let model = Model {
+                slices: s,
+                ..Model::default()
+            };
+            let mut got = vec![None; n];
+            model.for_each_self_time(|i, v| {
+                assert!(got[i].is_none(), "seed {seed}: slice {i} visited twice");
+                got[i] = Some(v);
+            });
+            let want: Vec<Option<i64>> = self_times_reference(&model.slices)
+                .into_iter()
+                .map(Some)
+                .collect();
+            assert_eq!(got, want, "seed {seed}");
+            assert_eq!(
+                model.self_times_ns(),
+                self_times_reference(&model.slices),
+                "seed {seed}"
+            );
+        }
+        // Each of the three paths (stack, stack and map, the full column) was taken often.
+        assert!(layouts.iter().all(|&k| k > 100), "{layouts:?}");
+    }
 
     /// `sort_by_time` gives what a stable sort of (ts, value) pairs by ts gives, for runs of
     /// ties, reversed and shuffled series.
