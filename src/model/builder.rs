@@ -913,7 +913,12 @@ impl SliceBuilder {
         // would make them; the overflow diagnostic is added after all pairing diagnostics,
         // as then.
         let total: usize = buckets.iter().map(Bucket::slice_count).sum();
+        // The columns are made at their final size at once: grown track by track, each
+        // growth that copies (wasm32's dlmalloc) left the old block as a hole that only
+        // smaller blocks could reuse (1 GB Perfetto trace in wasm32: 1630 MB of memory after
+        // the import this way, 1438 MB reserved whole).
         let mut out = Slices::default();
+        out.reserve(total);
         let mut overflowed = 0u64;
         for mut b in buckets {
             if b.is_empty() {
@@ -936,7 +941,6 @@ impl SliceBuilder {
             };
             overflowed += match intervals {
                 Intervals::InOrder(pairs) => {
-                    out.grow_for(pairs.len(), total);
                     // Each chunk of pairs is freed once nested.
                     let each = pairs
                         .chunks
@@ -948,12 +952,12 @@ impl SliceBuilder {
                     // Stable: equal (ts, end) keep arrival order, as `pair` made them in
                     // (ts, order).
                     intervals.sort_by(|a, b| a.ts_ns.cmp(&b.ts_ns).then(b.end().cmp(&a.end())));
-                    out.grow_for(intervals.len(), total);
                     nest(track, intervals, model, &mut out)
                 }
             };
         }
         add_overflowed(model, overflowed);
+        debug_assert_eq!(out.len(), total, "slices made vs counted");
         out.shrink_to_fit();
         model.slices = out;
     }

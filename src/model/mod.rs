@@ -148,30 +148,6 @@ impl Slices {
         self.flags.reserve_exact(n);
     }
 
-    /// Makes room for `n` more slices in every column of a model that will hold `total`:
-    /// exactly, or by half the length when that is more (never past `total`), so slices
-    /// appended track by track cost a few reallocations per column (amortized O(1) a slice)
-    /// and no room is left spare at `total`. Columns grow one after another, so a growth that
-    /// copies (wasm32) holds one column twice, never all of them.
-    pub fn grow_for(&mut self, n: usize, total: usize) {
-        fn grow<T>(v: &mut Vec<T>, n: usize, total: usize) {
-            if v.capacity() - v.len() < n {
-                let more = (v.len() / 2).min(total.saturating_sub(v.len())).max(n);
-                v.reserve_exact(more);
-            }
-        }
-        grow(&mut self.ts_ns, n, total);
-        grow(&mut self.dur_ns, n, total);
-        grow(&mut self.track, n, total);
-        grow(&mut self.name, n, total);
-        grow(&mut self.category, n, total);
-        grow(&mut self.frame, n, total);
-        grow(&mut self.depth, n, total);
-        grow(&mut self.parent.0, n, total);
-        grow(&mut self.args, n, total);
-        grow(&mut self.flags, n, total);
-    }
-
     /// Gives back the columns' spare capacity (a model sized for its data).
     pub fn shrink_to_fit(&mut self) {
         self.ts_ns.shrink_to_fit();
