@@ -279,30 +279,23 @@ pub fn profile(artifact_id: &str, model: &Model) -> TrialProfile {
     let mut acc: Vec<(i64, i64, u64)> = vec![(0, 0, 0); nframes];
     let mut unknown = (0i64, 0u64);
     let mut incomplete = 0u64;
-    for i in 0..s.len() {
+    // One visit per slice; every addend is ≥ 0, so the saturating sums do not depend on
+    // the order the slices come in.
+    model.for_each_self_time(|i, self_ns| {
         let d = s.dur_ns[i];
         if d < 0 {
             incomplete += 1;
-            continue;
+            return;
         }
-        let f = s.frame[i].0 as usize;
-        match acc.get_mut(f) {
+        match acc.get_mut(s.frame[i].0 as usize) {
             Some(a) => {
                 a.0 = a.0.saturating_add(d);
+                a.1 = a.1.saturating_add(self_ns);
                 a.2 += 1;
             }
             None => {
                 unknown.0 = unknown.0.saturating_add(d);
                 unknown.1 += 1;
-            }
-        }
-    }
-    // Self times of the same slices; every addend is ≥ 0, so the saturating sums do not
-    // depend on the order the slices come in.
-    model.for_each_self_time(|i, v| {
-        if s.dur_ns[i] >= 0 {
-            if let Some(a) = acc.get_mut(s.frame[i].0 as usize) {
-                a.1 = a.1.saturating_add(v);
             }
         }
     });

@@ -448,12 +448,11 @@ impl Model {
                 let d = dur(i);
                 match stack.last_mut() {
                     Some((k, sum)) if *k == p => *sum = sum.saturating_add(d),
-                    Some(&mut (k, _)) if k < p => stack.push((p, d)),
-                    None => stack.push((p, d)),
-                    _ => {
+                    Some((k, _)) if *k > p => {
                         let e = rest.entry(p).or_insert(0);
                         *e = e.saturating_add(d);
                     }
+                    _ => stack.push((p, d)),
                 }
             }
         }
