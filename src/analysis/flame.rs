@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::compare::{self, Verdict};
 use crate::analysis::stats::{self, PMethod, SpearmanExact, SpearmanMethod};
+use crate::model::chunks::Chunks;
 use crate::model::Model;
 
 /// One frame of a call tree: its identity and display name.
@@ -49,8 +50,9 @@ pub struct CallNode {
 pub struct CallTree {
     /// Distinct frames of the tree.
     pub frames: Vec<TreeFrame>,
-    /// Nodes; parents before children.
-    pub nodes: Vec<CallNode>,
+    /// Nodes; parents before children. Stored in chunks ([`Chunks`]: encoded as a `Vec`), so
+    /// a tree of millions of nodes never needs one block of their whole size (wasm32).
+    pub nodes: Chunks<CallNode>,
     /// The import lost data: nodes the trial lacks are missing, not 0.
     pub data_loss: bool,
 }
@@ -96,7 +98,10 @@ pub fn extract(model: &Model, artifact_id: &str) -> CallTree {
     // every complete slice its node id (ids in order of first appearance, parents before
     // children), the second sums durations into the nodes. Room for one node per complete
     // slice up front took 40 B per slice (436 MB on a 10.9 M-slice trace) in one block that
-    // the freed model columns could not hold, so wasm32's memory grew by that much.
+    // the freed model columns could not hold, so wasm32's memory grew by that much; the exact
+    // count in one block (338 MB, 8.4 M nodes) still did (wasm memory after `keep` 1802 MB,
+    // 364 MB over the import's). In chunks ([`Chunks`]) the nodes take the room of the freed
+    // columns instead: 1465 MB (`tools/bench/wasm_stages.js --memory`).
     let mut by_key: BTreeMap<(u32, u32), u32> = BTreeMap::new();
     // Node of each slice (u32::MAX = not yet resolved; an incomplete slice resolves to its
     // nearest complete ancestor's node, or NONE for a root).
@@ -139,16 +144,16 @@ pub fn extract(model: &Model, artifact_id: &str) -> CallTree {
         }
     }
     drop(chain);
-    let mut nodes = vec![
+    let mut nodes = Chunks::filled(
+        by_key.len(),
         CallNode {
             parent: None,
             frame: 0,
             inclusive_ns: 0,
             self_ns: 0,
             count: 0,
-        };
-        by_key.len()
-    ];
+        },
+    );
     for (&(parent, frame), &id) in &by_key {
         let node = &mut nodes[id as usize];
         node.parent = (parent != NONE).then_some(parent);

@@ -18,6 +18,7 @@
 use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
 
+use super::chunks::Chunks;
 use super::diagnostics::Kind as Diag;
 use super::{slice_flags, ArgsId, FrameId, Model, SliceId, Slices, StrId, Track, TrackId};
 
@@ -120,83 +121,6 @@ impl Pair {
     /// The closing END's arrival order (for a closed BEGIN).
     fn end_order(&self) -> u64 {
         (self.order_kind & ORDER_MASK) + u64::from(self.end_after)
-    }
-}
-
-/// Elements per chunk of [`Chunks`] (the first chunk grows up to this size).
-const CHUNK: usize = 1 << 14;
-
-/// A sequence that grows in chunks of [`CHUNK`] elements, never moving one: appending never
-/// copies the sequence (in wasm32 a growing `Vec` is copied, its old and new blocks live at
-/// once), and the spare room is at most one chunk.
-#[derive(Debug)]
-struct Chunks<T> {
-    chunks: Vec<Vec<T>>,
-    len: usize,
-}
-
-impl<T> Default for Chunks<T> {
-    fn default() -> Self {
-        Chunks {
-            chunks: Vec::new(),
-            len: 0,
-        }
-    }
-}
-
-impl<T> Chunks<T> {
-    /// Appends `v`. The first chunk grows by half from one element (a track with a few
-    /// slices holds little, as there may be millions of tracks), the others are made full size.
-    fn push(&mut self, v: T) {
-        match self.chunks.last_mut() {
-            Some(c) if c.len() < CHUNK => {
-                if c.len() == c.capacity() {
-                    c.reserve_exact((c.len() / 2 + 1).min(CHUNK - c.len()));
-                }
-                c.push(v)
-            }
-            _ => {
-                let mut c = if self.chunks.is_empty() {
-                    self.chunks.reserve_exact(1);
-                    Vec::with_capacity(1)
-                } else {
-                    Vec::with_capacity(CHUNK)
-                };
-                c.push(v);
-                self.chunks.push(c);
-            }
-        }
-        self.len += 1;
-    }
-
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Element `i` (every chunk but the last is full).
-    fn get(&self, i: usize) -> &T {
-        &self.chunks[i / CHUNK][i % CHUNK]
-    }
-
-    /// Element `i`, to change.
-    fn get_mut(&mut self, i: usize) -> &mut T {
-        &mut self.chunks[i / CHUNK][i % CHUNK]
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &T> {
-        self.chunks.iter().flatten()
-    }
-
-    fn heap_bytes(&self) -> usize {
-        self.chunks
-            .iter()
-            .map(|c| c.capacity() * std::mem::size_of::<T>())
-            .sum::<usize>()
-            + self.chunks.capacity() * std::mem::size_of::<Vec<T>>()
     }
 }
 
@@ -321,7 +245,7 @@ impl Bucket {
         events.append(&mut self.events);
         events.extend(std::mem::take(&mut self.window));
         // Each chunk of pairs is freed once given back.
-        for p in std::mem::take(&mut self.pairs).chunks.into_iter().flatten() {
+        for p in std::mem::take(&mut self.pairs).into_chunks().flatten() {
             let complete = (p.order_kind >> 56) as u8 == COMPLETE;
             events.push(Pending {
                 ts_ns: p.ts_ns,
@@ -444,7 +368,7 @@ impl Bucket {
             }
             _ => match self.open.pop() {
                 Some(k) => {
-                    let p = self.pairs.get_mut(k as usize);
+                    let p = &mut self.pairs[k as usize];
                     let after = e.order().wrapping_sub(p.order_kind & ORDER_MASK);
                     match u32::try_from(after) {
                         Ok(after) if after != OPEN => {
@@ -483,11 +407,11 @@ impl Bucket {
             .map(|(i, _)| i as u32)
             .collect();
         merges.sort_unstable_by_key(|&i| {
-            let p = pairs.get(i as usize);
+            let p = &pairs[i as usize];
             (p.x, p.end_order())
         });
         for i in merges {
-            let p = pairs.get_mut(i as usize);
+            let p = &mut pairs[i as usize];
             p.args = model.args.merge(p.args, p.end_args);
         }
         for e in &self.events {
@@ -519,7 +443,7 @@ impl Bucket {
         } else {
             let mut out = Vec::with_capacity(pairs.len());
             // Each chunk is freed once its intervals are made.
-            for chunk in pairs.chunks {
+            for chunk in pairs.into_chunks() {
                 out.extend(chunk.iter().map(Pair::interval));
             }
             Intervals::ToSort(out)
@@ -943,8 +867,7 @@ impl SliceBuilder {
                 Intervals::InOrder(pairs) => {
                     // Each chunk of pairs is freed once nested.
                     let each = pairs
-                        .chunks
-                        .into_iter()
+                        .into_chunks()
                         .flat_map(|c| c.into_iter().map(|p| p.interval()));
                     nest(track, each, model, &mut out)
                 }

@@ -8,6 +8,7 @@
 
 pub mod args;
 pub mod builder;
+pub mod chunks;
 pub mod collective;
 pub mod compile_record;
 pub mod diagnostics;
