@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::stats;
 use crate::model::collective::{fold, has_collective_token, COLLECTIVE_TOKENS};
 use crate::model::facts::{rank_in_text, Facts};
-use crate::model::{slice_flags, ArgRef, Model, NestedId, NestedValues, StrId, StringTable};
+use crate::model::{slice_flags, ArgRef, Leaf, Model, NestedId, NestedValues, StrId, StringTable};
 
 const MIB: u64 = 1 << 20;
 const MS: i64 = 1_000_000;
@@ -397,29 +397,25 @@ impl TokenScan {
 }
 
 /// True when the JSON text of nested value `id` ([`NestedValues::text`]) contains a collective
-/// token, as [`TokenScan::has_token`] finds it, mostly without making the text. First its
-/// strings, each after a quote, go into `buf` and are searched: in the JSON text a token lies
-/// within one string (quotes stay after [`fold`]; `null`, `true`, `false` and numbers hold
-/// none), so no token there means none in the text. A string that JSON escapes (an escape adds
-/// letters), a token found (it may be under a key a duplicate overwrites, absent from the text)
-/// or a malformed value take the text.
+/// token, as [`TokenScan::has_token`] finds it, mostly without making the text. First each key
+/// and string leaf is asked of `flag` (true for a string that holds a token or that JSON
+/// escapes): in the JSON text a token lies within one string (quotes stay after [`fold`];
+/// `null`, `true`, `false` and numbers hold none), so no flagged string means no token in the
+/// text. A string that JSON escapes (an escape adds letters), a token found (it may be under a
+/// key a duplicate overwrites, absent from the text) or a malformed value take the text.
 fn nested_token(
     nested: &NestedValues,
     strings: &StringTable,
     id: NestedId,
     scan: &mut TokenScan,
-    buf: &mut String,
+    flag: &mut dyn FnMut(Leaf<'_>) -> bool,
 ) -> bool {
-    buf.clear();
-    let escaped = nested.any_string(id, strings, &mut |t| {
-        if t.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
-            return true;
-        }
-        buf.push('"');
-        buf.push_str(t);
-        false
-    });
-    (escaped != Some(false) || scan.has_token(buf)) && scan.has_token(&nested.text(id, strings))
+    nested.any_string(id, flag) != Some(false) && scan.has_token(&nested.text(id, strings))
+}
+
+/// True when JSON writes `t` with an escape (a quote, a backslash or a control character).
+fn json_escapes(t: &str) -> bool {
+    t.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20)
 }
 
 /// Reads one rank's memory series, collective markers and phases out of an imported model.
@@ -455,15 +451,17 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
     }
 
     // Markers and phases. Per-string facts are computed once (memo bits, indexed by StrId).
-    const T_DONE: u8 = 1;
-    const T_YES: u8 = 2;
-    const K_DONE: u8 = 4;
-    const K_RANK: u8 = 8;
-    const K_WORLD: u8 = 16;
-    const P_DONE: u8 = 32;
-    const P_YES: u8 = 64;
-    let mut memo: Vec<u8> = vec![0; model.strings.len()];
-    let mut fact = |id: StrId, done: u8, compute: &dyn Fn(&str) -> u8| -> u8 {
+    const T_DONE: u16 = 1;
+    const T_YES: u16 = 2;
+    const K_DONE: u16 = 4;
+    const K_RANK: u16 = 8;
+    const K_WORLD: u16 = 16;
+    const P_DONE: u16 = 32;
+    const P_YES: u16 = 64;
+    const E_DONE: u16 = 128;
+    const E_YES: u16 = 256;
+    let mut memo: Vec<u16> = vec![0; model.strings.len()];
+    let mut fact = |id: StrId, done: u16, compute: &dyn Fn(&str) -> u16| -> u16 {
         let Some(m) = memo.get_mut(id.0 as usize) else {
             return compute(model.str(id));
         };
@@ -483,6 +481,7 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
         }
     };
     let phase_of = |n: &str| if is_phase_name(n) { P_YES } else { 0 };
+    let escape_of = |t: &str| if json_escapes(t) { E_YES } else { 0 };
     let number = |v: ArgRef<'_>| match v {
         ArgRef::Int(x) => u32::try_from(x).ok(),
         ArgRef::UInt(x) => u32::try_from(x).ok(),
@@ -501,7 +500,7 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
     let mut nested_memo: Vec<u8> = vec![0; model.args.nested().len()];
     // Text args (JSON blobs): one pass to fold, one to search (`TokenScan`).
     let mut scan = TokenScan::new();
-    let mut strings_buf = String::new();
+    let mut leaf_scan = TokenScan::new();
     let sl = &model.slices;
     let mut arg_rank: Option<u32> = None;
     let mut arg_world: Option<u32> = None;
@@ -528,12 +527,20 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
                     ArgRef::Nested(n) => match nested_memo.get_mut(n.0 as usize) {
                         Some(m) if *m != 0 => *m == 2,
                         m => {
+                            // A key or string leaf is flagged when it holds a token or
+                            // JSON escapes it; interned ones are looked at once per string.
                             let hit = nested_token(
                                 model.args.nested(),
                                 &model.strings,
                                 n,
                                 &mut scan,
-                                &mut strings_buf,
+                                &mut |leaf| match leaf {
+                                    Leaf::Interned(s) => {
+                                        fact(s, T_DONE, &token_of) & T_YES != 0
+                                            || fact(s, E_DONE, &escape_of) & E_YES != 0
+                                    }
+                                    Leaf::Text(t) => json_escapes(t) || leaf_scan.has_token(t),
+                                },
                             );
                             if let Some(m) = m {
                                 *m = 1 + u8::from(hit);
@@ -1669,13 +1676,21 @@ mod tests {
         enc::null(&mut b);
         cases.push((std::mem::take(&mut b), false));
         let mut scan = TokenScan::new();
-        let mut buf = String::new();
+        let mut leaf_scan = TokenScan::new();
+        // `series_from_model`'s rule, without its per-string memo.
+        let mut flag = |leaf: Leaf<'_>| {
+            let s = match leaf {
+                Leaf::Interned(i) => t.get(i),
+                Leaf::Text(s) => s,
+            };
+            json_escapes(s) || leaf_scan.has_token(s)
+        };
         for (enc, want) in cases {
             let id = vals.add(&enc);
             let text = vals.text(id, &t);
             assert_eq!(scan.has_token(&text), want, "{text}");
             assert_eq!(
-                nested_token(&vals, &t, id, &mut scan, &mut buf),
+                nested_token(&vals, &t, id, &mut scan, &mut flag),
                 want,
                 "{text}"
             );

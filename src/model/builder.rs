@@ -244,8 +244,14 @@ impl Bucket {
         // The ENDs that found nothing open, and the events held back.
         events.append(&mut self.events);
         events.extend(std::mem::take(&mut self.window));
-        // Each chunk of pairs is freed once given back.
-        for p in std::mem::take(&mut self.pairs).into_chunks().flatten() {
+        // The pairs' own events first, then their ENDs, each chunk of pairs freed once its ENDs
+        // are given back (`events` holds room for all from the start, so keeping the pairs
+        // through the first pass raises no peak). Pairs come in the order their first events
+        // were paired, so those form one run, and the ENDs runs of their own: the run-adaptive
+        // stable sort merges them (interleaved, they were 4.5 % of the demo trials' import in
+        // wasm under an unstable sort). Orders are unique: any sort gives the same result.
+        let pairs = std::mem::take(&mut self.pairs);
+        for p in pairs.iter() {
             let complete = (p.order_kind >> 56) as u8 == COMPLETE;
             events.push(Pending {
                 ts_ns: p.ts_ns,
@@ -256,6 +262,8 @@ impl Bucket {
                 frame: p.frame,
                 args: p.args,
             });
+        }
+        for p in pairs.into_chunks().flatten() {
             if p.closed() {
                 events.push(Pending {
                     ts_ns: p.x,
@@ -268,7 +276,7 @@ impl Bucket {
                 });
             }
         }
-        events.sort_unstable_by_key(Pending::order);
+        events.sort_by_key(Pending::order);
         self.open = Vec::new();
         events
     }

@@ -28,7 +28,7 @@ pub use frame::{
     frame_record_id, normalize_path, Frame, FrameId, FrameKey, FrameTable, Provider,
     SemanticFrameId, UnmatchedReason,
 };
-pub use nested::{NestedId, NestedValues};
+pub use nested::{Leaf, NestedId, NestedValues};
 pub use strings::{StrId, StringTable};
 
 /// Index of a track in [`Model::tracks`].

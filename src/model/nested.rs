@@ -40,6 +40,15 @@ const ARRAY: u8 = 10;
 /// than the importers' own limits, 32–64 levels).
 const MAX_DEPTH: u32 = 128;
 
+/// One key or string leaf of a structured value, as [`NestedValues::any_string`] gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Leaf<'a> {
+    /// Interned: its text is `strings.get(id)` of the model's [`StringTable`].
+    Interned(StrId),
+    /// Held in the value itself.
+    Text(&'a str),
+}
+
 /// Writers of the encoding: an importer appends one value (a tag and its payload, children
 /// after a container's header) to a scratch buffer, then stores it with
 /// [`NestedValues::add`].
@@ -187,23 +196,18 @@ impl NestedValues {
         self.to_json(id, strings).to_string()
     }
 
-    /// Calls `f` on every key and string leaf of value `id` (interned ones resolved in
-    /// `strings`) in encoding order — a key that a later duplicate overwrites in the JSON, and
-    /// its value, included — until `f` returns true. Returns `Some(true)` when `f` did (the
-    /// rest is not read), `Some(false)` when it saw them all, `None` for a malformed encoding
-    /// (the value renders as null). Every string of [`NestedValues::text`] is one `f` sees, not
-    /// the reverse.
-    pub fn any_string(
-        &self,
-        id: NestedId,
-        strings: &StringTable,
-        f: &mut dyn FnMut(&str) -> bool,
-    ) -> Option<bool> {
+    /// Calls `f` on every key and string leaf of value `id` ([`Leaf`]: an interned id, so a
+    /// caller can remember per-string facts, or text held in the value) in encoding order — a
+    /// key that a later duplicate overwrites in the JSON, and its value, included — until `f`
+    /// returns true. Returns `Some(true)` when `f` did (the rest is not read), `Some(false)`
+    /// when it saw them all, `None` for a malformed encoding (the value renders as null).
+    /// Every string of [`NestedValues::text`] is one `f` sees, not the reverse.
+    pub fn any_string(&self, id: NestedId, f: &mut dyn FnMut(Leaf<'_>) -> bool) -> Option<bool> {
         let mut rd = Reader {
             d: self.get(id),
             p: 0,
         };
-        rd.strings(strings, 0, f)
+        rd.strings(0, f)
     }
 
     /// Estimated heap bytes, O(1).
@@ -258,6 +262,10 @@ impl<'a> Reader<'a> {
         Some(s)
     }
 
+    fn str_id(&mut self) -> Option<StrId> {
+        Some(StrId(u32::try_from(self.varint()?).ok()?))
+    }
+
     fn count(&mut self) -> Option<usize> {
         let n = usize::try_from(self.varint()?).ok()?;
         // Every entry takes at least one byte: a count beyond the bytes left is malformed.
@@ -266,12 +274,7 @@ impl<'a> Reader<'a> {
 
     /// [`NestedValues::any_string`] of the value at the reader's position: the walk of
     /// [`Reader::value`] without building the value.
-    fn strings(
-        &mut self,
-        strings: &StringTable,
-        depth: u32,
-        f: &mut dyn FnMut(&str) -> bool,
-    ) -> Option<bool> {
+    fn strings(&mut self, depth: u32, f: &mut dyn FnMut(Leaf<'_>) -> bool) -> Option<bool> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -283,24 +286,24 @@ impl<'a> Reader<'a> {
             DOUBLE => {
                 self.p = self.p.checked_add(8).filter(|&e| e <= self.d.len())?;
             }
-            STR => return Some(f(strings.get(StrId(u32::try_from(self.varint()?).ok()?)))),
-            TEXT => return Some(f(self.text_ref()?)),
+            STR => return Some(f(Leaf::Interned(self.str_id()?))),
+            TEXT => return Some(f(Leaf::Text(self.text_ref()?))),
             DICT | DICT_TEXT => {
                 let interned = self.d[self.p - 1] == DICT;
                 for _ in 0..self.count()? {
                     let stop = if interned {
-                        f(strings.get(StrId(u32::try_from(self.varint()?).ok()?)))
+                        f(Leaf::Interned(self.str_id()?))
                     } else {
-                        f(self.text_ref()?)
+                        f(Leaf::Text(self.text_ref()?))
                     };
-                    if stop || self.strings(strings, depth + 1, f)? {
+                    if stop || self.strings(depth + 1, f)? {
                         return Some(true);
                     }
                 }
             }
             ARRAY => {
                 for _ in 0..self.count()? {
-                    if self.strings(strings, depth + 1, f)? {
+                    if self.strings(depth + 1, f)? {
                         return Some(true);
                     }
                 }

@@ -393,7 +393,7 @@ pub async fn connect(driver: &Driver, tmp: &Path) -> Client {
     let downloads = profile.join("downloads");
     std::fs::create_dir_all(&downloads).unwrap();
 
-    let caps = json!({
+    let mut caps = json!({
         "goog:chromeOptions": {
             "args": [
                 "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
@@ -420,6 +420,13 @@ pub async fn connect(driver: &Driver, tmp: &Path) -> Client {
         },
         "goog:loggingPrefs": { "performance": "ALL", "browser": "ALL" }
     });
+    // `TRIALSCOPE_CHROME_ARGS`: more Chromium flags, space-separated, for experiments with the
+    // benchmarks (e.g. `--js-flags=--no-wasm-dynamic-tiering`); unset in the tests.
+    if let Ok(extra) = std::env::var("TRIALSCOPE_CHROME_ARGS") {
+        if let Some(a) = caps["goog:chromeOptions"]["args"].as_array_mut() {
+            a.extend(extra.split_whitespace().map(|s| Value::from(s.to_string())));
+        }
+    }
     let caps = match caps {
         Value::Object(m) => m,
         _ => unreachable!(),
