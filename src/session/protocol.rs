@@ -209,7 +209,7 @@ pub enum FromWorker {
         wasm_memory_bytes: f64,
     },
     /// The answer to [`AnalyseRequest`] `seq`: effective input per file id, and the report
-    /// (across the boundary as its JSON text, [`super::wire::report`]).
+    /// (across the boundary as its `postcard` bytes, [`super::wire::report`]).
     Analysed {
         seq: u64,
         inputs: Vec<(FileId, Option<f64>)>,

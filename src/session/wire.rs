@@ -1,56 +1,58 @@
 //! How the scaling report crosses the worker boundary (`#[serde(with = "wire::report")]` on
-//! [`super::FromWorker::Analysed`]): as one string of its `serde_json` text, which
-//! `serde-wasm-bindgen` copies across in one call and the page parses in wasm, instead of a
-//! JavaScript object graph built and read back field by field (the demo's 646-hotspot report
-//! is ~2.3 MB as JSON; read as an object graph it kept the page's thread busy 107–188 ms
-//! before the hotspot table could render, as text 47–82 ms, measured side by side by
-//! `tests/it/browser.rs::benchmark_import_in_browser`).
+//! [`super::FromWorker::Analysed`]): as the bytes of its `postcard` encoding, which
+//! `serde-wasm-bindgen` copies across as one `Uint8Array` and the page decodes in wasm. The
+//! encoding is exact (floats as their bits, NaN included), so what the page reads is the report
+//! the worker had. Before, the report crossed as its `serde_json` text, which the sender also
+//! read back to check that it was exact: the demo's 646-hotspot report is 2,247,051 bytes of
+//! JSON against 663,899 of `postcard`, and natively 3.6–4.0 ms to write plus 4.1–4.2 ms to read
+//! as JSON against 0.3–0.4 ms and 0.6 ms (the 18 demo trials, `scaling::run` 42 ms beside it);
+//! in the browser the page got the table 70 ms after the first part.
 //!
 //! A large report crosses in parts ([`split_report`], [`Reassembly`]): its hotspots in
 //! [`super::FromWorker::AnalysedPart`] messages of [`HOTSPOTS_PER_PART`], then the rest with
 //! the `Analysed` message, so the page reads it in several short tasks.
-//!
-//! Only a report that `serde_json` carries exactly goes as text: the sender parses its own text
-//! back and compares; a report it would change (a non-finite float, which JSON writes as
-//! `null`) goes as the structured value, as before. Either way the receiver gets the report the
-//! sender had.
 
-/// The two wire forms (externally tagged: `{"Json": "<text>"}` or `{"Value": {…}}`).
-#[derive(serde::Serialize, serde::Deserialize)]
-enum Wire<T> {
-    /// The value's `serde_json` text (read back equal by the sender).
-    Json(String),
-    /// The value itself, when its JSON text would not read back equal.
-    Value(T),
-}
-
-/// The `Json` form of `value` when its text reads back equal, else the `Value` form.
-fn serialize_exact<T, S>(value: &T, s: S) -> Result<S::Ok, S::Error>
+/// `value`'s `postcard` bytes as serde bytes (a `Uint8Array` through `serde-wasm-bindgen`).
+/// Errors: `postcard`'s (a type it cannot encode; the report's types are all encodable).
+fn serialize_bytes<T, S>(value: &T, s: S) -> Result<S::Ok, S::Error>
 where
-    T: serde::Serialize + serde::de::DeserializeOwned + PartialEq,
+    T: serde::Serialize + ?Sized,
     S: serde::Serializer,
 {
-    use serde::Serialize;
-    let exact = serde_json::to_string(value)
-        .ok()
-        .filter(|t| serde_json::from_str::<T>(t).is_ok_and(|back| back == *value));
-    match exact {
-        Some(text) => Wire::<&T>::Json(text).serialize(s),
-        None => Wire::Value(value).serialize(s),
-    }
+    let bytes = postcard::to_allocvec(value).map_err(serde::ser::Error::custom)?;
+    s.serialize_bytes(&bytes)
 }
 
-/// Reads either form of [`serialize_exact`] back. Errors: text that is no `T`.
-fn deserialize_exact<'de, T, D>(d: D) -> Result<T, D::Error>
+/// Reads [`serialize_bytes`]' form back: bytes (or, from a format that writes bytes as a list of
+/// numbers, such as JSON, that list). Errors: anything that is not the encoding of a `T`.
+fn deserialize_bytes<'de, T, D>(d: D) -> Result<T, D::Error>
 where
     T: serde::de::DeserializeOwned,
     D: serde::Deserializer<'de>,
 {
-    use serde::Deserialize;
-    match Wire::<T>::deserialize(d)? {
-        Wire::Json(text) => serde_json::from_str(&text).map_err(serde::de::Error::custom),
-        Wire::Value(v) => Ok(v),
+    struct Bytes;
+    impl<'de> serde::de::Visitor<'de> for Bytes {
+        type Value = Vec<u8>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("the postcard bytes of a value")
+        }
+        fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+            Ok(v.to_vec())
+        }
+        fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+            Ok(v)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Vec<u8>, A::Error> {
+            // No trust in a stated length: the list grows as it is read.
+            let mut out = Vec::new();
+            while let Some(b) = a.next_element::<u8>()? {
+                out.push(b);
+            }
+            Ok(out)
+        }
     }
+    let bytes = d.deserialize_byte_buf(Bytes)?;
+    postcard::from_bytes(&bytes).map_err(serde::de::Error::custom)
 }
 
 /// `serialize`/`deserialize` of a `Box<Report>` field, see the module doc.
@@ -59,38 +61,39 @@ pub mod report {
 
     use crate::analysis::scaling::Report;
 
-    /// The `Json` form when the text reads back equal to `report`, else the `Value` form.
+    /// The report's `postcard` bytes.
     pub fn serialize<S: Serializer>(report: &Report, s: S) -> Result<S::Ok, S::Error> {
-        super::serialize_exact(report, s)
+        super::serialize_bytes(report, s)
     }
 
-    /// Reads either form back. Errors: text that is no report (the sender never makes one).
+    /// Reads the bytes back. Errors: bytes that are no report (the sender never makes them).
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Box<Report>, D::Error> {
-        super::deserialize_exact::<Report, D>(d).map(Box::new)
+        super::deserialize_bytes::<Report, D>(d).map(Box::new)
     }
 }
 
 /// `serialize`/`deserialize` of the `Vec<Hotspot>` of a [`super::FromWorker::AnalysedPart`]:
-/// the same two forms as [`report`].
+/// the same form as [`report`].
 pub mod hotspots {
     use serde::{Deserializer, Serializer};
 
     use crate::analysis::scaling::Hotspot;
 
-    /// The `Json` form when the text reads back equal to `hotspots`, else the `Value` form.
+    /// The hotspots' `postcard` bytes.
     pub fn serialize<S: Serializer>(hotspots: &Vec<Hotspot>, s: S) -> Result<S::Ok, S::Error> {
-        super::serialize_exact(hotspots, s)
+        super::serialize_bytes(hotspots, s)
     }
 
-    /// Reads either form back. Errors: text that is no list of hotspots.
+    /// Reads the bytes back. Errors: bytes that are no list of hotspots.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Hotspot>, D::Error> {
-        super::deserialize_exact(d)
+        super::deserialize_bytes(d)
     }
 }
 
 /// Hotspots per [`super::FromWorker::AnalysedPart`] ([`split_report`]): the demo's 646-hotspot
-/// report (~2.3 MB of JSON, read by the page in 47–82 ms in one task on a quiet machine) crosses
-/// in 26 parts (parts of 100 still took the page 56–96 ms each at a load average of 6–8).
+/// report crosses in 26 parts. Chosen when the report crossed as JSON text (~2.3 MB, read by the
+/// page in 47–82 ms in one task on a quiet machine; parts of 100 still took 56–96 ms each at a
+/// load average of 6–8); as `postcard` bytes the 26 parts reach the page within 12 ms in all.
 pub const HOTSPOTS_PER_PART: usize = 25;
 
 /// The messages that carry `msg` to the page. A [`super::FromWorker::Analysed`] with more
@@ -231,7 +234,7 @@ mod tests {
     }
 
     #[test]
-    fn a_report_crosses_as_its_json_text_and_reads_back_equal() {
+    fn a_report_crosses_as_postcard_bytes_and_reads_back_equal() {
         let r = report();
         assert!(r.hotspots.iter().any(|h| h.fit.is_some()), "{r:?}");
         let msg = FromWorker::Analysed {
@@ -239,11 +242,10 @@ mod tests {
             inputs: vec![(1, Some(2.0))],
             report: Box::new(r.clone()),
         };
+        // JSON writes serde bytes as a list of numbers: the report's postcard encoding.
         let wire = serde_json::to_value(&msg).unwrap();
-        assert!(
-            wire["report"]["Json"].is_string(),
-            "not sent as text: {wire}"
-        );
+        let bytes: Vec<u8> = serde_json::from_value(wire["report"].clone()).unwrap();
+        assert_eq!(bytes, postcard::to_allocvec(&r).unwrap());
         let FromWorker::Analysed { seq, report, .. } = round_trip(&msg) else {
             panic!("another message")
         };
@@ -251,19 +253,33 @@ mod tests {
         assert_eq!(*report, r);
     }
 
+    /// What JSON text could not carry (NaN; it writes `null`) crosses bit for bit.
     #[test]
-    fn a_report_json_would_change_crosses_as_the_value() {
+    fn a_report_with_nan_crosses_exactly() {
         let mut r = report();
-        // JSON has no NaN: the text would read back as another report (or not at all).
         r.hotspots[0].supported_min = f64::NAN;
         let msg = FromWorker::Analysed {
             seq: 1,
             inputs: Vec::new(),
-            report: Box::new(r),
+            report: Box::new(r.clone()),
         };
-        let wire = serde_json::to_value(&msg).unwrap();
-        assert!(wire["report"]["Value"].is_object(), "{wire}");
-        assert!(wire["report"].get("Json").is_none());
+        let FromWorker::Analysed { mut report, .. } = round_trip(&msg) else {
+            panic!("another message")
+        };
+        assert_eq!(
+            report.hotspots[0].supported_min.to_bits(),
+            f64::NAN.to_bits()
+        );
+        report.hotspots[0].supported_min = 0.0;
+        r.hotspots[0].supported_min = 0.0;
+        assert_eq!(*report, r);
+    }
+
+    /// Bytes that are no report fail to read, as an error, not a panic.
+    #[test]
+    fn bytes_that_are_no_report_fail_to_read() {
+        let text = r#"{"Analysed":{"seq":1,"inputs":[],"report":[255,255,255,255,255,255]}}"#;
+        assert!(serde_json::from_str::<FromWorker>(text).is_err());
     }
 
     #[test]
@@ -287,7 +303,7 @@ mod tests {
                 };
                 assert_eq!((seq, hotspots.len()), (&3, per_part));
             }
-            // Each crosses as text and reads back: the page gets the whole report again.
+            // Each crosses as bytes and reads back: the page gets the whole report again.
             let mut page = Reassembly::default();
             let mut out = Vec::new();
             for p in &parts {

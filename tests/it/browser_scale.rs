@@ -992,6 +992,18 @@ async fn pick_batch(
     let resp = responsiveness(&c).await;
     let tasks = long_tasks(&c).await;
     let workers = worker_use(&c, pick_ms).await;
+    if std::env::var("TRIALSCOPE_SCALE_MARKS").is_ok() {
+        let marks = c
+            .execute(
+                "return performance.getEntriesByType('mark').filter(m => m.startTime >= arguments[0]).map(m => Math.round(m.startTime - arguments[0]) + ' ' + m.name.slice(0, 60)).join('\\n');",
+                vec![serde_json::json!(pick_ms)],
+            )
+            .await
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        println!("marks after the pick:\n{marks}");
+    }
     let (tab_peak, _) = sampler.peaks();
     c.close().await.unwrap();
     BatchRun {
