@@ -32,6 +32,10 @@
 //!   `TRIALSCOPE_SCALE_PICK_DELAY_MS=1500` waits that long between the page being ready and
 //!   the pick, as a person would (the import workers' warm-up, `trialscope:warmup`, is then
 //!   done; without it the pick lands during the warm-up and the first files wait for it).
+//!   `TRIALSCOPE_SCALE_MARKS=1` prints every performance mark of a batch run after its pick
+//!   (ms after the pick, then the mark: worker messages, hand-overs, jobs), to see where the
+//!   time between the last import and the table goes. `TRIALSCOPE_CHROME_ARGS` adds Chromium
+//!   flags (`tests/it/support/browser.rs`).
 //!
 //! Each large file's import also checks the import pool's hand-over (its `trialscope:prepared`
 //! performance mark): the import worker's wasm memory and the size of the handed-over result
