@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::stats;
-use crate::model::collective::{fold, has_collective_token, COLLECTIVE_TOKENS};
+use crate::model::collective::{fold, has_collective_token, has_collective_token_in};
 use crate::model::facts::{rank_in_text, Facts};
 use crate::model::{slice_flags, ArgRef, Leaf, Model, NestedId, NestedValues, StrId, StringTable};
 
@@ -358,41 +358,22 @@ pub fn is_phase_name(name: &str) -> bool {
         || f.contains("optimizer")
 }
 
-/// Collective tokens in arg text, as [`has_collective_token`] finds them: ASCII text is folded
-/// (lower case, no `-`/`_`) in one pass into a reused buffer and searched for every token in
-/// one pass. Eleven `str::contains` calls per value, each building its searcher, over a
-/// lower-cased copy were 12 % of the import worker's `prepare` in wasm
-/// (`tools/bench/wasm_stages.sh`, README "Build profiles").
+/// Collective tokens in arg text, as [`has_collective_token`] finds them, folding into one
+/// reused buffer ([`has_collective_token_in`]). Eleven `str::contains` calls per value, each
+/// building its searcher, over a lower-cased copy were 12 % of the import worker's `prepare` in
+/// wasm (`tools/bench/wasm_stages.sh`, README "Build profiles").
 struct TokenScan {
-    tokens: Option<aho_corasick::AhoCorasick>,
     buf: Vec<u8>,
 }
 
 impl TokenScan {
     fn new() -> Self {
-        TokenScan {
-            tokens: aho_corasick::AhoCorasick::new(COLLECTIVE_TOKENS).ok(),
-            buf: Vec::new(),
-        }
+        TokenScan { buf: Vec::new() }
     }
 
     /// True when `t` contains a collective token after [`fold`].
     fn has_token(&mut self, t: &str) -> bool {
-        if !t.is_ascii() {
-            return has_collective_token(t);
-        }
-        self.buf.clear();
-        self.buf.extend(
-            t.bytes()
-                .filter(|&b| b != b'-' && b != b'_')
-                .map(|b| b.to_ascii_lowercase()),
-        );
-        match &self.tokens {
-            Some(ac) => ac.is_match(self.buf.as_slice()),
-            None => COLLECTIVE_TOKENS
-                .iter()
-                .any(|tok| memchr::memmem::find(&self.buf, tok.as_bytes()).is_some()),
-        }
+        has_collective_token_in(t, &mut self.buf)
     }
 }
 
@@ -1577,6 +1558,7 @@ fn merge_intervals(mut raw: Vec<(Interval, i64, f64)>) -> Vec<(Interval, i64, f6
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::collective::COLLECTIVE_TOKENS;
 
     /// The codes' spec names, to compare with the spec's strings.
     fn names(codes: &[ReasonCode]) -> Vec<&'static str> {

@@ -30,6 +30,12 @@ pub fn fold(text: &str) -> String {
 /// is folded byte by byte and searched for every token in one pass of one automaton, built
 /// once; other text is folded by `char` and searched token by token.
 pub fn has_collective_token(text: &str) -> bool {
+    has_collective_token_in(text, &mut Vec::new())
+}
+
+/// [`has_collective_token`] with `buf` as the room ASCII text is folded into, reused from call
+/// to call by a caller that searches many values (no allocation per value).
+pub fn has_collective_token_in(text: &str, buf: &mut Vec<u8>) -> bool {
     static TOKENS: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>> =
         std::sync::OnceLock::new();
     if text.is_ascii() {
@@ -37,12 +43,13 @@ pub fn has_collective_token(text: &str) -> bool {
             .get_or_init(|| aho_corasick::AhoCorasick::new(COLLECTIVE_TOKENS).ok())
             .as_ref()
         {
-            let folded: Vec<u8> = text
-                .bytes()
-                .filter(|&b| b != b'-' && b != b'_')
-                .map(|b| b.to_ascii_lowercase())
-                .collect();
-            return ac.is_match(folded.as_slice());
+            buf.clear();
+            buf.extend(
+                text.bytes()
+                    .filter(|&b| b != b'-' && b != b'_')
+                    .map(|b| b.to_ascii_lowercase()),
+            );
+            return ac.is_match(buf.as_slice());
         }
     }
     let f = fold(text);
