@@ -1,32 +1,87 @@
 //! The import pool's scheduling rules, kept apart from the browser so they are tested natively
-//! (`src/ui/pool.rs` applies them): how many import workers to start.
+//! (`src/ui/pool.rs` applies them): how many import workers to start, and which of them may
+//! take a file of a given size.
+
+/// A file at least this large as dropped (bytes, 128 KiB) may go to every import worker; a
+/// smaller one only to the first [`PoolSize::small_file_workers`].
+///
+/// The 200 small trials of `tests/it/browser_scale.rs` (3.6 KB each) cost the session worker
+/// and the page more per file than their import does; the 18 demo trials (330–560 KB as
+/// dropped, 70–140 ms of import each) cost the import most.
+pub const LARGE_FILE_BYTES: f64 = 128.0 * 1024.0;
+
+/// The pool's size for a core count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolSize {
+    /// Import workers to start.
+    pub workers: usize,
+    /// The workers (slots `0..small_file_workers`) that take files smaller than
+    /// [`LARGE_FILE_BYTES`]; the others take large files only.
+    pub small_file_workers: usize,
+}
 
 /// How many import workers to start for `cores` (`navigator.hardwareConcurrency`; a missing or
-/// nonsensical value counts as 2): one per core less one for the session worker, at least 1
-/// and at most `max`. One per core was tried (2026-12-02, 2 cores): the 18 demo trials came
-/// 19 % sooner, but 200 small trials took 25.6 s instead of 15.2 s to reach the trial table,
-/// with 33 main-thread tasks ≥ 50 ms (the longest 385–510 ms) instead of 4 (177 ms): the
-/// session worker and the page then share the cores with two imports.
-pub fn import_workers(cores: f64, max: usize) -> usize {
+/// nonsensical value counts as 2): one per core, at most `max`; files smaller than
+/// [`LARGE_FILE_BYTES`] go to one per core less one (at least 1), leaving a core to the
+/// session worker and the page.
+///
+/// Measured on 2 cores (2026-12-02): one import worker per core for every file brought the 18
+/// demo trials 19 % sooner, but 200 small trials took 25.6 s instead of 15.2 s to reach the
+/// trial table, with 33 main-thread tasks ≥ 50 ms (the longest 385–510 ms) instead of 4: for
+/// small files the session worker and the page are the bottleneck, and a second import only
+/// takes their core. Hence the size rule (README "Crash isolation and parallel import").
+pub fn pool_size(cores: f64, max: usize) -> PoolSize {
     let cores = if cores.is_finite() && cores >= 1.0 {
         cores as usize
     } else {
         2
     };
-    cores.saturating_sub(1).clamp(1, max.max(1))
+    let max = max.max(1);
+    PoolSize {
+        workers: cores.clamp(1, max),
+        small_file_workers: cores.saturating_sub(1).clamp(1, max),
+    }
+}
+
+/// Whether the worker in `slot` may take a file of `bytes` (as dropped).
+pub fn may_take(size: PoolSize, slot: usize, bytes: f64) -> bool {
+    slot < size.small_file_workers || bytes >= LARGE_FILE_BYTES
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn size(workers: usize, small_file_workers: usize) -> PoolSize {
+        PoolSize {
+            workers,
+            small_file_workers,
+        }
+    }
+
     #[test]
-    fn one_import_worker_per_core_less_one_within_bounds() {
-        assert_eq!(import_workers(2.0, 4), 1);
-        assert_eq!(import_workers(3.0, 4), 2);
-        assert_eq!(import_workers(16.0, 4), 4);
-        assert_eq!(import_workers(1.0, 4), 1);
-        assert_eq!(import_workers(0.0, 4), 1);
-        assert_eq!(import_workers(f64::NAN, 4), 1);
+    fn one_import_worker_per_core_small_files_one_less() {
+        assert_eq!(pool_size(2.0, 4), size(2, 1));
+        assert_eq!(pool_size(3.0, 4), size(3, 2));
+        assert_eq!(pool_size(4.0, 4), size(4, 3));
+        assert_eq!(pool_size(16.0, 4), size(4, 4));
+        assert_eq!(pool_size(1.0, 4), size(1, 1));
+        assert_eq!(pool_size(0.0, 4), size(2, 1));
+        assert_eq!(pool_size(f64::NAN, 4), size(2, 1));
+        assert_eq!(pool_size(8.0, 0), size(1, 1));
+    }
+
+    #[test]
+    fn the_extra_worker_takes_large_files_only() {
+        let s = pool_size(2.0, 4);
+        assert!(may_take(s, 0, 10.0));
+        assert!(may_take(s, 0, LARGE_FILE_BYTES * 10.0));
+        assert!(!may_take(s, 1, 3_600.0));
+        assert!(!may_take(s, 1, LARGE_FILE_BYTES - 1.0));
+        assert!(may_take(s, 1, LARGE_FILE_BYTES));
+        assert!(may_take(s, 1, 450_000.0));
+        // With as many workers for small files as for large ones, any slot takes any file.
+        let all = pool_size(16.0, 4);
+        assert!((0..4).all(|slot| may_take(all, slot, 1.0)));
     }
 }

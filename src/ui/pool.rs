@@ -1,5 +1,6 @@
-//! The import pool: up to [`MAX_IMPORT_WORKERS`] Web Workers (one per core the browser reports,
-//! less one for the session worker, at least one) that load dropped files in parallel. Each
+//! The import pool: up to [`MAX_IMPORT_WORKERS`] Web Workers (one per core the browser reports;
+//! files under 128 KiB go only to one per core less one, leaving a core to the session worker
+//! and the page: [`crate::session::schedule::pool_size`]) that load dropped files in parallel. Each
 //! takes one file at a time ([`ToWorker::Prepare`] with the file's `Blob` handle), reads it in
 //! chunks, reduces it to what the workspace keeps ([`crate::workspace::prepare`]) and answers
 //! [`FromWorker::Prepared`]; the result goes on, unread, to the session worker
@@ -17,7 +18,8 @@
 //! file, the worker's wasm memory, the size of the handed-over result and whether the worker
 //! was replaced (read by `tests/it/browser_scale.rs`).
 //!
-//! Scheduling: files go to the workers in the order they were dropped. A batch picked at once
+//! Scheduling: files go to the workers in the order they were dropped (a large-files-only worker
+//! takes the first large file queued). A batch picked at once
 //! is queued whole before the first file is handed out ([`submit`] defers the hand-out to a
 //! microtask). Not largest first: a largest-first trial (session 7) measured no gain (a worker
 //! idled 62–110 ms of a 12 s import). Whatever the hand-out order, the results reach the
@@ -39,6 +41,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Blob, MessageEvent, Worker};
 
 use super::{AppState, Status};
+use crate::session::schedule::{self, PoolSize};
 use crate::session::{FileId, FromWorker, ToWorker};
 
 /// Most import workers, whatever the core count (each holds one file's model while it works).
@@ -65,12 +68,16 @@ struct Slot {
     /// Incremented for every new worker in this slot; events of an older one are ignored.
     generation: u32,
     ready: bool,
+    /// Sent [`ToWorker::WarmUp`] and not yet [`FromWorker::WarmedUp`].
+    warming: bool,
     busy: Option<Job>,
 }
 
 #[derive(Default)]
 struct Pool {
     slots: Vec<Slot>,
+    /// How many workers there are and which take small files.
+    size: Option<PoolSize>,
     queue: VecDeque<Job>,
     state: Option<AppState>,
     /// The test hook ([`ToWorker::TestHook`]), sent to every import worker when it starts.
@@ -92,21 +99,27 @@ pub fn start(state: AppState, hook: Option<ToWorker>) {
     let cores = web_sys::window()
         .map(|w| w.navigator().hardware_concurrency())
         .unwrap_or(2.0);
-    let n = crate::session::schedule::import_workers(cores, MAX_IMPORT_WORKERS);
+    let size = schedule::pool_size(cores, MAX_IMPORT_WORKERS);
+    let n = size.workers;
     POOL.with(|p| {
         let mut p = p.borrow_mut();
         p.state = Some(state);
+        p.size = Some(size);
         p.hook = hook;
         for _ in 0..n {
             p.slots.push(Slot {
                 worker: None,
                 generation: 0,
                 ready: false,
+                warming: false,
                 busy: None,
             });
         }
     });
-    for i in 0..n {
+    // The large-files-only workers start later (`dispatch`): when a large file waits, or once
+    // the others are warm and idle. Started and warmed up at once, they took CPU from 200
+    // small trials picked during the start (README "Crash isolation and parallel import").
+    for i in 0..size.small_file_workers.min(n) {
         spawn(i);
     }
 }
@@ -194,20 +207,53 @@ fn release() {
     }
 }
 
-/// Hands queued files to idle, ready workers, in queue (drop) order.
+/// Hands queued files to idle, ready workers, in queue (drop) order; a worker that takes
+/// large files only ([`schedule::may_take`]) gets the first large one queued. Such a worker is
+/// started when a file it may take waits, or once every started worker is warm and idle.
 fn dispatch() {
+    let unstarted: Vec<usize> = POOL.with(|p| {
+        let p = p.borrow();
+        let Some(size) = p.size else {
+            return Vec::new();
+        };
+        let idle = p.queue.is_empty()
+            && p.slots
+                .iter()
+                .filter(|s| s.generation > 0)
+                .all(|s| s.ready && !s.warming && s.busy.is_none());
+        (0..p.slots.len())
+            .filter(|&i| p.slots[i].generation == 0)
+            .filter(|&i| idle || p.queue.iter().any(|j| schedule::may_take(size, i, j.bytes)))
+            .collect()
+    });
+    for i in unstarted {
+        spawn(i);
+    }
     POOL.with(|p| {
         let mut p = p.borrow_mut();
         let p = &mut *p;
-        for s in &mut p.slots {
+        let Some(size) = p.size else {
+            return;
+        };
+        for (i, s) in p.slots.iter_mut().enumerate() {
             if !s.ready || s.busy.is_some() || s.worker.is_none() {
                 continue;
             }
-            let Some(mut job) = p.queue.pop_front() else {
+            if p.queue.is_empty() {
                 return;
+            }
+            let Some(k) = p
+                .queue
+                .iter()
+                .position(|j| schedule::may_take(size, i, j.bytes))
+            else {
+                continue;
+            };
+            let Some(mut job) = p.queue.remove(k) else {
+                continue;
             };
             let Some(w) = s.worker.as_ref() else {
-                p.queue.push_front(job);
+                p.queue.insert(k, job);
                 continue;
             };
             let msg = serde_wasm_bindgen::to_value(&ToWorker::Prepare {
@@ -219,7 +265,7 @@ fn dispatch() {
             job.sent_ms = super::now_ms();
             match msg.map(|m| w.post_message(&m)) {
                 Some(Ok(())) => s.busy = Some(job),
-                _ => p.queue.push_front(job),
+                _ => p.queue.insert(k, job),
             }
         }
     });
@@ -242,6 +288,7 @@ fn spawn(i: usize) {
         let s = &mut p.slots[i];
         s.generation += 1;
         s.ready = false;
+        s.warming = false;
         s.generation
     });
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
@@ -294,14 +341,20 @@ fn on_message(state: AppState, i: usize, generation: u32, msg: FromWorker, data:
             // a file handed out meanwhile queues behind the warm-up in the worker.
             let warm = serde_wasm_bindgen::to_value(&ToWorker::WarmUp).ok();
             POOL.with(|p| {
-                let p = p.borrow();
-                if let (true, Some(w), Some(m)) = (p.queue.is_empty(), &p.slots[i].worker, &warm) {
-                    let _ = w.post_message(m);
+                let mut p = p.borrow_mut();
+                let p = &mut *p;
+                let s = &mut p.slots[i];
+                if let (true, Some(w), Some(m)) = (p.queue.is_empty(), &s.worker, &warm) {
+                    s.warming = w.post_message(m).is_ok();
                 }
             });
             dispatch();
         }
-        FromWorker::WarmedUp { ms } => mark_warm_up(i, ms),
+        FromWorker::WarmedUp { ms } => {
+            POOL.with(|p| p.borrow_mut().slots[i].warming = false);
+            mark_warm_up(i, ms);
+            dispatch();
+        }
         FromWorker::Progress { .. } => super::on_message(state, msg),
         FromWorker::Prepared {
             id,

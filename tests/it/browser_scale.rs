@@ -813,6 +813,136 @@ fn browser_scale_200_trials() {
     });
 }
 
+/// Each `trialscope:job` mark on the page: (file, slot, start ms, end ms).
+async fn job_marks(c: &Client) -> Vec<(String, u32, f64, f64)> {
+    let v = c
+        .execute(
+            "return performance.getEntriesByType('mark').map(m => m.name) \
+               .filter(n => n.startsWith('trialscope:job '));",
+            vec![],
+        )
+        .await
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for name in v
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n.as_str())
+    {
+        let (fields, file) = name.split_once(" file=").unwrap_or((name, ""));
+        let (mut slot, mut start, mut end) = (u32::MAX, f64::NAN, f64::NAN);
+        for kv in fields.split(' ') {
+            match kv.split_once('=') {
+                Some(("slot", v)) => slot = v.parse().unwrap_or(u32::MAX),
+                Some(("start", v)) => start = v.parse().unwrap_or(f64::NAN),
+                Some(("end", v)) => end = v.parse().unwrap_or(f64::NAN),
+                _ => {}
+            }
+        }
+        out.push((file.to_string(), slot, start, end));
+    }
+    out
+}
+
+/// On 2 cores the import pool has two workers: the second, started once the first is warm and
+/// idle, takes only files of at least 128 KiB as dropped (`session::schedule`), so two demo
+/// trials import at the same time while the small trials of the same pick all go to the first
+/// worker; the trial table still lists the files in drop order.
+#[test]
+fn browser_pool_second_worker_takes_large_files() {
+    let demo = crate::support::corpus("chromium_scaling")
+        .canonicalize()
+        .expect("../shared/corpus/chromium_scaling beside the checkout");
+    let large = [
+        demo.join("scaling_n1000_r0.pb.gz"),
+        demo.join("scaling_n16000_r0.pb.gz"),
+    ];
+    let dir = scale_dir().join("pool_large");
+    std::fs::create_dir_all(&dir).unwrap();
+    let small: Vec<PathBuf> = (1..=3)
+        .map(|n| {
+            let p = dir.join(format!("pool_small_n{n}.pftrace"));
+            std::fs::write(&p, small_trial(n, 0)).unwrap();
+            p
+        })
+        .collect();
+    for p in &large {
+        assert!(std::fs::metadata(p).unwrap().len() >= 128 * 1024, "{p:?}");
+    }
+    for p in &small {
+        assert!(std::fs::metadata(p).unwrap().len() < 128 * 1024, "{p:?}");
+    }
+    // Drop order: large, small, small, large, small.
+    let picked = [
+        large[0].clone(),
+        small[0].clone(),
+        small[1].clone(),
+        large[1].clone(),
+        small[2].clone(),
+    ];
+    let names: Vec<String> = picked
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    serial(async {
+        let server = Server::start(dist(), PREFIX);
+        let driver = Driver::start(&tmp());
+        let c = connect(&driver, &tmp()).await;
+        harness::emulate_cores(&c, 2).await;
+        let input = open(&c, &server, "").await;
+        // Both workers warmed up: the second starts once the first is warm and idle.
+        wait_until(
+            Duration::from_secs(120),
+            "both import workers warm",
+            || async {
+                let v = c
+                    .execute(
+                        "return performance.getEntriesByType('mark') \
+                       .filter(m => m.name.startsWith('trialscope:warmup ')).length;",
+                        vec![],
+                    )
+                    .await
+                    .ok()?;
+                (v.as_u64()? >= 2).then_some(())
+            },
+        )
+        .await;
+        let paths: Vec<String> = picked.iter().map(|p| p.display().to_string()).collect();
+        input.send_keys(&paths.join("\n")).await.unwrap();
+        wait_until(Duration::from_secs(300), "five imported trials", || async {
+            (count(&c, "tr[data-testid=trial-row] [data-testid=format]").await == 5).then_some(())
+        })
+        .await;
+        let rows = assert_all_visible(&c, "tr[data-testid=trial-row] td.name").await;
+        assert_eq!(rows, names, "the trial table lists the files in drop order");
+        let jobs = job_marks(&c).await;
+        assert_eq!(jobs.len(), 5, "{jobs:?}");
+        let job = |name: &str| {
+            jobs.iter()
+                .find(|j| j.0 == name)
+                .cloned()
+                .unwrap_or_else(|| panic!("no job mark for {name}: {jobs:?}"))
+        };
+        for p in &small {
+            let name = p.file_name().unwrap().to_string_lossy();
+            assert_eq!(
+                job(&name).1,
+                0,
+                "a small file went to the large-files worker: {jobs:?}"
+            );
+        }
+        let (a, b) = (job(&names[0]), job(&names[3]));
+        assert_eq!((a.1, b.1), (0, 1), "the two demo trials' workers: {jobs:?}");
+        assert!(
+            a.2 < b.3 && b.2 < a.3,
+            "the two demo trials did not import at the same time: {jobs:?}"
+        );
+        assert_local_only(&c, &server).await;
+        c.close().await.unwrap();
+    });
+}
+
 /// The Python upb decode of `file` (`tools/bench/peers.py`), best of 2: MB/s and peak RSS.
 fn upb_peer(file: &Path) -> Option<(f64, u64)> {
     let python = PathBuf::from(concat!(

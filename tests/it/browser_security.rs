@@ -588,11 +588,13 @@ async fn pins_and_actionable(c: &Client) -> Option<(String, String)> {
     Some((pins, actionable))
 }
 
-/// The import pool's size as the page computes it (`src/ui/pool.rs`).
+/// The import pool's size as the page computes it (`session::schedule::pool_size`: one import
+/// worker per core, at most 4; the one for large files only starts once the pool is idle, which
+/// it has been by the time this is asked).
 async fn pool_size(c: &fantoccini::Client) -> usize {
     let v = c
         .execute(
-            "return Math.min(Math.max((navigator.hardwareConcurrency || 2) - 1, 1), 4);",
+            "return Math.min(Math.max(navigator.hardwareConcurrency || 2, 1), 4);",
             vec![],
         )
         .await
