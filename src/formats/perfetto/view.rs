@@ -46,7 +46,7 @@ impl<'a> Rd<'a> {
         Rd { d, p: 0 }
     }
 
-    #[inline]
+    #[inline(always)]
     fn varint(&mut self) -> R<u64> {
         // Fast paths: one and two bytes.
         if let Some(&b) = self.d.get(self.p) {
@@ -80,7 +80,7 @@ impl<'a> Rd<'a> {
     }
 
     /// The next field's number and wire type, `None` at the end of the message.
-    #[inline]
+    #[inline(always)]
     pub(super) fn field(&mut self) -> R<Option<(u32, u8)>> {
         if self.p >= self.d.len() {
             return Ok(None);
