@@ -29,9 +29,10 @@
 //!   and each import worker's busy and idle time (the pool's `trialscope:job` marks);
 //!   `TRIALSCOPE_SCALE_CORES=2,3` runs each site at those `navigator.hardwareConcurrency`
 //!   values too (the import pool's size).
-//!   `TRIALSCOPE_SCALE_PICK_DELAY_MS=1500` waits that long between the page being ready and
-//!   the pick, as a person would (the import workers' warm-up, `trialscope:warmup`, is then
-//!   done; without it the pick lands during the warm-up and the first files wait for it).
+//!   `TRIALSCOPE_SCALE_PICK_DELAY_MS=1500` waits that long (batches and single large files)
+//!   between the page being ready and the pick, as a person would (the import workers'
+//!   warm-up, `trialscope:warmup`, is then done; without it the pick lands during the warm-up
+//!   and the first files wait for it).
 //!   `TRIALSCOPE_SCALE_MARKS=1` prints every performance mark of a batch run after its pick
 //!   (ms after the pick, then the mark: worker messages, hand-overs, jobs), to see where the
 //!   time between the last import and the table goes. `TRIALSCOPE_CHROME_ARGS` adds Chromium
@@ -317,6 +318,7 @@ async fn pick_large(
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     let c = connect(driver, &tmp()).await;
     let input = open(&c, server, "").await;
+    pick_delay().await;
     let sampler = Sampler::start(driver.pid());
     let cpu0 = crate::support::procmem::tab_cpu_s(driver.pid());
     let t0 = Instant::now();
@@ -1080,6 +1082,17 @@ async fn worker_use(c: &Client, pick_ms: f64) -> String {
     )
 }
 
+/// Waits `TRIALSCOPE_SCALE_PICK_DELAY_MS` (unset: not at all) between the page being ready and
+/// the pick, as a person would: the import workers have started and warmed up by then.
+async fn pick_delay() {
+    if let Some(ms) = std::env::var("TRIALSCOPE_SCALE_PICK_DELAY_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+    }
+}
+
 /// Picks `files` at once into a fresh page of `server` and waits for the hotspot table of all
 /// of them (those that import; a crashing file is not among them here).
 /// `cores`: `navigator.hardwareConcurrency` for the page (the import pool's size follows it),
@@ -1095,12 +1108,7 @@ async fn pick_batch(
         harness::emulate_cores(&c, n).await;
     }
     let input = open(&c, server, "").await;
-    if let Some(ms) = std::env::var("TRIALSCOPE_SCALE_PICK_DELAY_MS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        tokio::time::sleep(Duration::from_millis(ms)).await;
-    }
+    pick_delay().await;
     let sampler = Sampler::start(driver.pid());
     let paths: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
     let pick_ms = c
