@@ -232,13 +232,14 @@ async fn long_tasks(c: &Client) -> Value {
     .unwrap_or_default()
 }
 
-/// Every hand-over mark on the page so far, in order.
-async fn handovers(c: &Client) -> Vec<Handover> {
+/// Every performance mark on the page so far whose name starts with `prefix` (e.g.
+/// `"trialscope:job "`), in order: its `key=value` fields and the file named after ` file=`.
+async fn marks(c: &Client, prefix: &str) -> Vec<(Vec<(String, String)>, String)> {
     let v = c
         .execute(
             "return performance.getEntriesByType('mark').map(m => m.name) \
-               .filter(n => n.startsWith('trialscope:prepared '));",
-            vec![],
+               .filter(n => n.startsWith(arguments[0]));",
+            vec![serde_json::json!(prefix)],
         )
         .await
         .unwrap_or_default();
@@ -249,15 +250,31 @@ async fn handovers(c: &Client) -> Vec<Handover> {
         .flatten()
         .filter_map(|n| n.as_str())
     {
-        let mut h = Handover::default();
-        let rest = name.trim_start_matches("trialscope:prepared ");
+        let rest = name.trim_start_matches(prefix);
         let (fields, file) = rest.split_once(" file=").unwrap_or((rest, ""));
-        h.file = file.to_string();
-        for kv in fields.split(' ') {
-            match kv.split_once('=') {
-                Some(("wasm", v)) => h.wasm_bytes = v.parse().unwrap_or(f64::NAN),
-                Some(("wire", v)) => h.wire_bytes = v.parse().unwrap_or(f64::NAN),
-                Some(("replaced", v)) => h.replaced = v == "true",
+        let fields = fields
+            .split(' ')
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        out.push((fields, file.to_string()));
+    }
+    out
+}
+
+/// Every hand-over mark on the page so far, in order.
+async fn handovers(c: &Client) -> Vec<Handover> {
+    let mut out = Vec::new();
+    for (fields, file) in marks(c, "trialscope:prepared ").await {
+        let mut h = Handover {
+            file,
+            ..Handover::default()
+        };
+        for (k, v) in fields {
+            match k.as_str() {
+                "wasm" => h.wasm_bytes = v.parse().unwrap_or(f64::NAN),
+                "wire" => h.wire_bytes = v.parse().unwrap_or(f64::NAN),
+                "replaced" => h.replaced = v == "true",
                 _ => {}
             }
         }
@@ -817,32 +834,18 @@ fn browser_scale_200_trials() {
 
 /// Each `trialscope:job` mark on the page: (file, slot, start ms, end ms).
 async fn job_marks(c: &Client) -> Vec<(String, u32, f64, f64)> {
-    let v = c
-        .execute(
-            "return performance.getEntriesByType('mark').map(m => m.name) \
-               .filter(n => n.startsWith('trialscope:job '));",
-            vec![],
-        )
-        .await
-        .unwrap_or_default();
     let mut out = Vec::new();
-    for name in v
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|n| n.as_str())
-    {
-        let (fields, file) = name.split_once(" file=").unwrap_or((name, ""));
+    for (fields, file) in marks(c, "trialscope:job ").await {
         let (mut slot, mut start, mut end) = (u32::MAX, f64::NAN, f64::NAN);
-        for kv in fields.split(' ') {
-            match kv.split_once('=') {
-                Some(("slot", v)) => slot = v.parse().unwrap_or(u32::MAX),
-                Some(("start", v)) => start = v.parse().unwrap_or(f64::NAN),
-                Some(("end", v)) => end = v.parse().unwrap_or(f64::NAN),
+        for (k, v) in fields {
+            match k.as_str() {
+                "slot" => slot = v.parse().unwrap_or(u32::MAX),
+                "start" => start = v.parse().unwrap_or(f64::NAN),
+                "end" => end = v.parse().unwrap_or(f64::NAN),
                 _ => {}
             }
         }
-        out.push((file.to_string(), slot, start, end));
+        out.push((file, slot, start, end));
     }
     out
 }
