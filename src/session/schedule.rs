@@ -48,6 +48,16 @@ pub fn may_take(size: PoolSize, slot: usize, bytes: f64) -> bool {
     slot < size.small_file_workers || bytes >= LARGE_FILE_BYTES
 }
 
+/// Whether to start a large-files-only worker (one not yet started) now: when every started
+/// worker is warm and idle with nothing queued (`pool_idle`), or when it would import beside
+/// them — `it_may_take` (the queued files it may take, [`may_take`]) is two or more, or one
+/// while every started worker is busy (`others_busy`). Not for a single large file that a
+/// started worker can take: started beside the 1 GB trace's import, it gave the page a 70–89
+/// ms task at that file's hand-over (3 of 3 runs, 2026-12-04; none without it).
+pub fn start_large_files_worker(pool_idle: bool, it_may_take: usize, others_busy: bool) -> bool {
+    pool_idle || it_may_take >= 2 || (it_may_take == 1 && others_busy)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,5 +93,20 @@ mod tests {
         // With as many workers for small files as for large ones, any slot takes any file.
         let all = pool_size(16.0, 4);
         assert!((0..4).all(|slot| may_take(all, slot, 1.0)));
+    }
+
+    #[test]
+    fn the_extra_worker_starts_when_idle_or_beside_the_others() {
+        // Idle pool: started, whatever waits.
+        assert!(start_large_files_worker(true, 0, false));
+        // Two large files: one each.
+        assert!(start_large_files_worker(false, 2, false));
+        assert!(start_large_files_worker(false, 18, true));
+        // One large file: only when the others are busy.
+        assert!(start_large_files_worker(false, 1, true));
+        assert!(!start_large_files_worker(false, 1, false));
+        // Nothing it may take (small files only, or the others still warming up).
+        assert!(!start_large_files_worker(false, 0, true));
+        assert!(!start_large_files_worker(false, 0, false));
     }
 }

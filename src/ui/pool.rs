@@ -116,10 +116,10 @@ pub fn start(state: AppState, hook: Option<ToWorker>) {
             });
         }
     });
-    // The large-files-only workers start later (`dispatch`): when a large file waits, or once
-    // the others are warm and idle. Started and warmed up at once, they took CPU from 200
-    // small trials picked during the start (README "Crash isolation and parallel import").
-    for i in 0..size.small_file_workers.min(n) {
+    // The large-files-only workers start later (`dispatch`,
+    // `schedule::start_large_files_worker`). Started and warmed up at once, they took CPU from
+    // 200 small trials picked during the start (README "Crash isolation and parallel import").
+    for i in 0..size.small_file_workers {
         spawn(i);
     }
 }
@@ -208,11 +208,8 @@ fn release() {
 }
 
 /// Hands queued files to idle, ready workers, in queue (drop) order; a worker that takes
-/// large files only ([`schedule::may_take`]) gets the first large one queued. Such a worker is
-/// started once every started worker is warm and idle, or when it would import beside them:
-/// two files it may take wait, or one while every started worker is busy. Not for a single
-/// large file picked as the page opens: started then, beside the 1 GB trace's import, the
-/// page had a 70–89 ms task at that file's hand-over (3 of 3 runs; none without it).
+/// large files only ([`schedule::may_take`]) gets the first large one queued, and is started
+/// when [`schedule::start_large_files_worker`] says so.
 fn dispatch() {
     let unstarted: Vec<usize> = POOL.with(|p| {
         let p = p.borrow();
@@ -231,7 +228,7 @@ fn dispatch() {
                     .iter()
                     .filter(|j| schedule::may_take(size, i, j.bytes))
                     .count();
-                idle || takes >= 2 || (takes == 1 && all_busy)
+                schedule::start_large_files_worker(idle, takes, all_busy)
             })
             .collect()
     });

@@ -832,20 +832,40 @@ fn browser_scale_200_trials() {
     });
 }
 
-/// Each `trialscope:job` mark on the page: (file, slot, start ms, end ms).
-async fn job_marks(c: &Client) -> Vec<(String, u32, f64, f64)> {
+/// One `trialscope:job` mark: a file one import worker finished.
+#[derive(Clone, Debug)]
+struct JobMark {
+    file: String,
+    /// The pool slot of the worker.
+    slot: u32,
+    /// `performance.now()` at the hand-out and at the answer, ms.
+    start: f64,
+    end: f64,
+    /// The file's size as dropped, bytes.
+    bytes: f64,
+}
+
+/// Every `trialscope:job` mark on the page so far, in order.
+async fn job_marks(c: &Client) -> Vec<JobMark> {
     let mut out = Vec::new();
     for (fields, file) in marks(c, "trialscope:job ").await {
-        let (mut slot, mut start, mut end) = (u32::MAX, f64::NAN, f64::NAN);
+        let mut j = JobMark {
+            file,
+            slot: u32::MAX,
+            start: f64::NAN,
+            end: f64::NAN,
+            bytes: f64::NAN,
+        };
         for (k, v) in fields {
             match k.as_str() {
-                "slot" => slot = v.parse().unwrap_or(u32::MAX),
-                "start" => start = v.parse().unwrap_or(f64::NAN),
-                "end" => end = v.parse().unwrap_or(f64::NAN),
+                "slot" => j.slot = v.parse().unwrap_or(u32::MAX),
+                "start" => j.start = v.parse().unwrap_or(f64::NAN),
+                "end" => j.end = v.parse().unwrap_or(f64::NAN),
+                "bytes" => j.bytes = v.parse().unwrap_or(f64::NAN),
                 _ => {}
             }
         }
-        out.push((file, slot, start, end));
+        out.push(j);
     }
     out
 }
@@ -900,17 +920,7 @@ fn browser_pool_second_worker_takes_large_files() {
         wait_until(
             Duration::from_secs(120),
             "both import workers warm",
-            || async {
-                let v = c
-                    .execute(
-                        "return performance.getEntriesByType('mark') \
-                       .filter(m => m.name.startsWith('trialscope:warmup ')).length;",
-                        vec![],
-                    )
-                    .await
-                    .ok()?;
-                (v.as_u64()? >= 2).then_some(())
-            },
+            || async { (marks(&c, "trialscope:warmup ").await.len() >= 2).then_some(()) },
         )
         .await;
         let paths: Vec<String> = picked.iter().map(|p| p.display().to_string()).collect();
@@ -925,22 +935,26 @@ fn browser_pool_second_worker_takes_large_files() {
         assert_eq!(jobs.len(), 5, "{jobs:?}");
         let job = |name: &str| {
             jobs.iter()
-                .find(|j| j.0 == name)
+                .find(|j| j.file == name)
                 .cloned()
                 .unwrap_or_else(|| panic!("no job mark for {name}: {jobs:?}"))
         };
         for p in &small {
             let name = p.file_name().unwrap().to_string_lossy();
             assert_eq!(
-                job(&name).1,
+                job(&name).slot,
                 0,
                 "a small file went to the large-files worker: {jobs:?}"
             );
         }
         let (a, b) = (job(&names[0]), job(&names[3]));
-        assert_eq!((a.1, b.1), (0, 1), "the two demo trials' workers: {jobs:?}");
+        assert_eq!(
+            (a.slot, b.slot),
+            (0, 1),
+            "the two demo trials' workers: {jobs:?}"
+        );
         assert!(
-            a.2 < b.3 && b.2 < a.3,
+            a.start < b.end && b.start < a.end,
             "the two demo trials did not import at the same time: {jobs:?}"
         );
         assert_local_only(&c, &server).await;
@@ -1010,51 +1024,34 @@ struct BatchRun {
 /// answer) and file count, from the pool's `trialscope:job` marks (`src/ui/pool.rs`); the
 /// span starts `pick_ms` (`performance.now()` just before the pick) after the page opened.
 async fn worker_use(c: &Client, pick_ms: f64) -> String {
-    let v = c
-        .execute(
-            "return performance.getEntriesByType('mark').map(m => m.name) \
-               .filter(n => n.startsWith('trialscope:job ') || n.startsWith('trialscope:warmup '));",
-            vec![],
-        )
-        .await
-        .unwrap_or_default();
     // slot → (busy ms, files); and the span over every job.
     let mut slots: std::collections::BTreeMap<u32, (f64, usize)> = Default::default();
     let (mut first, mut last) = (f64::INFINITY, f64::NEG_INFINITY);
     // (start, ms, bytes as dropped) of every job, to print in hand-out order.
     let mut jobs: Vec<(f64, f64, f64)> = Vec::new();
-    // The import workers' warm-ups (`slot=<i> ms=<ms>`), done before the pick or not.
-    let mut warm_ups: Vec<String> = Vec::new();
-    for name in v
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|n| n.as_str())
-    {
-        if let Some(w) = name.strip_prefix("trialscope:warmup ") {
-            warm_ups.push(w.to_string());
+    for j in job_marks(c).await {
+        if j.slot == u32::MAX {
             continue;
         }
-        let (fields, _) = name.split_once(" file=").unwrap_or((name, ""));
-        let mut slot = None;
-        let (mut start, mut end, mut bytes) = (f64::NAN, f64::NAN, f64::NAN);
-        for kv in fields.split(' ') {
-            match kv.split_once('=') {
-                Some(("slot", v)) => slot = v.parse().ok(),
-                Some(("start", v)) => start = v.parse().unwrap_or(f64::NAN),
-                Some(("end", v)) => end = v.parse().unwrap_or(f64::NAN),
-                Some(("bytes", v)) => bytes = v.parse().unwrap_or(f64::NAN),
-                _ => {}
-            }
-        }
-        let Some(slot) = slot else { continue };
-        let e = slots.entry(slot).or_default();
-        e.0 += end - start;
+        let e = slots.entry(j.slot).or_default();
+        e.0 += j.end - j.start;
         e.1 += 1;
-        jobs.push((start, end - start, bytes));
-        first = first.min(start);
-        last = last.max(end);
+        jobs.push((j.start, j.end - j.start, j.bytes));
+        first = first.min(j.start);
+        last = last.max(j.end);
     }
+    // The import workers' warm-ups (`slot=<i> ms=<ms>`), done before the pick or not.
+    let warm_ups: Vec<String> = marks(c, "trialscope:warmup ")
+        .await
+        .into_iter()
+        .map(|(fields, _)| {
+            fields
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
     if slots.is_empty() {
         return String::new();
     }
