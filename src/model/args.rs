@@ -288,22 +288,28 @@ impl ArgSets {
             ArgValue::Str(s) => Entry::with_bits(key, TAG_STR, u64::from(s.0)),
             ArgValue::Nested(n) => Entry::with_bits(key, TAG_NESTED, u64::from(n.0)),
             ArgValue::Text(t) => {
-                self.text_bytes += t.capacity();
-                let (chunk, at) = if t.is_empty() {
-                    (0, 0)
-                } else {
-                    self.texts.push(&t)
-                };
-                let len = u32::try_from(t.len()).map_or(LONG_TEXT, |n| n.min(LONG_TEXT));
-                Entry {
-                    key,
-                    meta: TAG_TEXT | (len << 8),
-                    lo: chunk,
-                    hi: at,
-                }
+                self.text_bytes += t.capacity() - t.len();
+                return self.push_text_entry(key, &t);
             }
         };
         self.push_packed(e);
+    }
+
+    /// As [`ArgSets::push_entry`] with `ArgValue::Text(t.to_string())`, without the `String`.
+    pub fn push_text_entry(&mut self, key: StrId, t: &str) {
+        self.text_bytes += t.len();
+        let (chunk, at) = if t.is_empty() {
+            (0, 0)
+        } else {
+            self.texts.push(t)
+        };
+        let len = u32::try_from(t.len()).map_or(LONG_TEXT, |n| n.min(LONG_TEXT));
+        self.push_packed(Entry {
+            key,
+            meta: TAG_TEXT | (len << 8),
+            lo: chunk,
+            hi: at,
+        });
     }
 
     /// Appends a packed entry to the set being built.

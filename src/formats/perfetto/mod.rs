@@ -518,6 +518,9 @@ struct SrcLoc {
     line: Option<u32>,
 }
 
+/// The first sequence-scoped clock id ([`clock::is_sequence_scoped`]: 64–127).
+const SEQ_CLOCK_BASE: u32 = 64;
+
 /// A sequence-scoped clock (ids 64–127) of one sequence.
 #[derive(Clone, Copy)]
 struct SeqClock {
@@ -605,8 +608,12 @@ struct SeqState {
     annotation_strings: IidTable<StrId>,
     source_locations: IidTable<SrcLoc>,
     log_bodies: IidTable<StrId>,
-    clocks: FastMap<u32, SeqClock>,
-    counter_values: FastMap<u64, f64>,
+    /// Sequence-scoped clocks (ids 64–127), indexed by `id - 64`.
+    clocks: Vec<Option<SeqClock>>,
+    /// Running values of incremental counter tracks, by series index (below
+    /// [`DENSE_COUNTER_SERIES`]; others in `counter_values_sparse`).
+    counter_values: Vec<Option<f64>>,
+    counter_values_sparse: FastMap<usize, f64>,
     /// Legacy thread association (pid, tid).
     thread: Option<(i64, i64)>,
     /// Legacy µs running timestamp (MONOTONIC).
@@ -633,6 +640,7 @@ impl SeqState {
         self.log_bodies.clear();
         self.clocks.clear();
         self.counter_values.clear();
+        self.counter_values_sparse.clear();
     }
 }
 
@@ -698,6 +706,10 @@ impl Seqs {
     }
 }
 
+/// Counter series whose running value a sequence keeps in a vector (a few KB at most per
+/// sequence); the rest in a map.
+const DENSE_COUNTER_SERIES: usize = 512;
+
 /// A counter track's conversion rules (CounterDescriptor).
 #[derive(Clone, Copy)]
 struct CounterInfo {
@@ -736,6 +748,9 @@ struct Importer<'m> {
     legacy_counters: FastMap<(i64, &'static str), usize>,
     /// Frames already interned, by projection (saves hashing into the model's table).
     frame_cache: FastMap<FrameKey, FrameId>,
+    /// Frames of keys with only a name and a category (nearly every TrackEvent slice), by
+    /// `name << 32 | category`: one hash of a `u64` instead of the whole [`FrameKey`]'s.
+    named_frames: FastMap<u64, FrameId>,
     /// Joined category of two interned categories, by their ids.
     category_pairs: FastMap<(StrId, StrId), StrId>,
     packets: u64,
@@ -775,6 +790,7 @@ impl<'m> Importer<'m> {
             tracker: TrackTracker::new(LAYOUT),
             legacy_counters: FastMap::default(),
             frame_cache: FastMap::default(),
+            named_frames: FastMap::default(),
             category_pairs: FastMap::default(),
             packets: 0,
             bundle_budget: MAX_TOTAL_BUNDLE_BYTES,
@@ -1278,16 +1294,17 @@ impl<'m> Importer<'m> {
             }
             let mult = mult_of(c.unit_multiplier_ns);
             let v = scale(c.timestamp.unwrap_or(0), mult);
-            seq.clocks.insert(
-                id,
-                SeqClock {
-                    incremental: c.is_incremental == Some(true),
-                    mult,
-                    last_ns: v,
-                    snap_ns: v,
-                    reference,
-                },
-            );
+            let slot = (id - SEQ_CLOCK_BASE) as usize;
+            if slot >= seq.clocks.len() {
+                seq.clocks.resize(slot + 1, None);
+            }
+            seq.clocks[slot] = Some(SeqClock {
+                incremental: c.is_incremental == Some(true),
+                mult,
+                last_ns: v,
+                snap_ns: v,
+                reference,
+            });
         }
     }
 
@@ -1304,7 +1321,8 @@ impl<'m> Importer<'m> {
             return Some(i64::try_from(ts).unwrap_or(i64::MAX));
         }
         if clock::is_sequence_scoped(clock) {
-            let Some(c) = seq.clocks.get_mut(&clock) else {
+            let slot = (clock - SEQ_CLOCK_BASE) as usize;
+            let Some(Some(c)) = seq.clocks.get_mut(slot) else {
                 self.diag(Diag::ClockUnknown, || Some(format!("clock {clock}")));
                 return None;
             };
@@ -1482,19 +1500,33 @@ impl<'m> Importer<'m> {
     }
 
     fn counter_sample(&mut self, seq: &mut SeqState, uuid: u64, ts: i64, raw: f64) {
-        if self.uuid_track(uuid, 0, true).is_none() {
-            self.diag(Diag::TrackUuidUnknown, || Some(format!("uuid {uuid}")));
-            return;
-        }
-        let Some(info) = self.counter_tracks.get(&uuid).copied() else {
-            self.diag(Diag::CounterWithoutTrack, || {
-                Some(format!("track uuid {uuid} is not a counter track"))
-            });
-            return;
+        // A uuid is in `counter_tracks` only once `uuid_track` resolved it.
+        let info = match self.counter_tracks.get(&uuid) {
+            Some(&info) => info,
+            None => {
+                if self.uuid_track(uuid, 0, true).is_none() {
+                    self.diag(Diag::TrackUuidUnknown, || Some(format!("uuid {uuid}")));
+                    return;
+                }
+                let Some(&info) = self.counter_tracks.get(&uuid) else {
+                    self.diag(Diag::CounterWithoutTrack, || {
+                        Some(format!("track uuid {uuid} is not a counter track"))
+                    });
+                    return;
+                };
+                info
+            }
         };
         let mut v = raw * info.multiplier;
         if info.incremental {
-            let acc = seq.counter_values.entry(uuid).or_insert(0.0);
+            let acc = if info.series < DENSE_COUNTER_SERIES {
+                if info.series >= seq.counter_values.len() {
+                    seq.counter_values.resize(info.series + 1, None);
+                }
+                seq.counter_values[info.series].get_or_insert(0.0)
+            } else {
+                seq.counter_values_sparse.entry(info.series).or_insert(0.0)
+            };
             *acc += v;
             v = *acc;
         }
@@ -1726,14 +1758,7 @@ impl<'m> Importer<'m> {
                 t.name = name;
             }
         }
-        let frame: FrameId = match self.frame_cache.get(&key) {
-            Some(&f) => f,
-            None => {
-                let f = self.model.frames.intern(key.clone(), &self.model.strings);
-                self.frame_cache.insert(key, f);
-                f
-            }
-        };
+        let frame = self.frame(key);
         match op {
             Op::Begin => self
                 .builder
@@ -1745,6 +1770,28 @@ impl<'m> Importer<'m> {
                 .builder
                 .complete(track, ts, d, name, category, frame, args, 0),
             Op::End => {}
+        }
+    }
+
+    /// The model frame of `key`, interned once per distinct key.
+    fn frame(&mut self, key: FrameKey) -> FrameId {
+        let named_only = key == FrameKey::named(key.provider, key.name, key.category);
+        let packed = u64::from(key.name.0) << 32 | u64::from(key.category.0);
+        if named_only && key.provider == Provider::PerfettoTrackEvent {
+            if let Some(&f) = self.named_frames.get(&packed) {
+                return f;
+            }
+            let f = self.model.frames.intern(key, &self.model.strings);
+            self.named_frames.insert(packed, f);
+            return f;
+        }
+        match self.frame_cache.get(&key) {
+            Some(&f) => f,
+            None => {
+                let f = self.model.frames.intern(key.clone(), &self.model.strings);
+                self.frame_cache.insert(key, f);
+                f
+            }
         }
     }
 
@@ -1800,8 +1847,15 @@ impl<'m> Importer<'m> {
         }
         let uuid = ev.track_uuid.or(seq.default_track).unwrap_or(0);
         if uuid != 0 {
-            if let Some(&i) = self.placeholder_of.get(&uuid) {
-                return Some(TrackId(PLACEHOLDER_BASE + i));
+            if !self.placeholder_of.is_empty() {
+                if let Some(&i) = self.placeholder_of.get(&uuid) {
+                    return Some(TrackId(PLACEHOLDER_BASE + i));
+                }
+            }
+            // The common case, a track made before: what `uuid_track` would return (and
+            // `waits_for_parent` is false for it).
+            if let Some(&t) = self.uuid_tracks.get(&uuid) {
+                return Some(t);
             }
             let wait = self.collect && self.waits_for_parent(uuid);
             if !wait {
@@ -2022,16 +2076,14 @@ impl<'m> Importer<'m> {
         // Samples are added in wire order, integer values first (no buffer per event).
         let mut i = 0usize;
         if ev.n_extra_counter_values > 0 {
-            ev.each(12, |r| {
-                if let view::Rep::U64(v) = r {
-                    let uuid = if int_uuids.is_empty() {
-                        seq.default_extra_counters.get(i).copied()
-                    } else {
-                        int_uuids.get(i)
-                    };
-                    self.extra_counter_sample(seq, uuid, ts, v as i64 as f64);
-                    i += 1;
-                }
+            ev.extra_counter_values(|v| {
+                let uuid = if int_uuids.is_empty() {
+                    seq.default_extra_counters.get(i).copied()
+                } else {
+                    int_uuids.get(i)
+                };
+                self.extra_counter_sample(seq, uuid, ts, v as i64 as f64);
+                i += 1;
             });
         }
         let mut j = 0usize;
@@ -2086,6 +2138,13 @@ impl<'m> Importer<'m> {
                 let id = imp.model.args.add_nested(&buf);
                 imp.nested_buf = buf;
                 imp.model.args.push_entry(key, ArgValue::Nested(id));
+            } else if a.is_pointer() {
+                // Its "0x…" text written on the stack, not in a `String` per value.
+                let key = imp.flat_annotation_name(seq, &a);
+                let mut hex = [0u8; 18];
+                imp.model
+                    .args
+                    .push_text_entry(key, pointer_text(a.pointer_value.unwrap_or(0), &mut hex));
             } else {
                 let key = imp.flat_annotation_name(seq, &a);
                 let value = imp.flat_annotation_value(seq, &a);
@@ -2503,6 +2562,19 @@ impl SmallU64s {
 
 /// Makes room for one more element growing by half, not doubling, when full (counter series
 /// are the model's longest columns: at most a third spare instead of a half).
+/// `v` as `format!("0x{v:x}")` writes it, in `buf`.
+fn pointer_text(v: u64, buf: &mut [u8; 18]) -> &str {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let digits = (64 - v.leading_zeros()).div_ceil(4).max(1) as usize;
+    buf[0] = b'0';
+    buf[1] = b'x';
+    for i in 0..digits {
+        buf[1 + digits - i] = HEX[((v >> (4 * i)) & 0xf) as usize];
+    }
+    // ASCII only.
+    std::str::from_utf8(&buf[..2 + digits]).unwrap_or("0x0")
+}
+
 fn grow_by_half<T>(v: &mut Vec<T>) {
     if v.len() == v.capacity() {
         v.reserve_exact(v.len() / 2 + 8);

@@ -939,3 +939,21 @@ fn a_track_descriptor_is_small() {
     let n = std::mem::size_of::<TrackDescriptor>();
     assert!(n <= 17 * std::mem::size_of::<usize>(), "{n} bytes");
 }
+
+#[test]
+fn pointer_text_matches_format() {
+    let mut buf = [0u8; 18];
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut checked = 0;
+    for v in [0, 1, 0xf, 0x10, 0xff, 0x1234_5678, u64::MAX >> 4, u64::MAX]
+        .into_iter()
+        .chain((0..1000).map(|i| {
+            x = super::splitmix(x.wrapping_add(i));
+            x >> (x % 64)
+        }))
+    {
+        assert_eq!(super::pointer_text(v, &mut buf), format!("0x{v:x}"));
+        checked += 1;
+    }
+    assert_eq!(checked, 1008);
+}

@@ -393,6 +393,10 @@ pub(super) struct EventView<'a> {
     pub double_counter_value: Option<f64>,
     pub n_extra_counter_track_uuids: usize,
     pub n_extra_counter_values: usize,
+    /// Occurrences of `extra_counter_values` (12) and the first one's bytes when it is packed
+    /// (then [`EventView::extra_counter_values`] reads it without a second walk).
+    n_extra_counter_value_fields: usize,
+    first_extra_counter_values: Option<&'a [u8]>,
     pub n_extra_double_counter_track_uuids: usize,
     pub n_extra_double_counter_values: usize,
     pub n_debug_annotations: usize,
@@ -459,7 +463,14 @@ impl<'a> EventView<'a> {
                     30 => v.counter_value = Some(rd.i64(wt)?),
                     44 => v.double_counter_value = Some(rd.f64(wt)?),
                     31 => each_varint(&mut rd, wt, |_| v.n_extra_counter_track_uuids += 1)?,
-                    12 => each_varint(&mut rd, wt, |_| v.n_extra_counter_values += 1)?,
+                    12 => {
+                        if v.n_extra_counter_value_fields == 0 && wt == LEN {
+                            let mut probe = rd.clone();
+                            v.first_extra_counter_values = Some(probe.bytes()?);
+                        }
+                        v.n_extra_counter_value_fields += 1;
+                        each_varint(&mut rd, wt, |_| v.n_extra_counter_values += 1)?
+                    }
                     45 => each_varint(&mut rd, wt, |_| v.n_extra_double_counter_track_uuids += 1)?,
                     46 => each_f64(&mut rd, wt, |_| v.n_extra_double_counter_values += 1)?,
                     4 => {
@@ -510,6 +521,27 @@ impl<'a> EventView<'a> {
                     return;
                 }
             }
+        }
+    }
+
+    /// Calls `f` for each `extra_counter_values` (12) value in wire order, as
+    /// `each(12, …)` does, without walking the event again when the field came once, packed.
+    pub(super) fn extra_counter_values(&self, mut f: impl FnMut(u64)) {
+        match self.first_extra_counter_values {
+            Some(b) if self.n_extra_counter_value_fields == 1 => {
+                let mut rd = Rd::new(b);
+                while rd.p < b.len() {
+                    match rd.varint() {
+                        Ok(x) => f(x),
+                        Err(_) => return,
+                    }
+                }
+            }
+            _ => self.each(12, |r| {
+                if let Rep::U64(x) = r {
+                    f(x)
+                }
+            }),
         }
     }
 
@@ -610,6 +642,19 @@ pub(super) struct AnnView<'a> {
 }
 
 impl AnnView<'_> {
+    /// True when the value read is `pointer_value` (no other leaf before it in
+    /// [`Importer::flat_annotation_value`](super)'s order, and not complex).
+    pub(super) fn is_pointer(&self) -> bool {
+        self.pointer_value.is_some()
+            && !self.complex
+            && self.bool_value.is_none()
+            && self.uint_value.is_none()
+            && self.int_value.is_none()
+            && self.double_value.is_none()
+            && self.string_value.is_none()
+            && self.string_value_iid.is_none()
+    }
+
     /// True when a leaf value field is set (it wins over nested values, as in the importer's
     /// reading of a decoded annotation).
     pub(super) fn has_leaf(&self) -> bool {
