@@ -751,8 +751,9 @@ struct Importer<'m> {
     /// Frames of keys with only a name and a category (nearly every TrackEvent slice), by
     /// `name << 32 | category`: one hash of a `u64` instead of the whole [`FrameKey`]'s.
     named_frames: FastMap<u64, FrameId>,
-    /// Joined category of two interned categories, by their ids.
-    category_pairs: FastMap<(StrId, StrId), StrId>,
+    /// Joined category of two to four interned categories, by their ids (32 bits each, in
+    /// wire order).
+    category_sets: FastMap<u128, StrId>,
     packets: u64,
     bundle_budget: u64,
     /// One-pass mode: snapshots and descriptors are collected as packets come.
@@ -791,7 +792,7 @@ impl<'m> Importer<'m> {
             legacy_counters: FastMap::default(),
             frame_cache: FastMap::default(),
             named_frames: FastMap::default(),
-            category_pairs: FastMap::default(),
+            category_sets: FastMap::default(),
             packets: 0,
             bundle_budget: MAX_TOTAL_BUNDLE_BYTES,
             collect: false,
@@ -2009,23 +2010,32 @@ impl<'m> Importer<'m> {
             }
             return self.text(text.unwrap_or(b""));
         }
-        // Two interned categories (Chromium's flow events): the joined id is a function of the
-        // two ids, cached.
-        let pair = (ev.n_category_iids == 2 && ev.n_categories == 0)
+        // Two to four interned categories (Chromium's flow and toplevel events): the joined id
+        // is a function of their ids (in wire order, packed 32 bits each), cached.
+        let set = (ev.n_category_iids <= 4 && ev.n_categories == 0)
             .then(|| {
-                let a = *seq.categories.get(&ev.first_category_iid?)?;
-                let b = *seq.categories.get(&ev.second_category_iid?)?;
-                Some((a, b))
+                let iids = if ev.n_category_iids == 2 {
+                    [ev.first_category_iid?, ev.second_category_iid?, 0, 0]
+                } else {
+                    let all = SmallU64s::of(ev, 3);
+                    std::array::from_fn(|i| all.get(i).unwrap_or(0))
+                };
+                let mut key = 0u128;
+                for (i, iid) in iids.iter().take(ev.n_category_iids).enumerate() {
+                    let s = *seq.categories.get(iid)?;
+                    key |= u128::from(s.0) << (32 * i);
+                }
+                Some(key)
             })
             .flatten();
-        if let Some(key) = pair {
-            if let Some(&joined) = self.category_pairs.get(&key) {
+        if let Some(key) = set {
+            if let Some(&joined) = self.category_sets.get(&key) {
                 return joined;
             }
         }
         let joined = self.join_categories(seq, ev, n);
-        if let Some(key) = pair {
-            self.category_pairs.insert(key, joined);
+        if let Some(key) = set {
+            self.category_sets.insert(key, joined);
         }
         joined
     }
@@ -2560,8 +2570,6 @@ impl SmallU64s {
     }
 }
 
-/// Makes room for one more element growing by half, not doubling, when full (counter series
-/// are the model's longest columns: at most a third spare instead of a half).
 /// `v` as `format!("0x{v:x}")` writes it, in `buf`.
 fn pointer_text(v: u64, buf: &mut [u8; 18]) -> &str {
     const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -2575,6 +2583,8 @@ fn pointer_text(v: u64, buf: &mut [u8; 18]) -> &str {
     std::str::from_utf8(&buf[..2 + digits]).unwrap_or("0x0")
 }
 
+/// Makes room for one more element growing by half, not doubling, when full (counter series
+/// are the model's longest columns: at most a third spare instead of a half).
 fn grow_by_half<T>(v: &mut Vec<T>) {
     if v.len() == v.capacity() {
         v.reserve_exact(v.len() / 2 + 8);

@@ -237,10 +237,13 @@ fn each_f64(rd: &mut Rd<'_>, wt: u8, mut f: impl FnMut(f64)) -> R<()> {
 
 /// The occurrences of a singular message field (prost merges repeated occurrences of one; the
 /// rare second occurrence is the only allocation).
+///
+/// The rest are in an `Option`: an empty `Vec` would still cost a call to free on every drop
+/// (one per packet and part in wasm32, where that call is not inlined).
 #[derive(Default)]
 pub(super) struct Parts<'a> {
     first: Option<&'a [u8]>,
-    more: Vec<&'a [u8]>,
+    more: Option<Vec<&'a [u8]>>,
 }
 
 impl<'a> Parts<'a> {
@@ -248,7 +251,7 @@ impl<'a> Parts<'a> {
         if self.first.is_none() {
             self.first = Some(b);
         } else {
-            self.more.push(b);
+            self.more.get_or_insert_with(Vec::new).push(b);
         }
     }
 
@@ -257,7 +260,9 @@ impl<'a> Parts<'a> {
     }
 
     pub(super) fn iter(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
-        self.first.into_iter().chain(self.more.iter().copied())
+        self.first
+            .into_iter()
+            .chain(self.more.iter().flat_map(|m| m.iter().copied()))
     }
 }
 
