@@ -514,7 +514,7 @@ mod tests {
     /// Regression: regrouping a workspace's pieces looked each outcome's piece up by a scan
     /// (and forgot a batch's ids one scan per file), quadratic in the pieces: 10× the pieces
     /// must cost < 30× the time (best of three per size; the quadratic version took ~100×).
-    /// The time is this thread's CPU time (`/proc/thread-self/schedstat`, wall time where that
+    /// The time is this thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`, wall time where that
     /// is missing): in wall time, on a loaded machine running tests side by side, 10× the pieces
     /// once measured 34× (the large run is preempted more often).
     #[test]
@@ -575,10 +575,23 @@ mod tests {
         assert!(ratio < 30.0, "10x the pieces cost {ratio:.1}x the time");
     }
 
-    /// This thread's CPU time, s (Linux: the first field of `/proc/thread-self/schedstat`, ns).
+    /// This thread's CPU time, s (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`, ns resolution;
+    /// `/proc/thread-self/schedstat` was read before, but it advances only at scheduler
+    /// events, so a 1k-piece regroup could read 0 s and the ratio infinity).
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
     fn thread_cpu_s() -> Option<f64> {
-        let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-        let ns: f64 = s.split_whitespace().next()?.parse().ok()?;
-        Some(ns / 1e9)
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `t` is a valid timespec to write; the clock id is a constant.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+        (rc == 0).then(|| t.tv_sec as f64 + t.tv_nsec as f64 / 1e9)
+    }
+
+    /// Elsewhere: wall time is used instead.
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    fn thread_cpu_s() -> Option<f64> {
+        None
     }
 }
