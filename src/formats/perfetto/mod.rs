@@ -1776,9 +1776,8 @@ impl<'m> Importer<'m> {
 
     /// The model frame of `key`, interned once per distinct key.
     fn frame(&mut self, key: FrameKey) -> FrameId {
-        let named_only = key == FrameKey::named(key.provider, key.name, key.category);
-        let packed = u64::from(key.name.0) << 32 | u64::from(key.category.0);
-        if named_only && key.provider == Provider::PerfettoTrackEvent {
+        if key == FrameKey::named(Provider::PerfettoTrackEvent, key.name, key.category) {
+            let packed = u64::from(key.name.0) << 32 | u64::from(key.category.0);
             if let Some(&f) = self.named_frames.get(&packed) {
                 return f;
             }
@@ -2148,17 +2147,17 @@ impl<'m> Importer<'m> {
                 let id = imp.model.args.add_nested(&buf);
                 imp.nested_buf = buf;
                 imp.model.args.push_entry(key, ArgValue::Nested(id));
-            } else if a.is_pointer() {
-                // Its "0x…" text written on the stack, not in a `String` per value.
-                let key = imp.flat_annotation_name(seq, &a);
-                let mut hex = [0u8; 18];
-                imp.model
-                    .args
-                    .push_text_entry(key, pointer_text(a.pointer_value.unwrap_or(0), &mut hex));
             } else {
                 let key = imp.flat_annotation_name(seq, &a);
-                let value = imp.flat_annotation_value(seq, &a);
-                imp.model.args.push_entry(key, value);
+                match imp.flat_leaf(seq, &a) {
+                    FlatLeaf::Value(value) => imp.model.args.push_entry(key, value),
+                    FlatLeaf::Pointer(p) => {
+                        let mut hex = [0u8; 18];
+                        imp.model
+                            .args
+                            .push_text_entry(key, pointer_text(p, &mut hex));
+                    }
+                }
             }
         };
         if n <= view::INLINE_ANNOTATIONS {
@@ -2202,39 +2201,41 @@ impl<'m> Importer<'m> {
         }
     }
 
-    /// As [`Importer::annotation_value`] for an annotation without nested values.
-    fn flat_annotation_value(&mut self, seq: &SeqState, a: &view::AnnView<'_>) -> ArgValue {
-        if let Some(v) = a.bool_value {
-            return ArgValue::Bool(v);
+    /// As [`Importer::annotation_value`] for an annotation without nested values; a pointer
+    /// is kept as its number, for the caller to write as "0x…" text without a `String`.
+    fn flat_leaf(&mut self, seq: &SeqState, a: &view::AnnView<'_>) -> FlatLeaf {
+        let v = |v| FlatLeaf::Value(v);
+        if let Some(b) = a.bool_value {
+            return v(ArgValue::Bool(b));
         }
-        if let Some(v) = a.uint_value {
-            return ArgValue::UInt(v);
+        if let Some(x) = a.uint_value {
+            return v(ArgValue::UInt(x));
         }
-        if let Some(v) = a.int_value {
-            return ArgValue::Int(v);
+        if let Some(x) = a.int_value {
+            return v(ArgValue::Int(x));
         }
-        if let Some(v) = a.double_value {
-            return ArgValue::Double(v);
+        if let Some(x) = a.double_value {
+            return v(ArgValue::Double(x));
         }
-        if let Some(v) = a.string_value {
-            return ArgValue::Str(self.text(v));
+        if let Some(t) = a.string_value {
+            return v(ArgValue::Str(self.text(t)));
         }
         if let Some(iid) = a.string_value_iid {
-            return match seq.annotation_strings.get(&iid) {
+            return v(match seq.annotation_strings.get(&iid) {
                 Some(&s) => ArgValue::Str(s),
                 None => {
                     self.unknown_iid("debug_annotation_string_values", iid);
                     ArgValue::Str(StrId(0))
                 }
-            };
+            });
         }
-        if let Some(v) = a.pointer_value {
-            return ArgValue::Text(format!("0x{v:x}"));
+        if let Some(p) = a.pointer_value {
+            return FlatLeaf::Pointer(p);
         }
-        if let Some(v) = a.legacy_json_value {
-            return ArgValue::Text(String::from_utf8_lossy(v).into_owned());
+        if let Some(t) = a.legacy_json_value {
+            return v(ArgValue::Text(String::from_utf8_lossy(t).into_owned()));
         }
-        ArgValue::Text(String::new())
+        v(ArgValue::Text(String::new()))
     }
 
     fn annotation_name(&mut self, seq: &SeqState, a: &DebugAnnotation) -> StrId {
@@ -2381,8 +2382,10 @@ impl<'m> Importer<'m> {
             view::each_len(b, 8, |n| one = Some(n));
             return encode_nested_wire(one.unwrap_or(b""), 0, buf);
         }
-        let v = self.flat_annotation_value(seq, a);
-        Self::encode_leaf(v, buf);
+        match self.flat_leaf(seq, a) {
+            FlatLeaf::Value(v) => Self::encode_leaf(v, buf),
+            FlatLeaf::Pointer(p) => enc::text(buf, pointer_text(p, &mut [0u8; 18])),
+        }
     }
 
     /// A dict entry or array value: read from the wire unless it repeats `nested_value`
@@ -2570,17 +2573,22 @@ impl SmallU64s {
     }
 }
 
-/// `v` as `format!("0x{v:x}")` writes it, in `buf`.
+/// A flat annotation's value ([`Importer::flat_leaf`]).
+enum FlatLeaf {
+    Value(ArgValue),
+    /// `pointer_value`, written as [`pointer_text`].
+    Pointer(u64),
+}
+
+/// `v` as `format!("0x{v:x}")` writes it, in `buf` (18 bytes hold `u64::MAX`).
 fn pointer_text(v: u64, buf: &mut [u8; 18]) -> &str {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let digits = (64 - v.leading_zeros()).div_ceil(4).max(1) as usize;
-    buf[0] = b'0';
-    buf[1] = b'x';
-    for i in 0..digits {
-        buf[1 + digits - i] = HEX[((v >> (4 * i)) & 0xf) as usize];
-    }
-    // ASCII only.
-    std::str::from_utf8(&buf[..2 + digits]).unwrap_or("0x0")
+    use std::io::Write;
+    let mut rest = &mut buf[..];
+    let len = match write!(rest, "0x{v:x}") {
+        Ok(()) => 18 - rest.len(),
+        Err(_) => 0,
+    };
+    std::str::from_utf8(&buf[..len]).unwrap_or("")
 }
 
 /// Makes room for one more element growing by half, not doubling, when full (counter series

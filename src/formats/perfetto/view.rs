@@ -647,19 +647,6 @@ pub(super) struct AnnView<'a> {
 }
 
 impl AnnView<'_> {
-    /// True when the value read is `pointer_value` (no other leaf before it in
-    /// [`Importer::flat_annotation_value`](super)'s order, and not complex).
-    pub(super) fn is_pointer(&self) -> bool {
-        self.pointer_value.is_some()
-            && !self.complex
-            && self.bool_value.is_none()
-            && self.uint_value.is_none()
-            && self.int_value.is_none()
-            && self.double_value.is_none()
-            && self.string_value.is_none()
-            && self.string_value_iid.is_none()
-    }
-
     /// True when a leaf value field is set (it wins over nested values, as in the importer's
     /// reading of a decoded annotation).
     pub(super) fn has_leaf(&self) -> bool {
