@@ -13,9 +13,9 @@ export PATH="$HOME/.cargo/bin:$PATH"
 # with RUSTC_BOOTSTRAP=1.
 export RUSTC_BOOTSTRAP=1
 
-# Every target, with its -max_len: big enough to reach real structures (many packets, nested
+# Every target (or those named in $FUZZ_TARGETS, e.g. "chrome_json load"), with its -max_len: big enough to reach real structures (many packets, nested
 # args, hundreds of records), small enough for thousands of executions per second.
-TARGETS=(perfetto chrome_json load records telemetry pins)
+TARGETS=(${FUZZ_TARGETS:-perfetto chrome_json load records telemetry pins})
 declare -A MAX_LEN=(
   [perfetto]=$((256 << 10))
   [chrome_json]=$((128 << 10))

@@ -141,3 +141,48 @@ fn a_corrupt_checksum_after_the_last_event_is_reported_plain_or_wrapped() {
     );
     assert_eq!(plain.slices.len(), wrapped.slices.len());
 }
+
+/// Fuzz target `chrome_json`, `tests/fuzz/regressions/chrome_json_number_cut_by_the_end.json`
+/// (found by CI): a `traceEvents` array whose last element, the number `0`, runs into the end
+/// of the file. Read as it is, the number may have been cut (`json_truncated_event`); with
+/// three spaces after it, the number was read whole, counted as `event_not_an_object`, and
+/// the array as unterminated. Trailing white space must not change the model: the importer
+/// now reads the end of the stream without it, so both say `json_truncated_event`. The same
+/// holds for a literal cut by the end (`tru`).
+#[test]
+fn trailing_white_space_does_not_change_an_element_cut_by_the_end() {
+    let import = |data: &[u8]| {
+        let mut m = trialscope::model::Model::default();
+        trialscope::formats::testing::chrome_json_import(data, "fuzz.json", &mut m, &mut |_| {})
+            .unwrap();
+        m.diagnostics
+            .entries()
+            .iter()
+            .map(|d| (d.kind, d.severity, d.count))
+            .collect::<Vec<_>>()
+    };
+    let found = regression("chrome_json_number_cut_by_the_end.json");
+    let cases: [&[u8]; 3] = [
+        &found,
+        b"[{\"ph\":\"i\",\"ts\":1,\"name\":\"a\"},tru",
+        b"[1,2",
+    ];
+    for data in cases {
+        let plain = import(data);
+        for pad in [&b"   "[..], b"\n", b" \r\n\t "] {
+            let padded = import(&[data, pad].concat());
+            assert_eq!(
+                plain,
+                padded,
+                "{:?} + {pad:?}",
+                String::from_utf8_lossy(data)
+            );
+        }
+        assert!(
+            plain
+                .iter()
+                .any(|d| d.0 == trialscope::model::diagnostics::Kind::JsonTruncatedEvent),
+            "{plain:?}"
+        );
+    }
+}

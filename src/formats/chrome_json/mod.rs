@@ -38,6 +38,7 @@ pub mod lexer;
 pub mod synthetic;
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
 
 use super::limits::{
@@ -92,7 +93,11 @@ pub(crate) fn import_stream(
     model: &mut Model,
     progress: &mut dyn FnMut(f64),
 ) -> Result<(), ImportError> {
-    let mut inp = Input { win, lines: 0 };
+    let mut inp = Input {
+        win,
+        lines: 0,
+        end: Cell::new(None),
+    };
     inp.win.fill(3);
     if inp.data().starts_with(&[0xef, 0xbb, 0xbf]) {
         inp.consume(3);
@@ -132,11 +137,36 @@ const LOOKAHEAD: usize = 64 << 10;
 struct Input<'w, 'r> {
     win: &'w mut Window<'r>,
     lines: u64,
+    /// Once the source is exhausted: the stream offset just after its last byte that is not
+    /// white space (set on the first [`Input::data`] call at the end).
+    end: Cell<Option<u64>>,
 }
 
 impl Input<'_, '_> {
+    /// The buffered, unconsumed bytes. At the end of the stream, without its trailing white
+    /// space: an element cut by the end of the file reads the same whether or not spaces or
+    /// newlines follow the cut (a number or literal running into the end is truncated either
+    /// way, found by the `chrome_json` fuzz target).
     fn data(&self) -> &[u8] {
-        self.win.data()
+        let d = self.win.data();
+        if !self.win.at_eof() {
+            return d;
+        }
+        let at = self.win.offset();
+        let end = match self.end.get() {
+            Some(e) => e,
+            None => {
+                let keep = d
+                    .iter()
+                    .rposition(|&b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t'))
+                    .map_or(0, |i| i + 1);
+                let e = at + keep as u64;
+                self.end.set(Some(e));
+                e
+            }
+        };
+        let keep = usize::try_from(end.saturating_sub(at)).unwrap_or(usize::MAX);
+        &d[..keep.min(d.len())]
     }
 
     fn eof(&self) -> bool {
