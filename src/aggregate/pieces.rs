@@ -403,6 +403,11 @@ fn outcome_of(r: Record) -> Outcome {
     }
 }
 
+/// This thread's CPU time, for the timing test below.
+#[cfg(test)]
+#[path = "../../tools/bench/cpu_clock.rs"]
+mod cpu_clock;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -575,23 +580,5 @@ mod tests {
         assert!(ratio < 30.0, "10x the pieces cost {ratio:.1}x the time");
     }
 
-    /// This thread's CPU time, s (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`, ns resolution;
-    /// `/proc/thread-self/schedstat` was read before, but it advances only at scheduler
-    /// events, so a 1k-piece regroup could read 0 s and the ratio infinity).
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    fn thread_cpu_s() -> Option<f64> {
-        let mut t = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `t` is a valid timespec to write; the clock id is a constant.
-        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-        (rc == 0).then(|| t.tv_sec as f64 + t.tv_nsec as f64 / 1e9)
-    }
-
-    /// Elsewhere: wall time is used instead.
-    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-    fn thread_cpu_s() -> Option<f64> {
-        None
-    }
+    use super::cpu_clock::thread_cpu_s;
 }

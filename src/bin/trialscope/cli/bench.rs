@@ -70,17 +70,16 @@ pub struct Args {
 #[path = "../../../../tools/bench/stages.rs"]
 mod stages;
 
+#[path = "../../../../tools/bench/cpu_clock.rs"]
+mod cpu_clock;
+
 /// `bench --stages`: each stage's best of `--runs`, summed over the files, as a table.
 fn run_stages(args: &Args) -> ExitCode {
-    // CPU time of this thread (ns in `/proc/thread-self/schedstat`, Linux): the machine is
-    // shared, and wall time under load says little about one stage; wall time elsewhere.
+    // CPU time of this thread, ms (`cpu_clock`): the machine is shared, and wall time under
+    // load says little about one stage; wall time where that clock is missing.
     let t0 = Instant::now();
-    let now = || {
-        std::fs::read_to_string("/proc/thread-self/schedstat")
-            .ok()
-            .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-            .map_or_else(|| t0.elapsed().as_secs_f64() * 1e3, |ns| ns / 1e6)
-    };
+    let now =
+        || cpu_clock::thread_cpu_s().map_or_else(|| t0.elapsed().as_secs_f64() * 1e3, |s| s * 1e3);
     let mut total: Vec<(&'static str, f64, u64)> = Vec::new();
     for f in &args.files {
         let shown = f.display().to_string();
