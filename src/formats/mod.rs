@@ -564,6 +564,12 @@ pub mod testing {
         perfetto::import(data, model, progress)
     }
 
+    /// The Perfetto import's decode floor on decompressed `data`: its field walk alone, no
+    /// model (see `perfetto::field_walk`).
+    pub fn perfetto_field_walk(data: &[u8]) -> perfetto::WalkCounts {
+        perfetto::field_walk(data)
+    }
+
     /// The Perfetto importer on decompressed `data` with a first pass that only collects clock
     /// snapshots and track descriptors (the reference its one-pass import must equal).
     pub fn perfetto_import_two_pass(data: &[u8], model: &mut Model) {

@@ -469,3 +469,48 @@ fn jax_xspace_is_named_not_imported() {
         .to_string();
     assert!(e.contains("XSpace"), "{e}");
 }
+
+/// `Trace` (trace.proto): the packets, for an independent count through prost.
+#[derive(Clone, PartialEq, prost::Message)]
+struct TraceMsg {
+    #[prost(message, repeated, tag = "1")]
+    packet: Vec<formats::perfetto::proto::TracePacket>,
+}
+
+/// The decode floor `bench --stages` times (`formats::testing::perfetto_field_walk`) walks what
+/// the import reads: as many packets as the import counts and prost decodes, the same track
+/// events and (up to six a track event) debug annotations as prost; none broken. Cut in the
+/// middle, it walks a prefix and stops without a panic.
+#[test]
+fn the_field_walk_goes_over_every_packet_prost_decodes() {
+    use prost::Message;
+    use std::io::Read;
+    let path = corpus("chromium_scaling/scaling_n2000_r1.pb.gz");
+    let gz = std::fs::read(&path).unwrap();
+    let mut data = Vec::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_end(&mut data)
+        .unwrap();
+    let walk = formats::testing::perfetto_field_walk(&data);
+    let trace = TraceMsg::decode(&data[..]).unwrap();
+    let events: Vec<_> = trace
+        .packet
+        .iter()
+        .filter_map(|p| p.track_event.as_ref())
+        .collect();
+    let annotations: usize = events
+        .iter()
+        .map(|e| e.debug_annotations.len().min(6))
+        .sum();
+    assert_eq!(walk.packets, trace.packet.len() as u64);
+    assert_eq!(walk.packets, load(&path).stats.events);
+    assert_eq!(walk.track_events, events.len() as u64);
+    assert!(walk.track_events > 1000 && walk.annotations > 0, "{walk:?}");
+    assert_eq!(walk.annotations, annotations as u64);
+    assert_eq!(walk.broken, 0);
+    let half = formats::testing::perfetto_field_walk(&data[..data.len() / 2]);
+    assert!(
+        half.packets > walk.packets / 3 && half.packets < walk.packets,
+        "{half:?} of {walk:?}"
+    );
+}

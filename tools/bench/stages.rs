@@ -102,6 +102,12 @@ pub fn run(
         drop(std::hint::black_box(l));
         Ok(())
     })?;
+    if formats::testing::perfetto_field_walk(dec).track_events > 0 {
+        time("field walk (no model)", dec_len, &mut || {
+            std::hint::black_box(formats::testing::perfetto_field_walk(dec));
+            Ok(())
+        })?;
+    }
     if inflated.is_some() {
         time("load_from (as dropped)", dec_len, &mut || {
             let l =

@@ -57,6 +57,54 @@ pub(crate) fn import(data: &[u8], model: &mut Model, progress: &mut dyn FnMut(f6
     )
 }
 
+/// What [`field_walk`] went over: packets, track events, debug annotations read, and packets
+/// that did not decode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WalkCounts {
+    /// Top-level `packet` fields (`Trace.packet` = 1).
+    pub packets: u64,
+    /// Packets with a `track_event`.
+    pub track_events: u64,
+    /// Inline debug annotations read (at most `INLINE_ANNOTATIONS` = 6 per event).
+    pub annotations: u64,
+    /// Packets the walk rejected (as prost would).
+    pub broken: u64,
+}
+
+/// The decode floor of the Perfetto import, for the benchmark harnesses (`bench --stages`):
+/// the zero-copy field walk the importer makes over a decompressed trace held in memory —
+/// each `TracePacket`'s fields, its `TrackEvent`'s, and the top level of each inline debug
+/// annotation — with nothing kept and no model built. What the import takes beyond this is
+/// the model's building. Stops at the first top-level field that does not decode.
+pub(crate) fn field_walk(data: &[u8]) -> WalkCounts {
+    let mut n = WalkCounts::default();
+    let mut rd = view::Rd::new(data);
+    while let Ok(Some((num, wt))) = rd.field() {
+        if num != 1 {
+            if rd.skip(num, wt).is_err() {
+                break;
+            }
+            continue;
+        }
+        let Ok(body) = rd.len(wt) else { break };
+        n.packets += 1;
+        let mut p = view::PacketView::default();
+        if view::PacketView::parse_into(&mut p, body).is_err() {
+            n.broken += 1;
+            continue;
+        }
+        if let Some(ev) = &p.track_event {
+            n.track_events += 1;
+            for a in ev.annotations.iter().take(ev.n_debug_annotations) {
+                std::hint::black_box(view::AnnView::parse(a));
+                n.annotations += 1;
+            }
+        }
+        std::hint::black_box(&p);
+    }
+    n
+}
+
 /// Packets between two checks of the model size against [`limits::model_budget`].
 const BUDGET_CHECK_EVERY: u64 = 1 << 16;
 

@@ -57,7 +57,8 @@ pub struct Args {
     #[arg(long)]
     pub generate_kineto: Option<PathBuf>,
     /// Time the import worker's pipeline stage by stage instead (SHA-256, inflate, the import,
-    /// `workspace::prepare`, the wire encoding; `tools/bench/stages.rs`), each file held in
+    /// a Perfetto trace's field walk with no model built, `workspace::prepare`, the wire
+    /// encoding; `tools/bench/stages.rs`), each file held in
     /// memory, best CPU time of `--runs` summed over the files: the native side of
     /// `tools/bench/wasm_stages.js`.
     #[arg(long)]
