@@ -43,7 +43,8 @@ pub struct Args {
     #[arg(long)]
     pub peers: bool,
     /// The Python interpreter for `--peers` (needs `protobuf` with the upb backend and the
-    /// `perfetto` package for Perfetto files).
+    /// `perfetto` package for Perfetto files). Default: `target/peervenv/bin/python` when it
+    /// exists (the README's `bench` entry says how to make it), else `python3`.
     #[arg(long)]
     pub python: Option<PathBuf>,
     /// Write a generated Chromium-like Perfetto trace to this file instead of measuring.
@@ -110,7 +111,8 @@ fn run_stages(args: &Args) -> ExitCode {
         }
     }
     outln!(
-        "files {}, runs {} (best CPU time of this thread per stage)",
+        "files {}, runs {} (best CPU time of this thread per stage; MB/s of the bytes as \
+         dropped for `sha256 (as dropped)`, of the decompressed bytes for every other stage)",
         args.files.len(),
         args.runs
     );
