@@ -57,8 +57,8 @@ pub(crate) fn import(data: &[u8], model: &mut Model, progress: &mut dyn FnMut(f6
     )
 }
 
-/// What [`field_walk`] went over: packets, track events, debug annotations read, and packets
-/// that did not decode.
+/// What the field walk (`testing::perfetto_field_walk`) went over: packets, track events,
+/// debug annotations read, and packets that did not decode.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WalkCounts {
     /// Top-level `packet` fields (`Trace.packet` = 1).
