@@ -177,6 +177,18 @@ impl Loaded {
         }
     }
 
+    /// Sets the artifact id (`sha256:` + lowercase hex of the bytes as dropped) of a file
+    /// loaded with [`LoadOptions::hash`] false.
+    pub fn set_artifact_id(&mut self, id: String) {
+        match self {
+            Loaded::Trace(a) => a.artifact_id = id,
+            Loaded::Records { source, .. }
+            | Loaded::Pins { source, .. }
+            | Loaded::Telemetry { source, .. }
+            | Loaded::Aggregate { source, .. } => source.artifact_id = id,
+        }
+    }
+
     /// What the file is, for messages: `a trace`, `a compile-record file`, `a pins file`,
     /// `a memory telemetry file`, `a Parquet aggregate table`.
     pub fn description(&self) -> &'static str {
@@ -195,12 +207,18 @@ impl Loaded {
 pub struct LoadOptions {
     /// Ceiling on decompressed bytes; larger files are rejected with [`ImportError::TooLarge`].
     pub max_decompressed_bytes: u64,
+    /// Hash the bytes as dropped on the load's own pass (the default). `false`: the caller
+    /// computes the artifact id elsewhere (the browser's worker, with Web Crypto beside the
+    /// import) and sets it with [`Loaded::set_artifact_id`]; until then every artifact id of
+    /// the result is empty. The rest of the result is the same either way.
+    pub hash: bool,
 }
 
 impl Default for LoadOptions {
     fn default() -> Self {
         LoadOptions {
             max_decompressed_bytes: DEFAULT_MAX_DECOMPRESSED,
+            hash: true,
         }
     }
 }
@@ -271,7 +289,7 @@ pub fn load_from(
         error,
     };
     let (compression, mut win) =
-        stream::open(src, opts.max_decompressed_bytes, true).map_err(err)?;
+        stream::open(src, opts.max_decompressed_bytes, opts.hash).map_err(err)?;
     // The sniffer's head: 64 KiB of content after any leading white space.
     // (`fill`, not one `more` per read: a source of tiny reads would refill once per byte.)
     loop {
@@ -425,7 +443,7 @@ fn traced(
     in_memory: usize,
 ) -> Result<Loaded, ImportError> {
     // Drain (and hash) the rest first: a break found there counts too.
-    let artifact_id = win.finish_hash().unwrap_or_else(|| artifact_id_of(src));
+    let artifact_id = settled_id(win, src);
     match win.take_failure() {
         Some(e @ ImportError::TooLarge { .. }) => return Err(e),
         Some(e) => {
@@ -462,13 +480,26 @@ fn source_of(
         name: name.to_string(),
         size_bytes: src.size(),
         decompressed_bytes: data.len() as u64,
-        artifact_id: win.finish_hash().unwrap_or_else(|| artifact_id_of(src)),
+        artifact_id: settled_id(win, src),
         compression,
     }
 }
 
-/// The artifact id from a fresh read of `src` (only when a pass could not hash it).
-fn artifact_id_of(src: &dyn ByteSource) -> String {
+/// Drains `win` ([`stream::Window::finish_hash`]) and gives the artifact id: the pass's hash,
+/// else (a pass that could not hash) a fresh read's, else (a window that does not hash,
+/// [`LoadOptions::hash`] false) an empty string for the caller to fill.
+fn settled_id(win: &mut stream::Window<'_>, src: &dyn ByteSource) -> String {
+    let hashes = win.hashes();
+    match win.finish_hash() {
+        Some(id) => id,
+        None if hashes => artifact_id_of(src),
+        None => String::new(),
+    }
+}
+
+/// The artifact id (`sha256:` + hex) from a fresh read of `src`: when a pass could not hash
+/// it, and the worker's fallback when Web Crypto cannot.
+pub(crate) fn artifact_id_of(src: &dyn ByteSource) -> String {
     let mut h = Sha256::new();
     if let Ok(mut r) = src.open() {
         let mut buf = vec![0u8; 1 << 16];

@@ -249,6 +249,8 @@ pub(crate) struct Window<'r> {
     decoded: Rc<Cell<u64>>,
     size: u64,
     hash: Option<HashOf>,
+    /// Opened to hash the bytes as dropped ([`open`]'s `hash`).
+    hashes: bool,
     source: Option<&'r dyn ByteSource>,
     /// The decompressed bytes of a window made by [`Window::from_bytes`] (for [`Window::reopen`]).
     mem: Option<&'r [u8]>,
@@ -278,6 +280,7 @@ impl<'r> Window<'r> {
             decoded,
             size: data.len() as u64,
             hash: None,
+            hashes: false,
             source: None,
             mem: Some(data),
         }
@@ -442,12 +445,18 @@ impl<'r> Window<'r> {
         self.failure.take()
     }
 
-    /// Reads (and discards) the rest of the stream so the hash covers every byte, and returns
-    /// the artifact id (`sha256:` + hex) when this window hashes (one opened by [`open`] with
-    /// `hash`). When the stream ended early (a corrupt compressed stream), the rest of the file
-    /// is hashed from a fresh read of the source.
+    /// True when the window was opened to hash the bytes as dropped ([`open`] with `hash`).
+    pub(crate) fn hashes(&self) -> bool {
+        self.hashes
+    }
+
+    /// Reads (and discards) the rest of the stream so the hash covers every byte (and a break
+    /// after the last event is found, hashing or not), and returns the artifact id
+    /// (`sha256:` and hex) when this window hashes (one opened by [`open`] with `hash`). When
+    /// the stream ended early (a corrupt compressed stream), the rest of the file is hashed
+    /// from a fresh read of the source.
     pub(crate) fn finish_hash(&mut self) -> Option<String> {
-        let of = self.hash.take()?;
+        let of = self.hash.take();
         self.buf = Vec::new();
         self.end = 0;
         self.pos = 0;
@@ -467,7 +476,7 @@ impl<'r> Window<'r> {
                 }
             }
         }
-        let (hasher, done) = match of {
+        let (hasher, done) = match of? {
             HashOf::Here(state) => (
                 std::mem::take(&mut *state.hasher.borrow_mut()),
                 state.done.get(),
@@ -640,6 +649,7 @@ pub(crate) fn open<'s>(
         decoded,
         size: src.size(),
         hash: state,
+        hashes: hash,
         source: Some(src),
         mem: None,
     };

@@ -20,9 +20,11 @@
 //!   trials from pick to hotspot table, each Perfetto file next to the Python upb decode of the
 //!   same bytes in the same run (`tools/bench/peers.py`, venv `target/peervenv`).
 //!
-//!   `TRIALSCOPE_SCALE_ONLY=perfetto1g` (comma-separated: `heavy`, `perfetto1g`, `kineto1g`,
-//!   `demo`, `many` — the 200 small trials without the crashing one) runs only those parts
-//!   (`many` only when named). The batches (`demo`, `many`) run `TRIALSCOPE_SCALE_RUNS` times
+//!   `TRIALSCOPE_SCALE_ONLY=perfetto1g` (comma-separated: `heavy`, `heavyraw` — the same
+//!   trace uncompressed —, `perfetto1g`, `kineto1g`, `demo`, `many` — the 200 small trials
+//!   without the crashing one) runs only those parts (`heavyraw` and `many` only when named).
+//!   `heavy` and `heavyraw` run `TRIALSCOPE_SCALE_RUNS` times (1) on this site and, when
+//!   `TRIALSCOPE_BASELINE_DIST` names one, on that site too, interleaved. The batches (`demo`, `many`) run `TRIALSCOPE_SCALE_RUNS` times
 //!   (3), each run also on the site whose `dist/` `TRIALSCOPE_BASELINE_DIST` names (e.g.
 //!   main's), interleaved; each prints pick → hotspot table, worker MB/s, the long tasks
 //!   (with the worker message before each, up to 1.5 s after the table), the load average
@@ -122,6 +124,20 @@ fn scale_dir() -> PathBuf {
     let d = tmp().join("scale");
     std::fs::create_dir_all(&d).unwrap();
     d
+}
+
+/// `gz` inflated into `target/tmp/scale/` (the file name without `.gz`), reused when present.
+fn decompressed_copy(gz: &Path) -> PathBuf {
+    let name = gz.file_name().unwrap().to_string_lossy();
+    let path = scale_dir().join(name.trim_end_matches(".gz"));
+    if !path.is_file() {
+        let part = path.with_extension("part");
+        let mut out = std::fs::File::create(&part).unwrap();
+        let mut inflate = flate2::read::GzDecoder::new(std::fs::File::open(gz).unwrap());
+        std::io::copy(&mut inflate, &mut out).unwrap();
+        std::fs::rename(&part, &path).unwrap();
+    }
+    path
 }
 
 /// A generated Chromium-like Perfetto trace of about `mb` MB (`trialscope bench
@@ -997,7 +1013,7 @@ fn upb_peer(file: &Path) -> Option<(f64, u64)> {
 /// True when the benchmark part `part` (`heavy`, `perfetto1g`, `kineto1g`, `demo`, `many`) is
 /// to run: every part but `many`, or those named in `TRIALSCOPE_SCALE_ONLY` (comma-separated).
 fn wanted(part: &str) -> bool {
-    std::env::var("TRIALSCOPE_SCALE_ONLY").map_or(part != "many", |only| {
+    std::env::var("TRIALSCOPE_SCALE_ONLY").map_or(part != "many" && part != "heavyraw", |only| {
         only.split(',').any(|p| p.trim() == part)
     })
 }
@@ -1171,27 +1187,60 @@ fn benchmark_browser_scale() {
     // 1 GB trace is taken on the same generator's 200 MB trace.
     let big_peer = generated_perfetto(if wanted("perfetto1g") { 200 } else { 1 });
     let big_json = generated_kineto(if wanted("kineto1g") { 1000 } else { 1 });
+    // The same trace uncompressed, as a `.pftrace` a person saves from the Perfetto UI is
+    // (its artifact id is then the hash of 59 MB, not of 4.3 MB).
+    let heavy_raw = if wanted("heavyraw") {
+        decompressed_copy(&heavy)
+    } else {
+        heavy.clone()
+    };
     serial(async {
         let server = Server::start(dist(), PREFIX);
         let driver = Driver::start(&tmp());
-        for (part, path, peer) in [("heavy", &heavy, &heavy), ("perfetto1g", &big, &big_peer)] {
+        // `heavy` and `heavyraw` also run on the baseline site when one is named, interleaved
+        // (`TRIALSCOPE_SCALE_RUNS` runs, default 1, of each).
+        let baseline = crate::browser::bench_sites()
+            .into_iter()
+            .nth(1)
+            .map(|(_, d)| Server::start(d, PREFIX));
+        let single_runs: usize = std::env::var("TRIALSCOPE_SCALE_RUNS")
+            .ok()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(1);
+        for (part, path, peer) in [
+            ("heavy", &heavy, &heavy),
+            ("heavyraw", &heavy_raw, &heavy_raw),
+            ("perfetto1g", &big, &big_peer),
+        ] {
             if !wanted(part) {
                 continue;
             }
-            let l = match pick_large(&driver, &server, path, Duration::from_secs(1800)).await {
-                Ok(l) => l,
-                Err(e) => {
-                    println!("FAILED: {e}");
-                    continue;
+            let mut servers = vec![("this", &server)];
+            if part != "perfetto1g" {
+                servers.extend(baseline.iter().map(|b| ("baseline", b)));
+            }
+            let runs = if servers.len() > 1 { single_runs } else { 1 };
+            for run in 0..runs {
+                for (site, on) in &servers {
+                    let l = match pick_large(&driver, on, path, Duration::from_secs(1800)).await {
+                        Ok(l) => l,
+                        Err(e) => {
+                            println!("FAILED: {e}");
+                            continue;
+                        }
+                    };
+                    if servers.len() > 1 {
+                        println!("[{site}] {part} run {run}:");
+                    }
+                    l.print();
+                    if let Some((mbps, _)) = upb_peer(peer) {
+                        println!(
+                            "  browser / upb ({}): {:.2}×",
+                            peer.file_name().unwrap().to_string_lossy(),
+                            l.mb_per_s() / mbps
+                        );
+                    }
                 }
-            };
-            l.print();
-            if let Some((mbps, _)) = upb_peer(peer) {
-                println!(
-                    "  browser / upb ({}): {:.2}×",
-                    peer.file_name().unwrap().to_string_lossy(),
-                    l.mb_per_s() / mbps
-                );
             }
         }
         if wanted("kineto1g") {

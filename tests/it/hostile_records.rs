@@ -100,6 +100,7 @@ fn doubly_gzipped_bomb_stops_at_the_limit() {
     assert!(outer.len() < 200_000, "{}", outer.len());
     let opts = LoadOptions {
         max_decompressed_bytes: 16 << 20,
+        ..LoadOptions::default()
     };
     let e = formats::load("bomb.json.gz", &outer, &opts, &mut |_| {}).unwrap_err();
     eprintln!("{e}");

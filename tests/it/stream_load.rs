@@ -58,6 +58,60 @@ fn check(name: &str, bytes: &[u8]) {
             .unwrap_or_else(|e| panic!("{name} in chunks of {chunk}: {e}"));
         assert_eq!(fingerprint(&got), want, "{name} in chunks of {chunk}");
     }
+    same_when_the_caller_hashes(name, bytes, &want);
+}
+
+/// With [`LoadOptions::hash`] false (the browser worker hashes with Web Crypto beside the
+/// import), the load leaves the artifact id empty and is otherwise the same; the caller's id,
+/// set with `set_artifact_id`, gives the very result of a load that hashed.
+fn same_when_the_caller_hashes(name: &str, bytes: &[u8], want: &str) {
+    let id = formats::artifact_id(bytes);
+    let opts = LoadOptions {
+        hash: false,
+        ..LoadOptions::default()
+    };
+    for chunk in [7, 65_536, bytes.len().max(1)] {
+        let src = Chunked { bytes, chunk };
+        let mut got = formats::load_from(name, &src, &opts, &mut |_| {})
+            .unwrap_or_else(|e| panic!("{name} unhashed, in chunks of {chunk}: {e}"));
+        let unset = fingerprint(&got);
+        assert!(!unset.contains(&id), "{name}: no artifact id until set");
+        assert_eq!(
+            unset,
+            want.replace(&id, ""),
+            "{name} unhashed, chunks of {chunk}"
+        );
+        got.set_artifact_id(id.clone());
+        assert_eq!(
+            fingerprint(&got),
+            want,
+            "{name} unhashed, chunks of {chunk}"
+        );
+    }
+}
+
+/// A gzip trace whose CRC is broken reports the break (`compressed_stream_truncated`) whether
+/// or not the load hashes, also when the importer stops reading before the end: the stream
+/// is drained to its end either way. Here a Perfetto trace ends in bytes that are no packet
+/// (`trace_framing_error`: the importer reads no further).
+#[test]
+fn a_break_after_the_importer_stopped_is_found_when_the_caller_hashes() {
+    let gz = read_corpus("chromium_misc/startup_trace_n4000.pb.gz");
+    let mut trace = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut trace).unwrap();
+    trace.extend_from_slice(&[0u8; 4096]);
+    let mut bytes = gzip(&trace);
+    let n = bytes.len();
+    bytes[n - 6] ^= 0xff; // inside the CRC-32 of the gzip trailer
+    let name = "startup_trace_n4000.pb.gz";
+    let whole = formats::load(name, &bytes, &LoadOptions::default(), &mut |_| {}).unwrap();
+    let Loaded::Trace(a) = &whole else {
+        panic!("not a trace")
+    };
+    let d = &a.model.diagnostics;
+    assert_eq!(d.count("trace_framing_error"), 1, "{d:?}");
+    assert_eq!(d.count("compressed_stream_truncated"), 1, "{d:?}");
+    same_when_the_caller_hashes(name, &bytes, &fingerprint(&whole));
 }
 
 #[test]

@@ -26,6 +26,7 @@ pub const MAX_DECOMPRESSED: u64 = 64 << 20;
 pub fn load_options() -> LoadOptions {
     LoadOptions {
         max_decompressed_bytes: MAX_DECOMPRESSED,
+        ..LoadOptions::default()
     }
 }
 
