@@ -32,20 +32,53 @@ fn ingest(state: AppState, name: String, file: File) {
     send_file(state, &row, file.into());
 }
 
+/// Files of one pick ingested per task ([`ingest_list`]): the page renders each slice's rows
+/// before it takes the next, instead of 200 rows in one task (460–540 ms on the 2-core VM,
+/// 2026-12-05, `benchmark_browser_scale` part `many`).
+const INGEST_PER_TASK: usize = 16;
+
 /// Ingests every file of a picker's list, named by its path inside a picked folder
-/// (`webkitRelativePath`) when there is one, else by its name.
+/// (`webkitRelativePath`) when there is one, else by its name; [`INGEST_PER_TASK`] files per
+/// task, in the list's order.
 fn ingest_list(state: AppState, list: Option<web_sys::FileList>) {
     let Some(list) = list else { return };
-    for i in 0..list.length().min(MAX_FOLDER_FILES as u32) {
-        if let Some(f) = list.get(i) {
+    let files: Vec<(String, File)> = (0..list.length().min(MAX_FOLDER_FILES as u32))
+        .filter_map(|i| list.get(i))
+        .map(|f| {
             let rel = js_sys::Reflect::get(&f, &JsValue::from_str("webkitRelativePath"))
                 .ok()
                 .and_then(|v| v.as_string())
                 .filter(|p| !p.is_empty());
-            let name = rel.unwrap_or_else(|| f.name());
-            ingest(state, name, f);
-        }
+            (rel.unwrap_or_else(|| f.name()), f)
+        })
+        .collect();
+    ingest_in_slices(state, files);
+}
+
+/// Ingests the first [`INGEST_PER_TASK`] of `files` now and the rest from the next task on.
+fn ingest_in_slices(state: AppState, mut files: Vec<(String, File)>) {
+    let rest = files.split_off(files.len().min(INGEST_PER_TASK));
+    for (name, f) in files {
+        ingest(state, name, f);
     }
+    if !rest.is_empty() {
+        spawn_local(async move {
+            next_task().await;
+            ingest_in_slices(state, rest);
+        });
+    }
+}
+
+/// Resolves in a new task (`setTimeout` 0), after the page has rendered what came before.
+async fn next_task() {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        let queued =
+            web_sys::window().is_some_and(|w| w.set_timeout_with_callback(&resolve).is_ok());
+        if !queued {
+            let _ = resolve.call0(&JsValue::NULL);
+        }
+    });
+    let _ = JsFuture::from(p).await;
 }
 
 fn js_text(v: &JsValue) -> String {
