@@ -249,8 +249,6 @@ pub(crate) struct Window<'r> {
     decoded: Rc<Cell<u64>>,
     size: u64,
     hash: Option<HashOf>,
-    /// Opened to hash the bytes as dropped ([`open`]'s `hash`).
-    hashes: bool,
     source: Option<&'r dyn ByteSource>,
     /// The decompressed bytes of a window made by [`Window::from_bytes`] (for [`Window::reopen`]).
     mem: Option<&'r [u8]>,
@@ -280,7 +278,6 @@ impl<'r> Window<'r> {
             decoded,
             size: data.len() as u64,
             hash: None,
-            hashes: false,
             source: None,
             mem: Some(data),
         }
@@ -445,9 +442,10 @@ impl<'r> Window<'r> {
         self.failure.take()
     }
 
-    /// True when the window was opened to hash the bytes as dropped ([`open`] with `hash`).
+    /// True when the window hashes the bytes as dropped ([`open`] with `hash`), until
+    /// [`Window::finish_hash`] takes the hash.
     pub(crate) fn hashes(&self) -> bool {
-        self.hashes
+        self.hash.is_some()
     }
 
     /// Reads (and discards) the rest of the stream so the hash covers every byte (and a break
@@ -649,7 +647,6 @@ pub(crate) fn open<'s>(
         decoded,
         size: src.size(),
         hash: state,
-        hashes: hash,
         source: Some(src),
         mem: None,
     };

@@ -62,23 +62,12 @@ fn ingest_in_slices(state: AppState, mut files: Vec<(String, File)>) {
         ingest(state, name, f);
     }
     if !rest.is_empty() {
-        spawn_local(async move {
-            next_task().await;
-            ingest_in_slices(state, rest);
-        });
+        // `setTimeout` 0: a new task, after the page has rendered this slice's rows.
+        set_timeout(
+            move || ingest_in_slices(state, rest),
+            std::time::Duration::ZERO,
+        );
     }
-}
-
-/// Resolves in a new task (`setTimeout` 0), after the page has rendered what came before.
-async fn next_task() {
-    let p = js_sys::Promise::new(&mut |resolve, _| {
-        let queued =
-            web_sys::window().is_some_and(|w| w.set_timeout_with_callback(&resolve).is_ok());
-        if !queued {
-            let _ = resolve.call0(&JsValue::NULL);
-        }
-    });
-    let _ = JsFuture::from(p).await;
 }
 
 fn js_text(v: &JsValue) -> String {
