@@ -299,6 +299,22 @@ pub fn start(state: AppState) {
     });
     // Keep the hash equal to the view once the link's view is applied.
     Effect::new(move |_| {
+        // Not while files are loading: the view names every imported file, so each file
+        // that arrives would write a longer hash (and the kept session's view) again — 200
+        // picked trials made 200 `replaceState` calls of up to ~20 KB each, 1.4 s of the
+        // page's thread and more of the browser's (2026-12-05). This reads the statuses up
+        // to the first file still loading, so the hash is written when that one settles.
+        let loading = state.files.with(|f| {
+            f.iter().any(|r| {
+                matches!(
+                    r.status.get(),
+                    Status::Reading | Status::Fetching(_) | Status::Importing(_)
+                )
+            })
+        });
+        if loading {
+            return;
+        }
         let view = current(state);
         if state.link_view.pending.with(Option::is_some) {
             return;
