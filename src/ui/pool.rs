@@ -473,7 +473,12 @@ fn mark_warm_up(slot: usize, ms: f64) {
 /// `file=<name> wasm=<bytes> wire=<bytes> replaced=<bool>` in its `detail`-less name (a
 /// measurement for the benchmarks; nothing is shown).
 fn mark_handover(name: &str, wasm_bytes: f64, payload: &JsValue, replaced: bool) {
-    let wire = payload.dyn_ref::<Blob>().map_or(0.0, |b| b.size());
+    let wire = match payload.dyn_ref::<Blob>() {
+        Some(b) => b.size(),
+        None => payload
+            .dyn_ref::<js_sys::Uint8Array>()
+            .map_or(0.0, |a| f64::from(a.length())),
+    };
     let text = format!(
         "trialscope:prepared wasm={wasm_bytes} wire={wire} replaced={replaced} file={name}"
     );

@@ -101,7 +101,7 @@ fn handle(data: JsValue) {
                     post(&FromWorker::Progress { id, fraction: f });
                 }
             };
-            let src = BlobSource { blob };
+            let src = BlobSource::new(blob, None);
             let mut out =
                 SESSION.with(|s| s.borrow_mut().import_source(id, &name, &src, &mut progress));
             if let FromWorker::Imported { import_ms, .. } = &mut out {
@@ -122,15 +122,18 @@ fn handle(data: JsValue) {
             IMPORTING.with(|c| c.set(Some(id)));
             test_hook(&name);
             let mut last = -1.0;
+            // A file under `PROGRESS_MIN_BYTES` is done before a bar would show it moving.
+            let tracked = blob.size() >= PROGRESS_MIN_BYTES;
             let mut progress = |f: f64| {
-                if f - last >= 0.02 || f >= 1.0 {
+                if tracked && (f - last >= 0.02 || f >= 1.0) {
                     last = f;
                     post(&FromWorker::Progress { id, fraction: f });
                 }
             };
-            // Web Crypto hashes the file on the browser's own thread while the import runs.
-            let digest = web_crypto_digest(&blob);
-            let src = BlobSource { blob };
+            // Web Crypto hashes the file on the browser's own thread while the import runs;
+            // the import reads the bytes read for it instead of the `Blob` again.
+            let (digest, whole) = web_crypto_digest(&blob).unzip();
+            let src = BlobSource::new(blob, whole);
             let opts = crate::formats::LoadOptions {
                 hash: digest.is_none(),
                 ..Default::default()
@@ -215,6 +218,11 @@ fn handle(data: JsValue) {
     }
 }
 
+/// Files smaller than this (bytes as dropped) post no [`FromWorker::Progress`] while they are
+/// prepared: 1 MiB. Each message is a task on the page and a row drawn again, for a file
+/// that takes a few ms (200 picked trials of 3.6 KB: 1–2 messages each).
+const PROGRESS_MIN_BYTES: f64 = (1u64 << 20) as f64;
+
 /// Files up to this size as dropped are hashed with Web Crypto ([`web_crypto_digest`]):
 /// 64 MiB, which takes the 59 MB Chromium trace and every demo trial, while the 1 GB traces
 /// (and anything above the limit) are hashed by the `sha2` crate on the import's stream, so
@@ -227,7 +235,10 @@ const WEB_CRYPTO_MAX_BYTES: f64 = (64u64 << 20) as f64;
 /// Reads the file whole (up to [`WEB_CRYPTO_MAX_BYTES`]; digest takes one buffer). `None`
 /// when the file is larger or empty, or Web Crypto is missing (a page served over plain
 /// HTTP from another host is no secure context) or fails to start: the import hashes then.
-fn web_crypto_digest(blob: &web_sys::Blob) -> Option<js_sys::Promise> {
+/// Else the digest's promise and the bytes read, for the import to read too
+/// ([`BlobSource::new`]): each `FileReaderSync` read is a round trip to the browser's own
+/// process (~4–8 ms each for 200 picked 3.6 KB trials on the 2-core VM, 2026-12-05).
+fn web_crypto_digest(blob: &web_sys::Blob) -> Option<(js_sys::Promise, js_sys::Uint8Array)> {
     let size = blob.size();
     if size <= 0.0 || size > WEB_CRYPTO_MAX_BYTES {
         return None;
@@ -240,13 +251,14 @@ fn web_crypto_digest(blob: &web_sys::Blob) -> Option<js_sys::Promise> {
         .ok()?
         .read_as_array_buffer(blob)
         .ok()?;
-    subtle
+    let digest = subtle
         .digest_with_str_and_buffer_source("SHA-256", &whole)
-        .ok()
+        .ok()?;
+    Some((digest, js_sys::Uint8Array::new(&whole)))
 }
 
 /// Posts the answer to [`ToWorker::Prepare`]: the prepared file in its compact binary form
-/// (a `Blob`, [`prepared_blob`]) beside [`FromWorker::Prepared`].
+/// (a `Uint8Array` or a `Blob`, [`prepared_blob`]) beside [`FromWorker::Prepared`].
 fn post_prepared(id: FileId, name: String, prepared: Result<crate::workspace::Prepared, String>) {
     let payload = prepared_blob(&name, &prepared);
     drop(prepared);
@@ -285,12 +297,20 @@ fn warm_up() {
     drop(prepared_blob(name, &prepared));
 }
 
-/// The import worker's result as a `Blob` of its wire form ([`crate::workspace::wire`]:
-/// postcard of `Result<Prepared, String>`), encoded in [`wire::CHUNK_BYTES`] pieces that are
-/// copied out to the `Blob`'s parts as they fill, so this worker never holds the whole
-/// encoding. A `Blob` crosses `postMessage` as a handle: neither the page nor the journal
-/// ([`super::bridge`]) ever holds the result as an object graph — as a structured clone, a
-/// 200 MB trace's call tree took the page's thread 18 s (`tests/it/browser_scale.rs`).
+/// Results up to this size (bytes of the wire form) are handed over as a `Uint8Array`, not a
+/// `Blob`: 1 MiB. A `Blob` is made, sliced and read through the browser's own process, about
+/// 3–5 ms a call on the 2-core VM (200 picked trials: 3 such calls a file, 2026-12-05), while
+/// a small array is copied with the message and held by the page's journal (up to 1 MiB per
+/// file; the 200 picked 3.6 KB trials' are a few KB each).
+const SMALL_HANDOVER_BYTES: usize = 1 << 20;
+
+/// The import worker's result in its wire form ([`crate::workspace::wire`]: postcard of
+/// `Result<Prepared, String>`): a `Uint8Array` up to [`SMALL_HANDOVER_BYTES`], else a `Blob`
+/// encoded in [`wire::CHUNK_BYTES`] pieces that are copied out to the `Blob`'s parts as they
+/// fill, so this worker never holds the whole encoding. A `Blob` crosses `postMessage` as a
+/// handle: neither the page nor the journal ([`super::bridge`]) ever holds a large result as
+/// an object graph — as a structured clone, a 200 MB trace's call tree took the page's thread
+/// 18 s (`tests/it/browser_scale.rs`).
 ///
 /// Each piece becomes a `Blob` of its own straight from this worker's memory, and the result
 /// is the `Blob` of those: the bytes are copied once, not first into a JavaScript
@@ -299,8 +319,24 @@ fn warm_up() {
 fn prepared_blob(name: &str, prepared: &Result<crate::workspace::Prepared, String>) -> JsValue {
     let encode = |p: &Result<crate::workspace::Prepared, String>| {
         let parts = js_sys::Array::new();
+        // The first piece while it may be the only one and is small. (`encode_chunks` emits
+        // full `CHUNK_BYTES` pieces before the last, so a small first piece is the only one;
+        // the branch below that wraps it in a `Blob` keeps the result whole regardless.)
+        let mut small: Option<js_sys::Uint8Array> = None;
         let mut whole = true;
         wire::encode_chunks(p, wire::CHUNK_BYTES, &mut |piece| {
+            if parts.length() == 0 && small.is_none() && piece.len() <= SMALL_HANDOVER_BYTES {
+                small = Some(js_sys::Uint8Array::from(piece));
+                return;
+            }
+            if let Some(first) = small.take() {
+                match web_sys::Blob::new_with_u8_array_sequence(&js_sys::Array::of1(&first)) {
+                    Ok(b) => {
+                        parts.push(&b);
+                    }
+                    Err(_) => whole = false,
+                }
+            }
             // SAFETY: the view into wasm memory is read (copied) by the `Blob` constructor
             // right here; nothing between its making and that call allocates in Rust, so the
             // memory cannot grow and detach it.
@@ -312,24 +348,45 @@ fn prepared_blob(name: &str, prepared: &Result<crate::workspace::Prepared, Strin
                 Err(_) => whole = false,
             }
         })
-        .map(|_| whole.then_some(parts))
+        .map(|_| {
+            if let Some(small) = small {
+                return Some(JsValue::from(small));
+            }
+            if !whole {
+                return None;
+            }
+            // One piece is the `Blob` itself: no second `Blob` around it.
+            if parts.length() == 1 {
+                Some(parts.get(0))
+            } else {
+                web_sys::Blob::new_with_blob_sequence(&parts)
+                    .ok()
+                    .map(JsValue::from)
+            }
+        })
     };
-    let parts = encode(prepared).or_else(|e| {
-        encode(&Err(format!(
-            "{name}: the import could not be handed over: {e}"
-        )))
-    });
-    parts
+    encode(prepared)
+        .or_else(|e| {
+            encode(&Err(format!(
+                "{name}: the import could not be handed over: {e}"
+            )))
+        })
         .ok()
         .flatten()
-        .and_then(|parts| web_sys::Blob::new_with_blob_sequence(&parts).ok())
-        .map_or(JsValue::NULL, JsValue::from)
+        .unwrap_or(JsValue::NULL)
 }
 
 /// Reads back what [`prepared_blob`] made (in the session worker, where blocking is allowed):
-/// the `Blob` is read in [`BLOB_CHUNK`] slices straight into one buffer of its size, so the
+/// a small result from its `Uint8Array`; the `Blob` of a larger one is read in [`BLOB_CHUNK`] slices straight into one buffer of its size, so the
 /// encoding is held once, in this worker's memory, while it is decoded.
 fn read_prepared(name: &str, payload: JsValue) -> Result<crate::workspace::Prepared, String> {
+    if let Some(small) = payload.dyn_ref::<js_sys::Uint8Array>() {
+        return wire::decode(&small.to_vec()).unwrap_or_else(|e| {
+            Err(format!(
+                "{name}: the prepared import could not be read: {e}"
+            ))
+        });
+    }
     let blob: web_sys::Blob = payload
         .dyn_into()
         .map_err(|_| format!("{name}: the prepared import did not arrive"))?;
@@ -401,16 +458,42 @@ fn test_hook(name: &str) {
 const BLOB_CHUNK: u64 = 8 << 20;
 
 /// A dropped `File` (or a `Blob` of fetched bytes) as a [`trialscope::formats::ByteSource`]:
-/// read in [`BLOB_CHUNK`] slices with `FileReaderSync`, which a worker may block on.
+/// read in [`BLOB_CHUNK`] slices with `FileReaderSync`, which a worker may block on, or, when
+/// the file was already read whole (for Web Crypto, [`web_crypto_digest`]), in slices of
+/// those bytes.
 struct BlobSource {
     blob: web_sys::Blob,
+    /// The blob's size, bytes (read once: `Blob.size` is a call into the browser).
+    size: u64,
+    /// The whole file, when it was read already.
+    whole: Option<js_sys::Uint8Array>,
+}
+
+impl BlobSource {
+    fn new(blob: web_sys::Blob, whole: Option<js_sys::Uint8Array>) -> Self {
+        let size = blob.size() as u64;
+        // (A file that changed between the two reads is read from the `Blob` as before.)
+        let whole = whole.filter(|w| u64::from(w.length()) == size);
+        BlobSource { blob, size, whole }
+    }
 }
 
 impl crate::formats::ByteSource for BlobSource {
     fn size(&self) -> u64 {
-        self.blob.size() as u64
+        self.size
     }
     fn open(&self) -> std::io::Result<Box<dyn std::io::Read + '_>> {
+        if let Some(whole) = &self.whole {
+            let fetch = move |pos: u64, len: u64, chunk: &mut Vec<u8>| -> std::io::Result<()> {
+                let part = whole.subarray(pos as u32, (pos + len) as u32);
+                chunk.resize(part.length() as usize, 0);
+                part.copy_to(chunk);
+                Ok(())
+            };
+            return Ok(Box::new(crate::formats::PieceReader::new(
+                self.size, BLOB_CHUNK, fetch,
+            )));
+        }
         let reader =
             web_sys::FileReaderSync::new().map_err(|e| std::io::Error::other(js_error_text(&e)))?;
         let blob = &self.blob;
@@ -427,9 +510,7 @@ impl crate::formats::ByteSource for BlobSource {
             Ok(())
         };
         Ok(Box::new(crate::formats::PieceReader::new(
-            self.size(),
-            BLOB_CHUNK,
-            fetch,
+            self.size, BLOB_CHUNK, fetch,
         )))
     }
 }
