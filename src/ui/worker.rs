@@ -258,9 +258,9 @@ fn web_crypto_digest(blob: &web_sys::Blob) -> Option<(js_sys::Promise, js_sys::U
 }
 
 /// Posts the answer to [`ToWorker::Prepare`]: the prepared file in its compact binary form
-/// (a `Uint8Array` or a `Blob`, [`prepared_blob`]) beside [`FromWorker::Prepared`].
+/// (a `Uint8Array` or a `Blob`, [`prepared_payload`]) beside [`FromWorker::Prepared`].
 fn post_prepared(id: FileId, name: String, prepared: Result<crate::workspace::Prepared, String>) {
-    let payload = prepared_blob(&name, &prepared);
+    let payload = prepared_payload(&name, &prepared);
     drop(prepared);
     let done = FromWorker::Prepared {
         id,
@@ -294,7 +294,7 @@ fn warm_up() {
     let opts = crate::formats::LoadOptions::default();
     let prepared = crate::workspace::prepare(name, &trace.as_slice(), &opts, &mut |_| {});
     drop(trace);
-    drop(prepared_blob(name, &prepared));
+    drop(prepared_payload(name, &prepared));
 }
 
 /// Results up to this size (bytes of the wire form) are handed over as a `Uint8Array`, not a
@@ -316,7 +316,7 @@ const SMALL_HANDOVER_BYTES: usize = 1 << 20;
 /// is the `Blob` of those: the bytes are copied once, not first into a JavaScript
 /// `Uint8Array` per piece and then all at once into the `Blob` (the 1 GB Perfetto trace's
 /// 146.9 MB hand-over made the tab grow by ~170 MB before the worker was replaced).
-fn prepared_blob(name: &str, prepared: &Result<crate::workspace::Prepared, String>) -> JsValue {
+fn prepared_payload(name: &str, prepared: &Result<crate::workspace::Prepared, String>) -> JsValue {
     let encode = |p: &Result<crate::workspace::Prepared, String>| {
         let parts = js_sys::Array::new();
         // The first piece while it may be the only one and is small. (`encode_chunks` emits
@@ -324,29 +324,26 @@ fn prepared_blob(name: &str, prepared: &Result<crate::workspace::Prepared, Strin
         // the branch below that wraps it in a `Blob` keeps the result whole regardless.)
         let mut small: Option<js_sys::Uint8Array> = None;
         let mut whole = true;
+        let mut push = |bytes: &js_sys::Uint8Array| match web_sys::Blob::new_with_u8_array_sequence(
+            &js_sys::Array::of1(bytes),
+        ) {
+            Ok(b) => {
+                parts.push(&b);
+            }
+            Err(_) => whole = false,
+        };
         wire::encode_chunks(p, wire::CHUNK_BYTES, &mut |piece| {
             if parts.length() == 0 && small.is_none() && piece.len() <= SMALL_HANDOVER_BYTES {
                 small = Some(js_sys::Uint8Array::from(piece));
                 return;
             }
             if let Some(first) = small.take() {
-                match web_sys::Blob::new_with_u8_array_sequence(&js_sys::Array::of1(&first)) {
-                    Ok(b) => {
-                        parts.push(&b);
-                    }
-                    Err(_) => whole = false,
-                }
+                push(&first);
             }
             // SAFETY: the view into wasm memory is read (copied) by the `Blob` constructor
             // right here; nothing between its making and that call allocates in Rust, so the
             // memory cannot grow and detach it.
-            let view = unsafe { js_sys::Uint8Array::view(piece) };
-            match web_sys::Blob::new_with_u8_array_sequence(&js_sys::Array::of1(&view)) {
-                Ok(b) => {
-                    parts.push(&b);
-                }
-                Err(_) => whole = false,
-            }
+            push(&unsafe { js_sys::Uint8Array::view(piece) });
         })
         .map(|_| {
             if let Some(small) = small {
@@ -376,9 +373,10 @@ fn prepared_blob(name: &str, prepared: &Result<crate::workspace::Prepared, Strin
         .unwrap_or(JsValue::NULL)
 }
 
-/// Reads back what [`prepared_blob`] made (in the session worker, where blocking is allowed):
-/// a small result from its `Uint8Array`; the `Blob` of a larger one is read in [`BLOB_CHUNK`] slices straight into one buffer of its size, so the
-/// encoding is held once, in this worker's memory, while it is decoded.
+/// Reads back what [`prepared_payload`] made (in the session worker, where blocking is allowed):
+/// a small result from its `Uint8Array`; the `Blob` of a larger one is read in [`BLOB_CHUNK`]
+/// slices straight into one buffer of its size, so the encoding is held once, in this
+/// worker's memory, while it is decoded.
 fn read_prepared(name: &str, payload: JsValue) -> Result<crate::workspace::Prepared, String> {
     if let Some(small) = payload.dyn_ref::<js_sys::Uint8Array>() {
         return wire::decode(&small.to_vec()).unwrap_or_else(|e| {
