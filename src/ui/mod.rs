@@ -193,6 +193,74 @@ thread_local! {
     /// The parts of the latest analysis answer read so far ([`FromWorker::AnalysedPart`]).
     static PARTS: RefCell<crate::session::wire::Reassembly> = RefCell::default();
     static NEXT_ID: Cell<FileId> = const { Cell::new(1) };
+    static SETTLING: RefCell<Settling> = RefCell::new(Settling::default());
+}
+
+/// Least time between two batches of imported files shown ([`settle`]): 100 ms. Each batch
+/// adds its rows to the trial table and the file reports, and each change makes the browser
+/// lay the page out and paint it again (24–33 ms a frame with ~200 trial rows on the 2-core
+/// VM, 2026-12-05), so rows arriving one per message made a frame per file.
+const SETTLE_MS: f64 = 100.0;
+
+/// Imported files not yet shown ([`settle`]).
+#[derive(Default)]
+struct Settling {
+    queue: Vec<Arc<ImportSummary>>,
+    /// `performance.now()` of the last batch shown, ms.
+    last_ms: f64,
+    scheduled: bool,
+}
+
+/// Shows an imported file's row: at once when no batch was shown in the last [`SETTLE_MS`],
+/// else with the files that arrive until then, in one batch (one analysis request).
+fn settle(state: AppState, summary: Arc<ImportSummary>) {
+    let now = now_ms();
+    let wait = SETTLING.with(|s| {
+        let mut s = s.borrow_mut();
+        s.queue.push(summary);
+        if s.scheduled {
+            return None;
+        }
+        let wait = (s.last_ms + SETTLE_MS - now).max(0.0);
+        s.scheduled = wait > 0.0;
+        Some(wait)
+    });
+    match wait {
+        Some(w) if w > 0.0 => set_timeout(
+            move || flush_settled(state),
+            std::time::Duration::from_micros((w * 1000.0) as u64),
+        ),
+        Some(_) => flush_settled(state),
+        None => {}
+    }
+}
+
+/// Shows every file [`settle`] holds.
+fn flush_settled(state: AppState) {
+    let queue = SETTLING.with(|s| {
+        let mut s = s.borrow_mut();
+        s.scheduled = false;
+        s.last_ms = now_ms();
+        std::mem::take(&mut s.queue)
+    });
+    if queue.is_empty() {
+        return;
+    }
+    for summary in queue {
+        if let Some(r) = state
+            .files
+            .with_untracked(|f| f.iter().find(|r| r.id == summary.id).cloned())
+        {
+            r.status.set(Status::Imported(summary));
+        }
+    }
+    request_analysis(state);
+    triage::request_triage(state);
+}
+
+/// Whether [`settle`] holds a summary of `id`.
+fn settling(id: FileId) -> bool {
+    SETTLING.with(|s| s.borrow().queue.iter().any(|q| q.id == id))
 }
 
 /// The metric `<select>` of the Scaling and Compare tabs: shows `metric`, and when the user
@@ -411,11 +479,10 @@ fn on_message(state: AppState, msg: FromWorker) {
             }
         }
         FromWorker::Imported { summary, import_ms } => {
-            let row = row_of(summary.id);
             // A file sent again to a restarted worker counts once.
-            let again = row
-                .as_ref()
-                .is_some_and(|r| matches!(r.status.get_untracked(), Status::Imported(_)));
+            let again = settling(summary.id)
+                || row_of(summary.id)
+                    .is_some_and(|r| matches!(r.status.get_untracked(), Status::Imported(_)));
             if !again {
                 state.timing.update(|t| {
                     t.decompressed_bytes += summary.decompressed_bytes as f64;
@@ -423,14 +490,22 @@ fn on_message(state: AppState, msg: FromWorker) {
                     t.files += 1;
                 });
             }
-            if let Some(r) = row {
-                r.status.set(Status::Imported(Arc::from(summary)));
-            }
-            request_analysis(state);
-            triage::request_triage(state);
+            settle(state, Arc::from(summary));
         }
         FromWorker::Updated { summaries } => {
             for summary in summaries {
+                // A file still held by `settle` is shown with its newest summary.
+                let Some(summary) = SETTLING.with(|s| {
+                    match s.borrow_mut().queue.iter_mut().find(|q| q.id == summary.id) {
+                        Some(q) => {
+                            *q = Arc::new(summary);
+                            None
+                        }
+                        None => Some(summary),
+                    }
+                }) else {
+                    continue;
+                };
                 if let Some(r) = row_of(summary.id) {
                     // Only a summary that changed touches its row (and its file report).
                     let changed = r
