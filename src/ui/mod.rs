@@ -54,6 +54,17 @@ pub enum Status {
     Failed(String),
 }
 
+impl Status {
+    /// True while the file is still being read, fetched or imported (not yet imported or
+    /// failed).
+    pub fn is_loading(&self) -> bool {
+        matches!(
+            self,
+            Status::Reading | Status::Fetching(_) | Status::Importing(_)
+        )
+    }
+}
+
 /// One row of the trial table. The per-row settings are signals of their own so editing one
 /// cell does not re-render the table.
 #[derive(Clone)]
@@ -170,13 +181,16 @@ impl AppState {
     /// True while some file is still being read or imported.
     pub fn busy(&self) -> bool {
         self.files.with_untracked(|f| {
-            f.iter().any(|r| {
-                matches!(
-                    r.status.get_untracked(),
-                    Status::Reading | Status::Fetching(_) | Status::Importing(_)
-                )
-            })
+            f.iter()
+                .any(|r| r.status.with_untracked(Status::is_loading))
         })
+    }
+
+    /// [`Self::busy`], tracked: an effect that reads it runs again as files settle. It reads
+    /// the statuses up to the first file still loading.
+    pub fn loading(&self) -> bool {
+        self.files
+            .with(|f| f.iter().any(|r| r.status.with(Status::is_loading)))
     }
 }
 

@@ -321,7 +321,7 @@ fn TrialTable() -> impl IntoView {
         state.files.with(|f| {
             let (mut settled, mut pending) = (Vec::new(), Vec::new());
             for r in f {
-                if matches!(r.status.get(), Status::Imported(_) | Status::Failed(_)) {
+                if !r.status.with(Status::is_loading) {
                     settled.push(r.id);
                 } else {
                     pending.push(r.id);

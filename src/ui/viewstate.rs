@@ -271,16 +271,7 @@ pub fn start(state: AppState) {
         let loaded = loaded_files(state);
         let ids: Vec<&str> = loaded.iter().map(|f| f.artifact_id.as_str()).collect();
         let all_there = v.missing(&ids).is_empty();
-        let settled = all_there
-            && !state.analysing.get()
-            && state.files.with(|f| {
-                f.iter().all(|r| {
-                    !matches!(
-                        r.status.get(),
-                        Status::Reading | Status::Fetching(_) | Status::Importing(_)
-                    )
-                })
-            });
+        let settled = all_there && !state.analysing.get() && !state.loading();
         let report = state.report.get();
         if settled && (report.is_some() || loaded.is_empty()) {
             if let (Some(sel), Some(r)) = (&v.selected, &report) {
@@ -304,15 +295,7 @@ pub fn start(state: AppState) {
         // picked trials made 200 `replaceState` calls of up to ~20 KB each, 1.4 s of the
         // page's thread and more of the browser's (2026-12-05). This reads the statuses up
         // to the first file still loading, so the hash is written when that one settles.
-        let loading = state.files.with(|f| {
-            f.iter().any(|r| {
-                matches!(
-                    r.status.get(),
-                    Status::Reading | Status::Fetching(_) | Status::Importing(_)
-                )
-            })
-        });
-        if loading {
+        if state.loading() {
             return;
         }
         let view = current(state);
