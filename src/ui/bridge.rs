@@ -432,6 +432,7 @@ fn spawn(state: AppState) -> bool {
 
 /// Starts the first worker; sends the test hook when the page URL asks for one.
 pub fn start(state: AppState) {
+    compile_decoder();
     if !spawn(state) {
         BRIDGE.with(|b| b.borrow_mut().stopped = true);
         return;
@@ -440,6 +441,29 @@ pub fn start(state: AppState) {
     super::pool::start(state, hook.clone());
     if let Some(hook) = hook {
         post(&hook);
+    }
+}
+
+/// Runs the page's decoder of worker messages once (on a `{type: "ready"}` of its own) before
+/// any worker exists, so that V8 compiles it now, in the start-up task that instantiates the
+/// app, instead of in the task that handles the first worker message.
+///
+/// V8 compiles a wasm function on its first call, on the calling thread, and the derived
+/// `Deserialize for FromWorker` is the app's largest function (112 KB: every variant's
+/// visitor inlined; `serde_wasm_bindgen::from_value`, the one instantiation both message
+/// handlers use). Compiled at the first `ready`, it took 9–25 ms of the main thread with the
+/// workers starting beside it on the 2-core VM (Chromium trace, 2026-12-05), and CI once
+/// recorded that task at 50 ms, a long task while a picked file loaded.
+fn compile_decoder() {
+    let ready = js_sys::Object::new();
+    if js_sys::Reflect::set(
+        &ready,
+        &JsValue::from_str("type"),
+        &JsValue::from_str("ready"),
+    )
+    .is_ok()
+    {
+        let _ = serde_wasm_bindgen::from_value::<FromWorker>(ready.into());
     }
 }
 
