@@ -145,7 +145,10 @@ fn trial_row(state: AppState, row: FileRow) -> impl IntoView {
         _ => None,
     };
     let size = row.size;
-    let effective = move || state.inputs.with(|m| m.get(&id).copied().flatten());
+    // A memo: every analysis replaces the whole input map, and with 200 rows re-running each
+    // row's input box (format, set the DOM property) for an input that did not change is work
+    // in the task that renders the report.
+    let effective = Memo::new(move |_| state.inputs.with(|m| m.get(&id).copied().flatten()));
     let input_edit = row.input_edit;
     let variant = row.variant;
     let excluded = row.excluded;
@@ -222,7 +225,7 @@ fn trial_row(state: AppState, row: FileRow) -> impl IntoView {
                     type="text"
                     size="8"
                     class:edited=move || input_edit.get().is_some()
-                    prop:value=move || input_edit.get().unwrap_or_else(|| fmt_input(effective()))
+                    prop:value=move || input_edit.get().unwrap_or_else(|| fmt_input(effective.get()))
                     on:change=move |ev| {
                         let t = event_target_value(&ev);
                         input_edit.set(if t.trim().is_empty() { None } else { Some(t) });
