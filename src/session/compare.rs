@@ -414,6 +414,18 @@ mod tests {
             Some(scaling_req.clone()),
         ));
         assert_eq!((sc.kind, sc.trials), (FlameKind::Scaling, 6));
+        // Each kind crosses to the page as its postcard bytes (`wire::bytes`; JSON writes them
+        // as a list of numbers) and reads back equal.
+        for t in [&single, &base, &diff, &sc] {
+            let msg = FromWorker::Flamed {
+                seq: 9,
+                tree: t.clone(),
+            };
+            let wire = serde_json::to_value(&msg).unwrap();
+            let bytes: Vec<u8> = serde_json::from_value(wire["tree"].clone()).unwrap();
+            assert_eq!(bytes, postcard::to_allocvec(&**t).unwrap());
+            assert_eq!(serde_json::from_value::<FromWorker>(wire).unwrap(), msg);
+        }
         let grows = sc
             .nodes
             .iter()

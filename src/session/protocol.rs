@@ -253,9 +253,11 @@ pub enum FromWorker {
     },
     /// The comparison could not be run (e.g. no trace is loaded).
     CompareFailed { seq: u64, message: String },
-    /// The answer to [`FlameRequest`] `seq`.
+    /// The answer to [`FlameRequest`] `seq` (the tree across the boundary as its `postcard`
+    /// bytes, [`super::wire::bytes`]).
     Flamed {
         seq: u64,
+        #[serde(with = "super::wire::bytes")]
         tree: Box<crate::analysis::flame::FlameTree>,
     },
     /// The flame tree could not be built (an unknown trial, an invalid input pattern).

@@ -90,6 +90,28 @@ pub mod hotspots {
     }
 }
 
+/// `serialize`/`deserialize` of a field of any type `postcard` can encode (no `flatten`,
+/// `untagged` or skipped fields): the same form as [`report`]. On
+/// [`super::FromWorker::Flamed`]'s tree: as a JavaScript object graph (one object of 20
+/// properties per node, which `serde-wasm-bindgen` writes in the worker and the page reads back
+/// property by property), the demo's scaling flame tree took 150–260 ms of the page's main
+/// thread in one task (Chromium trace, session 21, 2026-12-05).
+pub mod bytes {
+    use serde::{de::DeserializeOwned, Deserializer, Serialize, Serializer};
+
+    /// The value's `postcard` bytes.
+    pub fn serialize<T: Serialize, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
+        super::serialize_bytes(value, s)
+    }
+
+    /// Reads the bytes back. Errors: bytes that are no `T`.
+    pub fn deserialize<'de, T: DeserializeOwned, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<T, D::Error> {
+        super::deserialize_bytes(d)
+    }
+}
+
 /// Hotspots per [`super::FromWorker::AnalysedPart`] ([`split_report`]): the demo's 646-hotspot
 /// report crosses in 26 parts. Chosen when the report crossed as JSON text (~2.3 MB, read by the
 /// page in 47–82 ms in one task on a quiet machine; parts of 100 still took 56–96 ms each at a
