@@ -209,11 +209,11 @@ pub enum FromWorker {
         wasm_memory_bytes: f64,
     },
     /// The answer to [`AnalyseRequest`] `seq`: effective input per file id, and the report
-    /// (across the boundary as its `postcard` bytes, [`super::wire::report`]).
+    /// (across the boundary as its `postcard` bytes, [`super::wire::bytes`]).
     Analysed {
         seq: u64,
         inputs: Vec<(FileId, Option<f64>)>,
-        #[serde(with = "super::wire::report")]
+        #[serde(with = "super::wire::bytes")]
         report: Box<Report>,
     },
     /// The first hotspots of the answer to [`AnalyseRequest`] `seq`, in report order, sent
@@ -222,7 +222,7 @@ pub enum FromWorker {
     /// [`super::wire::Reassembly`]).
     AnalysedPart {
         seq: u64,
-        #[serde(with = "super::wire::hotspots")]
+        #[serde(with = "super::wire::bytes")]
         hotspots: Vec<crate::analysis::scaling::Hotspot>,
     },
     /// The request could not be run (e.g. an invalid input pattern).

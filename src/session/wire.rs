@@ -1,4 +1,4 @@
-//! How the scaling report crosses the worker boundary (`#[serde(with = "wire::report")]` on
+//! How the scaling report crosses the worker boundary (`#[serde(with = "wire::bytes")]` on
 //! [`super::FromWorker::Analysed`]): as the bytes of its `postcard` encoding, which
 //! `serde-wasm-bindgen` copies across as one `Uint8Array` and the page decodes in wasm. The
 //! encoding is exact (floats as their bits, NaN included), so what the page reads is the report
@@ -12,103 +12,55 @@
 //! [`super::FromWorker::AnalysedPart`] messages of [`HOTSPOTS_PER_PART`], then the rest with
 //! the `Analysed` message, so the page reads it in several short tasks.
 
-/// `value`'s `postcard` bytes as serde bytes (a `Uint8Array` through `serde-wasm-bindgen`).
-/// Errors: `postcard`'s (a type it cannot encode; the report's types are all encodable).
-fn serialize_bytes<T, S>(value: &T, s: S) -> Result<S::Ok, S::Error>
-where
-    T: serde::Serialize + ?Sized,
-    S: serde::Serializer,
-{
-    let bytes = postcard::to_allocvec(value).map_err(serde::ser::Error::custom)?;
-    s.serialize_bytes(&bytes)
-}
-
-/// Reads [`serialize_bytes`]' form back: bytes (or, from a format that writes bytes as a list of
-/// numbers, such as JSON, that list). Errors: anything that is not the encoding of a `T`.
-fn deserialize_bytes<'de, T, D>(d: D) -> Result<T, D::Error>
-where
-    T: serde::de::DeserializeOwned,
-    D: serde::Deserializer<'de>,
-{
-    struct Bytes;
-    impl<'de> serde::de::Visitor<'de> for Bytes {
-        type Value = Vec<u8>;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("the postcard bytes of a value")
-        }
-        fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
-            Ok(v.to_vec())
-        }
-        fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
-            Ok(v)
-        }
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Vec<u8>, A::Error> {
-            // No trust in a stated length: the list grows as it is read.
-            let mut out = Vec::new();
-            while let Some(b) = a.next_element::<u8>()? {
-                out.push(b);
-            }
-            Ok(out)
-        }
-    }
-    let bytes = d.deserialize_byte_buf(Bytes)?;
-    postcard::from_bytes(&bytes).map_err(serde::de::Error::custom)
-}
-
-/// `serialize`/`deserialize` of a `Box<Report>` field, see the module doc.
-pub mod report {
-    use serde::{Deserializer, Serializer};
-
-    use crate::analysis::scaling::Report;
-
-    /// The report's `postcard` bytes.
-    pub fn serialize<S: Serializer>(report: &Report, s: S) -> Result<S::Ok, S::Error> {
-        super::serialize_bytes(report, s)
-    }
-
-    /// Reads the bytes back. Errors: bytes that are no report (the sender never makes them).
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Box<Report>, D::Error> {
-        super::deserialize_bytes::<Report, D>(d).map(Box::new)
-    }
-}
-
-/// `serialize`/`deserialize` of the `Vec<Hotspot>` of a [`super::FromWorker::AnalysedPart`]:
-/// the same form as [`report`].
-pub mod hotspots {
-    use serde::{Deserializer, Serializer};
-
-    use crate::analysis::scaling::Hotspot;
-
-    /// The hotspots' `postcard` bytes.
-    pub fn serialize<S: Serializer>(hotspots: &Vec<Hotspot>, s: S) -> Result<S::Ok, S::Error> {
-        super::serialize_bytes(hotspots, s)
-    }
-
-    /// Reads the bytes back. Errors: bytes that are no list of hotspots.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Hotspot>, D::Error> {
-        super::deserialize_bytes(d)
-    }
-}
-
-/// `serialize`/`deserialize` of a field of any type `postcard` can encode (no `flatten`,
-/// `untagged` or skipped fields): the same form as [`report`]. On
-/// [`super::FromWorker::Flamed`]'s tree: as a JavaScript object graph (one object of 20
-/// properties per node, which `serde-wasm-bindgen` writes in the worker and the page reads back
-/// property by property), the demo's scaling flame tree took 150–260 ms of the page's main
-/// thread in one task (Chromium trace, session 21, 2026-12-05).
+/// `serialize`/`deserialize` of a field as its `postcard` bytes (module doc), for any type
+/// `postcard` can encode (no `flatten`, `untagged` or skipped fields). On
+/// [`super::FromWorker::Analysed`]'s report, [`super::FromWorker::AnalysedPart`]'s hotspots and
+/// [`super::FromWorker::Flamed`]'s tree. The tree crossed as a JavaScript object graph before
+/// (one object of 20 properties per node, which `serde-wasm-bindgen` writes in the worker and
+/// the page reads back property by property): the demo's scaling flame tree then took
+/// 150–260 ms of the page's main thread in one task (Chromium trace, session 21, 2026-12-05).
 pub mod bytes {
     use serde::{de::DeserializeOwned, Deserializer, Serialize, Serializer};
 
-    /// The value's `postcard` bytes.
+    /// `value`'s `postcard` bytes as serde bytes (a `Uint8Array` through
+    /// `serde-wasm-bindgen`). Errors: `postcard`'s (a type it cannot encode; the types sent this
+    /// way are all encodable).
     pub fn serialize<T: Serialize, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
-        super::serialize_bytes(value, s)
+        let bytes = postcard::to_allocvec(value).map_err(serde::ser::Error::custom)?;
+        s.serialize_bytes(&bytes)
     }
 
-    /// Reads the bytes back. Errors: bytes that are no `T`.
+    /// Reads [`serialize`]'s form back: bytes (or, from a format that writes bytes as a list of
+    /// numbers, such as JSON, that list). Errors: anything that is not the encoding of a `T`.
     pub fn deserialize<'de, T: DeserializeOwned, D: Deserializer<'de>>(
         d: D,
     ) -> Result<T, D::Error> {
-        super::deserialize_bytes(d)
+        struct Bytes;
+        impl<'de> serde::de::Visitor<'de> for Bytes {
+            type Value = Vec<u8>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("the postcard bytes of a value")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+                Ok(v.to_vec())
+            }
+            fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+                Ok(v)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Vec<u8>, A::Error> {
+                // No trust in a stated length: the list grows as it is read.
+                let mut out = Vec::new();
+                while let Some(b) = a.next_element::<u8>()? {
+                    out.push(b);
+                }
+                Ok(out)
+            }
+        }
+        let bytes = d.deserialize_byte_buf(Bytes)?;
+        postcard::from_bytes(&bytes).map_err(serde::de::Error::custom)
     }
 }
 

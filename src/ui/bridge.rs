@@ -396,7 +396,7 @@ fn spawn(state: AppState) -> bool {
     let generation = BRIDGE.with(|b| b.borrow().generation);
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
         mark_message(&ev.data());
-        let msg: FromWorker = match serde_wasm_bindgen::from_value(ev.data()) {
+        let msg = match decode(ev.data()) {
             Ok(m) => m,
             Err(e) => {
                 web_sys::console::error_1(&JsValue::from_str(&format!(
@@ -444,16 +444,22 @@ pub fn start(state: AppState) {
     }
 }
 
-/// Runs the page's decoder of worker messages once (on a `{type: "ready"}` of its own) before
-/// any worker exists, so that V8 compiles it now, in the start-up task that instantiates the
-/// app, instead of in the task that handles the first worker message.
+/// A worker message as the page reads it; the one decoder of both message handlers (this
+/// bridge's and the import pool's), which [`compile_decoder`] compiles at start-up.
+/// Errors: a message that is no [`FromWorker`].
+pub(super) fn decode(data: JsValue) -> Result<FromWorker, serde_wasm_bindgen::Error> {
+    serde_wasm_bindgen::from_value(data)
+}
+
+/// Runs [`decode`] once (on a `{type: "ready"}` of its own) before any worker exists, so that
+/// V8 compiles it now, in the start-up task that instantiates the app, instead of in the task
+/// that handles the first worker message.
 ///
 /// V8 compiles a wasm function on its first call, on the calling thread, and the derived
 /// `Deserialize for FromWorker` is the app's largest function (112 KB: every variant's
-/// visitor inlined; `serde_wasm_bindgen::from_value`, the one instantiation both message
-/// handlers use). Compiled at the first `ready`, it took 9–25 ms of the main thread with the
-/// workers starting beside it on the 2-core VM (Chromium trace, 2026-12-05), and CI once
-/// recorded that task at 50 ms, a long task while a picked file loaded.
+/// visitor inlined). Compiled at the first `ready`, it took 2.9–20.5 ms of the main thread
+/// with the workers starting beside it on the 2-core VM (Chromium traces, 2026-12-05), and CI
+/// once recorded that task at 50 ms, a long task while a picked file loaded.
 fn compile_decoder() {
     let ready = js_sys::Object::new();
     if js_sys::Reflect::set(
@@ -463,7 +469,7 @@ fn compile_decoder() {
     )
     .is_ok()
     {
-        let _ = serde_wasm_bindgen::from_value::<FromWorker>(ready.into());
+        let _ = decode(ready.into());
     }
 }
 

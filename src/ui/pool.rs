@@ -300,7 +300,7 @@ fn spawn(i: usize) {
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
         let data = ev.data();
         super::bridge::mark_message(&data);
-        let Ok(msg) = serde_wasm_bindgen::from_value::<FromWorker>(data.clone()) else {
+        let Ok(msg) = super::bridge::decode(data.clone()) else {
             return;
         };
         on_message(state, i, generation, msg, &data);
