@@ -225,8 +225,15 @@ struct Settling {
     scheduled: bool,
 }
 
-/// Shows an imported file's row: at once when no batch was shown in the last [`SETTLE_MS`],
-/// else with the files that arrive until then, in one batch (one analysis request).
+/// Shows an imported file's row in a task of its own: the next one when no batch was shown in
+/// the last [`SETTLE_MS`], else with the files that arrive until then, in one batch (one
+/// analysis request).
+///
+/// Never in the task that read the worker's message: the first file's row builds the trial
+/// table, and on the 2-core VM that task (decode, rows, requests) took 16–46 ms with the
+/// finished import's workers and V8's tier-up compiles running beside it (Chromium traces of
+/// a 200 MB Kineto trace, 2026-12-05); CI recorded it at ≥ 50 ms. Each part now has its own
+/// task: the message, the rows ([`flush_settled`]), the requests ([`request_after_settle`]).
 fn settle(state: AppState, summary: Arc<ImportSummary>) {
     let now = now_ms();
     let wait = SETTLING.with(|s| {
@@ -235,21 +242,19 @@ fn settle(state: AppState, summary: Arc<ImportSummary>) {
         if s.scheduled {
             return None;
         }
-        let wait = (s.last_ms + SETTLE_MS - now).max(0.0);
-        s.scheduled = wait > 0.0;
-        Some(wait)
+        s.scheduled = true;
+        Some((s.last_ms + SETTLE_MS - now).max(0.0))
     });
-    match wait {
-        Some(w) if w > 0.0 => set_timeout(
+    if let Some(w) = wait {
+        set_timeout(
             move || flush_settled(state),
             std::time::Duration::from_micros((w * 1000.0) as u64),
-        ),
-        Some(_) => flush_settled(state),
-        None => {}
+        );
     }
 }
 
-/// Shows every file [`settle`] holds.
+/// Shows every file [`settle`] holds, then asks for the analysis and the triage in the next
+/// task.
 fn flush_settled(state: AppState) {
     let queue = SETTLING.with(|s| {
         let mut s = s.borrow_mut();
@@ -268,6 +273,14 @@ fn flush_settled(state: AppState) {
             r.status.set(Status::Imported(summary));
         }
     }
+    set_timeout(
+        move || request_after_settle(state),
+        std::time::Duration::ZERO,
+    );
+}
+
+/// The analysis and triage requests of the files [`flush_settled`] showed.
+fn request_after_settle(state: AppState) {
     request_analysis(state);
     triage::request_triage(state);
 }
