@@ -48,14 +48,44 @@ pub fn may_take(size: PoolSize, slot: usize, bytes: f64) -> bool {
     slot < size.small_file_workers || bytes >= LARGE_FILE_BYTES
 }
 
-/// Whether to start a large-files-only worker (one not yet started) now: when every started
-/// worker is warm and idle with nothing queued (`pool_idle`), or when it would import beside
-/// them — `it_may_take` (the queued files it may take, [`may_take`]) is two or more, or one
-/// while every started worker is busy (`others_busy`). Not for a single large file that a
-/// started worker can take: started beside the 1 GB trace's import, it gave the page a 70–89
-/// ms task at that file's hand-over (3 of 3 runs, 2026-12-04; none without it).
-pub fn start_large_files_worker(pool_idle: bool, it_may_take: usize, others_busy: bool) -> bool {
-    pool_idle || it_may_take >= 2 || (it_may_take == 1 && others_busy)
+/// When to start a large-files-only worker (one not yet started), from [`start_large_files_worker`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LargeWorkerStart {
+    /// Now: files it may take are waiting.
+    Now,
+    /// Once the pool has been idle for [`IDLE_START_MS`]: ready for the next large file.
+    WhenIdle,
+    /// Not now.
+    No,
+}
+
+/// How long the pool waits, idle, before it starts a large-files-only worker that nothing waits
+/// for: 2000 ms. The pool turns idle when a file's import ends, and that is when the page
+/// shows the file and the session worker adds it and analyses; a worker started then (its wasm
+/// compiled, then warmed up on a 1 MB trace) took the 2-core VM's CPU from both. Started at
+/// once, it ran beside the first 200 MB Kineto trace's end in Chromium traces (2026-12-05),
+/// when the page's tasks reached 44–48 ms.
+pub const IDLE_START_MS: u32 = 2000;
+
+/// Whether to start a large-files-only worker now: when it would import beside the started
+/// ones — `it_may_take` (the queued files it may take, [`may_take`]) is two or more, or one
+/// while every started worker is busy (`others_busy`) — else once every started worker has
+/// been warm and idle with nothing queued (`pool_idle`) for [`IDLE_START_MS`]. Not for a
+/// single large file that a started worker can take: started beside the 1 GB trace's import, it
+/// gave the page a 70–89 ms task at that file's hand-over (3 of 3 runs, 2026-12-04; none
+/// without it).
+pub fn start_large_files_worker(
+    pool_idle: bool,
+    it_may_take: usize,
+    others_busy: bool,
+) -> LargeWorkerStart {
+    if it_may_take >= 2 || (it_may_take == 1 && others_busy) {
+        LargeWorkerStart::Now
+    } else if pool_idle {
+        LargeWorkerStart::WhenIdle
+    } else {
+        LargeWorkerStart::No
+    }
 }
 
 #[cfg(test)]
@@ -97,16 +127,17 @@ mod tests {
 
     #[test]
     fn the_extra_worker_starts_when_idle_or_beside_the_others() {
-        // Idle pool: started, whatever waits.
-        assert!(start_large_files_worker(true, 0, false));
+        use LargeWorkerStart::*;
+        // Idle pool: started once it has stayed idle, whatever waits.
+        assert_eq!(start_large_files_worker(true, 0, false), WhenIdle);
         // Two large files: one each.
-        assert!(start_large_files_worker(false, 2, false));
-        assert!(start_large_files_worker(false, 18, true));
+        assert_eq!(start_large_files_worker(false, 2, false), Now);
+        assert_eq!(start_large_files_worker(false, 18, true), Now);
         // One large file: only when the others are busy.
-        assert!(start_large_files_worker(false, 1, true));
-        assert!(!start_large_files_worker(false, 1, false));
+        assert_eq!(start_large_files_worker(false, 1, true), Now);
+        assert_eq!(start_large_files_worker(false, 1, false), No);
         // Nothing it may take (small files only, or the others still warming up).
-        assert!(!start_large_files_worker(false, 0, true));
-        assert!(!start_large_files_worker(false, 0, false));
+        assert_eq!(start_large_files_worker(false, 0, true), No);
+        assert_eq!(start_large_files_worker(false, 0, false), No);
     }
 }

@@ -152,7 +152,12 @@ pub fn encode_component(s: &str) -> String {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
             out.push(b as char);
         } else {
-            out.push_str(&format!("%{b:02X}"));
+            // Not `format!`: a view names every imported file, and this runs on the page's
+            // thread whenever the view changes.
+            const HEX: &[u8; 16] = b"0123456789ABCDEF";
+            out.push('%');
+            out.push(HEX[usize::from(b >> 4)] as char);
+            out.push(HEX[usize::from(b & 15)] as char);
         }
     }
     out
@@ -433,6 +438,8 @@ mod tests {
             v.to_hash(),
             "tab=memory&metric=count&sel=f%201&in.x_n4.pb=4"
         );
+        // UTF-8 bytes each as `%XX`, upper-case hex.
+        assert_eq!(encode_component("µs é/~"), "%C2%B5s%20%C3%A9%2F~");
     }
 
     #[test]

@@ -41,7 +41,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Blob, MessageEvent, Worker};
 
 use super::{AppState, Status};
-use crate::session::schedule::{self, PoolSize};
+use crate::session::schedule::{self, LargeWorkerStart, PoolSize};
 use crate::session::{FileId, FromWorker, ToWorker};
 
 /// Most import workers, whatever the core count (each holds one file's model while it works).
@@ -88,6 +88,8 @@ struct Pool {
     /// the results that arrived ahead of an earlier file ([`release`]).
     order: VecDeque<FileId>,
     done: Vec<(FileId, String, JsValue)>,
+    /// A [`dispatch_when_idle`] is scheduled.
+    idle_start_pending: bool,
 }
 
 thread_local! {
@@ -117,8 +119,9 @@ pub fn start(state: AppState, hook: Option<ToWorker>) {
         }
     });
     // The large-files-only workers start later (`dispatch`,
-    // `schedule::start_large_files_worker`). Started and warmed up at once, they took CPU from
-    // 200 small trials picked during the start (README "Crash isolation and parallel import").
+    // `schedule::start_large_files_worker`): when files wait for them, else once the pool has
+    // stayed idle. Started and warmed up at once, they took CPU from 200 small trials picked
+    // during the start (README "Crash isolation and parallel import").
     for i in 0..size.small_file_workers {
         spawn(i);
     }
@@ -211,16 +214,29 @@ fn release() {
 /// large files only ([`schedule::may_take`]) gets the first large one queued, and is started
 /// when [`schedule::start_large_files_worker`] says so.
 fn dispatch() {
-    let unstarted: Vec<usize> = POOL.with(|p| {
+    dispatch_with(false);
+}
+
+/// [`dispatch`], [`schedule::IDLE_START_MS`] after a dispatch that found the pool idle: a
+/// large-files-only worker starts now if the pool is still idle.
+fn dispatch_when_idle() {
+    POOL.with(|p| p.borrow_mut().idle_start_pending = false);
+    dispatch_with(true);
+}
+
+/// [`dispatch`]; `idle_waited`: the pool was idle [`schedule::IDLE_START_MS`] ago.
+fn dispatch_with(idle_waited: bool) {
+    let (unstarted, wait): (Vec<usize>, bool) = POOL.with(|p| {
         let p = p.borrow();
         let Some(size) = p.size else {
-            return Vec::new();
+            return (Vec::new(), false);
         };
         let started = || p.slots.iter().filter(|s| s.generation > 0);
         let idle =
             p.queue.is_empty() && started().all(|s| s.ready && !s.warming && s.busy.is_none());
         let all_busy = started().all(|s| s.busy.is_some());
-        (0..p.slots.len())
+        let mut wait = false;
+        let now = (0..p.slots.len())
             .filter(|&i| p.slots[i].generation == 0)
             .filter(|&i| {
                 let takes = p
@@ -228,12 +244,29 @@ fn dispatch() {
                     .iter()
                     .filter(|j| schedule::may_take(size, i, j.bytes))
                     .count();
-                schedule::start_large_files_worker(idle, takes, all_busy)
+                match schedule::start_large_files_worker(idle, takes, all_busy) {
+                    LargeWorkerStart::Now => true,
+                    LargeWorkerStart::WhenIdle if idle_waited => true,
+                    LargeWorkerStart::WhenIdle => {
+                        wait = true;
+                        false
+                    }
+                    LargeWorkerStart::No => false,
+                }
             })
-            .collect()
+            .collect();
+        (now, wait)
     });
     for i in unstarted {
         spawn(i);
+    }
+    let schedule_idle_start =
+        wait && POOL.with(|p| !std::mem::replace(&mut p.borrow_mut().idle_start_pending, true));
+    if schedule_idle_start {
+        set_timeout(
+            dispatch_when_idle,
+            std::time::Duration::from_millis(u64::from(schedule::IDLE_START_MS)),
+        );
     }
     POOL.with(|p| {
         let mut p = p.borrow_mut();

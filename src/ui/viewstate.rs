@@ -302,9 +302,17 @@ pub fn start(state: AppState) {
         if state.link_view.pending.with(Option::is_some) {
             return;
         }
-        let hash = view.to_hash();
-        write_hash(&hash);
-        super::persist::view_changed(&hash);
+        // Written in a task of its own: the view changes with the change that shows the first
+        // imported file's row, and that task is long enough already (`super::settle`).
+        // Timeouts run in order, so the last view written is the last one read here.
+        set_timeout(
+            move || {
+                let hash = view.to_hash();
+                write_hash(&hash);
+                super::persist::view_changed(&hash);
+            },
+            std::time::Duration::ZERO,
+        );
     });
 }
 
