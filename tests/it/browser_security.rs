@@ -545,13 +545,22 @@ fn browser_importer_crash_fails_only_that_file() {
             "the hotspot joins good_n1, good_n4 and good_n8"
         );
         // Two crashes in the import pool, two replacement import workers; the session worker
-        // never crashed.
-        let loaders = harness::proxy_log(&c)
-            .await
-            .iter()
-            .filter(|(_, u)| u.ends_with("/worker_loader.js"))
-            .count();
+        // never crashed. The pool's large-files-only worker (none of these files is large)
+        // starts once the pool has been idle for 2 s (`schedule::IDLE_START_MS`).
         let pool = pool_size(&c).await;
+        let loaders = wait_until(
+            Duration::from_secs(30),
+            "every import worker started",
+            || async {
+                let n = harness::proxy_log(&c)
+                    .await
+                    .iter()
+                    .filter(|(_, u)| u.ends_with("/worker_loader.js"))
+                    .count();
+                (n >= 1 + pool + 2).then_some(n)
+            },
+        )
+        .await;
         assert_eq!(
             loaders,
             1 + pool + 2,
