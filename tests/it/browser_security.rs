@@ -552,11 +552,7 @@ fn browser_importer_crash_fails_only_that_file() {
             Duration::from_secs(30),
             "every import worker started",
             || async {
-                let n = harness::proxy_log(&c)
-                    .await
-                    .iter()
-                    .filter(|(_, u)| u.ends_with("/worker_loader.js"))
-                    .count();
+                let n = worker_loads(&c).await;
                 (n >= 1 + pool + 2).then_some(n)
             },
         )
@@ -600,6 +596,16 @@ async fn pins_and_actionable(c: &Client) -> Option<(String, String)> {
 /// The import pool's size as the page computes it (`session::schedule::pool_size`: one import
 /// worker per core, at most 4; the one for large files only starts once the pool is idle, which
 /// it has been by the time this is asked).
+/// How many workers the page has started so far: its requests for `worker_loader.js` (the
+/// session worker's and every import worker's, replacements included).
+async fn worker_loads(c: &fantoccini::Client) -> usize {
+    harness::proxy_log(c)
+        .await
+        .iter()
+        .filter(|(_, u)| u.ends_with("/worker_loader.js"))
+        .count()
+}
+
 async fn pool_size(c: &fantoccini::Client) -> usize {
     let v = c
         .execute(
@@ -669,14 +675,7 @@ fn browser_importer_crash_keeps_pins() {
         wait_until(
             Duration::from_secs(60),
             "the replacement session worker",
-            || async {
-                let loaders = harness::proxy_log(&c)
-                    .await
-                    .iter()
-                    .filter(|(_, u)| u.ends_with("/worker_loader.js"))
-                    .count();
-                (loaders == 1 + pool_size(&c).await + 1).then_some(())
-            },
+            || async { (worker_loads(&c).await == 1 + pool_size(&c).await + 1).then_some(()) },
         )
         .await;
         // A later import makes the new worker triage again; its pins are the replayed ones.
