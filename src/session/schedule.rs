@@ -63,8 +63,8 @@ pub enum LargeWorkerStart {
 /// for: 2000 ms. The pool turns idle when a file's import ends, and that is when the page
 /// shows the file and the session worker adds it and analyses; a worker started then (its wasm
 /// compiled, then warmed up on a 1 MB trace) took the 2-core VM's CPU from both. Started at
-/// once, it ran beside the first 200 MB Kineto trace's end in Chromium traces (2026-12-05),
-/// when the page's tasks reached 44–48 ms.
+/// once, it ran beside the 200 MB Kineto trace's end in Chromium traces (2026-12-05), when the
+/// page's task there took 46 ms (48 ms with two busy processes beside the browser).
 pub const IDLE_START_MS: u32 = 2000;
 
 /// Whether to start a large-files-only worker now: when it would import beside the started

@@ -405,11 +405,11 @@ fn spawn(state: AppState) -> bool {
                 return;
             }
         };
-        // The app's part in the next task: decoding a report or a triage view and building
-        // its view for the first time were each 9–14 ms of one task, most of it V8 compiling
-        // the code on first use (`compile_decoder`), with the session and import workers
-        // busy beside it (Chromium traces, 2026-12-05). Timeouts run in order, so messages are
-        // handled in the order they came.
+        // The app's part in the next task: the first report's decoding (5–13 ms) and its
+        // view's first build (10 ms) were one task, most of it V8 compiling the code on first
+        // use (`compile_decoder`), with the session and import workers busy beside it
+        // (Chromium traces, 2026-12-05). Timeouts run in order, so messages are handled in the
+        // order they came.
         if let Some(msg) = on_message(state, generation, msg) {
             set_timeout(
                 move || super::on_message(state, msg),

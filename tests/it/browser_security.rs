@@ -593,9 +593,6 @@ async fn pins_and_actionable(c: &Client) -> Option<(String, String)> {
     Some((pins, actionable))
 }
 
-/// The import pool's size as the page computes it (`session::schedule::pool_size`: one import
-/// worker per core, at most 4; the one for large files only starts once the pool is idle, which
-/// it has been by the time this is asked).
 /// How many workers the page has started so far: its requests for `worker_loader.js` (the
 /// session worker's and every import worker's, replacements included).
 async fn worker_loads(c: &fantoccini::Client) -> usize {
@@ -606,6 +603,9 @@ async fn worker_loads(c: &fantoccini::Client) -> usize {
         .count()
 }
 
+/// The import pool's size as the page computes it (`session::schedule::pool_size`: one import
+/// worker per core, at most 4; the one for large files only starts once the pool is idle, which
+/// it has been by the time this is asked).
 async fn pool_size(c: &fantoccini::Client) -> usize {
     let v = c
         .execute(
