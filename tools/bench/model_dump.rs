@@ -6,11 +6,16 @@
 //! on two trees and diff the outputs:
 //! `cargo run --release --example model_dump -- FILE… > dumps.txt`.
 //!
+//! Arguments are printed by content, slice by slice (keys and values, a structured value as
+//! its JSON text), not as set ids: the importer shares one set among events whose
+//! annotations repeat, so the ids and the number of sets may change while every slice's
+//! arguments stay the same.
+//!
 //! [`Model`]: trialscope::model::Model
 
 use sha2::{Digest, Sha256};
 use trialscope::formats::{self, LoadOptions, Loaded};
-use trialscope::model::{FrameId, StrId};
+use trialscope::model::{ArgValue, FrameId, StrId};
 
 fn main() {
     for path in std::env::args().skip(1) {
@@ -24,11 +29,12 @@ fn main() {
         match formats::load_from(&path, &src, &LoadOptions::default(), &mut |_| {}) {
             Ok(Loaded::Trace(a)) => {
                 let m = &a.model;
+                let mut slices = m.slices.clone();
+                slices.args.clear();
                 let mut text = format!(
-                    "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+                    "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
                     m.tracks,
-                    m.slices,
-                    m.args,
+                    slices,
                     m.counters,
                     m.processes,
                     m.threads,
@@ -37,6 +43,18 @@ fn main() {
                     m.diagnostics,
                     (a.format, &a.artifact_id),
                 );
+                for &id in &m.slices.args {
+                    for (key, value) in m.args.get(id).to_vec() {
+                        match value {
+                            ArgValue::Nested(n) => text.push_str(&format!(
+                                "{key:?}={}\n",
+                                m.args.nested_text(n, &m.strings)
+                            )),
+                            v => text.push_str(&format!("{key:?}={v:?}\n")),
+                        }
+                    }
+                    text.push_str(";\n");
+                }
                 for i in 0..m.strings.len() {
                     text.push_str(m.strings.get(StrId(i as u32)));
                     text.push('\n');

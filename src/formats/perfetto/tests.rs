@@ -957,3 +957,101 @@ fn pointer_text_matches_format() {
     }
     assert_eq!(checked, 1008);
 }
+
+/// An instant at `ts` on sequence 1 whose one debug annotation names `name_iid` and carries
+/// the interned string `value_iid`.
+fn annotated(ts: u64, name_iid: u64, value_iid: u64) -> TracePacket {
+    let mut ev = event(1, ts, track_event_type::INSTANT, Some(1));
+    ev.track_event.as_mut().unwrap().debug_annotations = vec![DebugAnnotation {
+        name_iid: Some(name_iid),
+        string_value_iid: Some(value_iid),
+        ..Default::default()
+    }];
+    ev
+}
+
+/// Interned data on sequence 1 (no clear): annotation names and annotation string values.
+fn interned_args(names: Vec<InternedName>, values: Vec<InternedName>) -> TracePacket {
+    TracePacket {
+        trusted_packet_sequence_id: Some(1),
+        sequence_flags: Some(SEQ_NEEDS_INCREMENTAL_STATE),
+        interned_data: Some(InternedData {
+            debug_annotation_names: names,
+            debug_annotation_string_values: values,
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// Each slice's args as (key, value text) pairs.
+fn slice_args(m: &Model) -> Vec<Vec<(String, String)>> {
+    (0..m.slices.len())
+        .map(|i| {
+            m.args
+                .get(m.slices.args[i])
+                .to_vec()
+                .into_iter()
+                .map(|(k, v)| {
+                    let v = match v {
+                        ArgValue::Str(s) => m.str(s).to_string(),
+                        other => format!("{other:?}"),
+                    };
+                    (m.str(k).to_string(), v)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn repeated_annotations_share_a_set_until_their_iids_change_meaning() {
+    let m = import(&[
+        thread_desc(1, 10, 1, 2, "t"),
+        seq_start(1, 10, vec![name(1, "ev")]),
+        interned_args(vec![name(3, "k")], vec![name(4, "v1")]),
+        annotated(100, 3, 4),
+        annotated(200, 3, 4),
+        // The same iids given other strings, without a clear: the same bytes now mean this.
+        interned_args(vec![name(3, "k2")], vec![name(4, "v2")]),
+        annotated(300, 3, 4),
+        // Defined again with the strings they have: the meaning does not change.
+        interned_args(vec![name(3, "k2")], vec![]),
+        annotated(400, 3, 4),
+        // A new generation.
+        seq_start(1, 10, vec![name(1, "ev")]),
+        interned_args(vec![name(3, "k3")], vec![name(4, "v3")]),
+        annotated(500, 3, 4),
+    ]);
+    let pair = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
+    assert_eq!(
+        slice_args(&m),
+        vec![
+            pair("k", "v1"),
+            pair("k", "v1"),
+            pair("k2", "v2"),
+            pair("k2", "v2"),
+            pair("k3", "v3"),
+        ]
+    );
+    // Byte-identical annotations under unchanged iids share one set.
+    assert_eq!(m.slices.args[0], m.slices.args[1]);
+    assert_eq!(m.slices.args[2], m.slices.args[3]);
+    assert_ne!(m.slices.args[1], m.slices.args[2]);
+    assert_ne!(m.slices.args[3], m.slices.args[4]);
+    assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics.entries());
+}
+
+#[test]
+fn repeated_annotations_with_an_unknown_iid_count_every_time() {
+    let m = import(&[
+        thread_desc(1, 10, 1, 2, "t"),
+        seq_start(1, 10, vec![name(1, "ev")]),
+        interned_args(vec![name(3, "k")], vec![]),
+        annotated(100, 3, 9),
+        annotated(200, 3, 9),
+        annotated(300, 3, 9),
+    ]);
+    assert_eq!(m.diagnostics.count("interned_id_unknown"), 3);
+    assert_eq!(m.slices.len(), 3);
+}
