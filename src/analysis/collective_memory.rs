@@ -485,52 +485,76 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
     let sl = &model.slices;
     let mut arg_rank: Option<u32> = None;
     let mut arg_world: Option<u32> = None;
+    // What each arg set held, once read (slices share a set when their args repeat): 0 not
+    // read yet; SET_READ its rank and world keys were looked at but not its tokens (the slice
+    // was a hit already); SET_NO_TOKEN / SET_TOKEN both were.
+    const SET_READ: u8 = 1;
+    const SET_NO_TOKEN: u8 = 2;
+    const SET_TOKEN: u8 = 3;
+    let mut set_memo: Vec<u8> = vec![0; model.args.set_count() + 1];
     for i in 0..sl.len() {
         let mut hit = sl.flags[i] & slice_flags::COLLECTIVE != 0
             || fact(sl.name[i], T_DONE, &token_of) & T_YES != 0
             || fact(sl.category[i], T_DONE, &token_of) & T_YES != 0;
-        for (k, v) in model.args.get(sl.args[i]) {
-            if arg_rank.is_none() || arg_world.is_none() {
-                let kind = fact(k, K_DONE, &key_of);
-                if kind & K_RANK != 0 && arg_rank.is_none() {
-                    arg_rank = number(v);
-                } else if kind & K_WORLD != 0 && arg_world.is_none() {
-                    arg_world = number(v);
+        let known = set_memo.get(sl.args[i].0 as usize).copied().unwrap_or(0);
+        if known >= SET_NO_TOKEN || (known == SET_READ && hit) {
+            // Read before: its rank and world keys gave what they could, and its tokens are
+            // known (or not needed).
+            hit |= known == SET_TOKEN;
+        } else {
+            let hit_before = hit;
+            for (k, v) in model.args.get(sl.args[i]) {
+                if arg_rank.is_none() || arg_world.is_none() {
+                    let kind = fact(k, K_DONE, &key_of);
+                    if kind & K_RANK != 0 && arg_rank.is_none() {
+                        arg_rank = number(v);
+                    } else if kind & K_WORLD != 0 && arg_world.is_none() {
+                        arg_world = number(v);
+                    }
                 }
-            }
-            if hit {
-                continue;
-            }
-            hit = fact(k, T_DONE, &token_of) & T_YES != 0
-                || match v {
-                    ArgRef::Str(s) => fact(s, T_DONE, &token_of) & T_YES != 0,
-                    ArgRef::Text(t) => scan.has_token(t),
-                    ArgRef::Nested(n) => match nested_memo.get_mut(n.0 as usize) {
-                        Some(m) if *m != 0 => *m == 2,
-                        m => {
-                            // A key or string leaf is flagged when it holds a token or
-                            // JSON escapes it; interned ones are looked at once per string.
-                            let hit = nested_token(
-                                model.args.nested(),
-                                &model.strings,
-                                n,
-                                &mut scan,
-                                &mut |leaf| match leaf {
-                                    Leaf::Interned(s) => {
-                                        fact(s, T_DONE, &token_of) & T_YES != 0
-                                            || fact(s, E_DONE, &escape_of) & E_YES != 0
-                                    }
-                                    Leaf::Text(t) => json_escapes(t) || leaf_scan.has_token(t),
-                                },
-                            );
-                            if let Some(m) = m {
-                                *m = 1 + u8::from(hit);
+                if hit {
+                    continue;
+                }
+                hit = fact(k, T_DONE, &token_of) & T_YES != 0
+                    || match v {
+                        ArgRef::Str(s) => fact(s, T_DONE, &token_of) & T_YES != 0,
+                        ArgRef::Text(t) => scan.has_token(t),
+                        ArgRef::Nested(n) => match nested_memo.get_mut(n.0 as usize) {
+                            Some(m) if *m != 0 => *m == 2,
+                            m => {
+                                // A key or string leaf is flagged when it holds a token or
+                                // JSON escapes it; interned ones are looked at once per string.
+                                let hit = nested_token(
+                                    model.args.nested(),
+                                    &model.strings,
+                                    n,
+                                    &mut scan,
+                                    &mut |leaf| match leaf {
+                                        Leaf::Interned(s) => {
+                                            fact(s, T_DONE, &token_of) & T_YES != 0
+                                                || fact(s, E_DONE, &escape_of) & E_YES != 0
+                                        }
+                                        Leaf::Text(t) => json_escapes(t) || leaf_scan.has_token(t),
+                                    },
+                                );
+                                if let Some(m) = m {
+                                    *m = 1 + u8::from(hit);
+                                }
+                                hit
                             }
-                            hit
-                        }
-                    },
-                    _ => false,
+                        },
+                        _ => false,
+                    };
+            }
+            if let Some(m) = set_memo.get_mut(sl.args[i].0 as usize) {
+                *m = if hit_before {
+                    SET_READ
+                } else if hit {
+                    SET_TOKEN
+                } else {
+                    SET_NO_TOKEN
                 };
+            }
         }
         let ts = sl.ts_ns[i];
         let d = sl.dur_ns[i];

@@ -1055,3 +1055,35 @@ fn repeated_annotations_with_an_unknown_iid_count_every_time() {
     assert_eq!(m.diagnostics.count("interned_id_unknown"), 3);
     assert_eq!(m.slices.len(), 3);
 }
+
+#[test]
+fn collective_markers_read_a_shared_arg_set_as_its_own() {
+    use crate::analysis::collective_memory as cm;
+    let named = |ts: u64, name_iid: u64, value_iid: u64| {
+        let mut ev = annotated(ts, 3, value_iid);
+        ev.track_event.as_mut().unwrap().name_iid = Some(name_iid);
+        ev
+    };
+    let m = import(&[
+        thread_desc(1, 10, 1, 2, "t"),
+        seq_start(1, 10, vec![name(1, "ncclKernel"), name(2, "step")]),
+        interned_args(
+            vec![name(3, "op")],
+            vec![name(4, "plain"), name(5, "all_reduce")],
+        ),
+        // A marker by its name; the next event shares its set, which holds no token.
+        named(100, 1, 4),
+        named(200, 2, 4),
+        // A marker by its name whose set holds a token: the next one is a marker by its args.
+        named(300, 1, 5),
+        named(400, 2, 5),
+        // Read first by a slice that is no marker by name.
+        named(500, 2, 4),
+        named(600, 2, 5),
+    ]);
+    assert_eq!(m.slices.args[0], m.slices.args[1]);
+    assert_eq!(m.slices.args[2], m.slices.args[3]);
+    let s = cm::series_from_model(&m, &cm::Mapping::default());
+    let starts: Vec<i64> = s.markers.iter().map(|k| k.start_ns).collect();
+    assert_eq!(starts, vec![100, 300, 400, 600]);
+}
