@@ -319,31 +319,28 @@ type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 /// interning and encoding its annotations again. Sets are immutable once built
 /// ([`crate::model::args::ArgSets::merge`] makes a new one), so slices may share one.
 ///
-/// A key is the sequence's [`SeqState::args_gen`] and two 64-bit hashes of the annotations'
-/// bytes under independent random seeds (foldhash): the bytes are not kept, and two
-/// different sets would have to collide in 128 seeded bits to be taken for one another.
-/// Only sets of up to [`view::INLINE_ANNOTATIONS`] annotations whose building counted no
-/// diagnostic are cached. Memory: at most [`ArgsCache::MAX`] entries (about 3 MiB); the
-/// cache is emptied when full.
+/// An entry is found by the sequence's [`SeqState::args_gen`] and a hash of the annotations'
+/// bytes, and taken only when the bytes it keeps equal the event's: a hash collision, chance
+/// or crafted, costs a rebuild, never another event's args. Only sets of up to
+/// [`view::INLINE_ANNOTATIONS`] annotations whose building counted no diagnostic are cached.
+/// Memory: at most [`ArgsCache::MAX`] entries and [`ArgsCache::MAX_BYTES`] of kept bytes
+/// (about 8 MiB in all, counted in the import's budget); the cache is emptied when either is
+/// full.
 #[derive(Default)]
 struct ArgsCache {
-    map: FastMap<ArgsKey, ArgsId>,
-    seeds: (
-        foldhash::quality::RandomState,
-        foldhash::quality::RandomState,
-    ),
+    /// (generation, hash) → (start of the kept bytes in `bytes`, their length, the set).
+    map: FastMap<(u64, u64), (u32, u32, ArgsId)>,
+    /// Each entry's annotations, each as its length (4 bytes, little-endian) then its bytes.
+    bytes: Vec<u8>,
+    seed: foldhash::quality::RandomState,
     gens: u64,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-struct ArgsKey {
-    gen: u64,
-    h: (u64, u64),
 }
 
 impl ArgsCache {
     /// Entries held at most.
     const MAX: usize = 1 << 16;
+    /// Bytes of annotations kept at most.
+    const MAX_BYTES: usize = 4 << 20;
 
     /// A generation number not used before (never 0).
     fn next_gen(&mut self) -> u64 {
@@ -351,34 +348,54 @@ impl ArgsCache {
         self.gens
     }
 
-    fn key(&self, gen: u64, annotations: &[&[u8]]) -> ArgsKey {
+    fn key(&self, gen: u64, annotations: &[&[u8]]) -> (u64, u64) {
         use std::hash::BuildHasher;
-        let (mut a, mut b) = (self.seeds.0.build_hasher(), self.seeds.1.build_hasher());
+        let mut h = self.seed.build_hasher();
         for x in annotations {
-            a.write_usize(x.len());
-            a.write(x);
-            b.write_usize(x.len());
-            b.write(x);
+            h.write_usize(x.len());
+            h.write(x);
         }
-        ArgsKey {
-            gen,
-            h: (a.finish(), b.finish()),
-        }
+        (gen, h.finish())
     }
 
-    fn get(&self, key: &ArgsKey) -> Option<ArgsId> {
-        self.map.get(key).copied()
+    /// The set kept for `key` when its bytes are `annotations`.
+    fn get(&self, key: &(u64, u64), annotations: &[&[u8]]) -> Option<ArgsId> {
+        let &(start, len, id) = self.map.get(key)?;
+        let mut kept = self
+            .bytes
+            .get(start as usize..start as usize + len as usize)?;
+        for x in annotations {
+            let (n, rest) = kept.split_first_chunk::<4>()?;
+            let n = u32::from_le_bytes(*n) as usize;
+            if n != x.len() || rest.get(..n)? != *x {
+                return None;
+            }
+            kept = &rest[n..];
+        }
+        kept.is_empty().then_some(id)
     }
 
-    fn insert(&mut self, key: ArgsKey, id: ArgsId) {
-        if self.map.len() >= Self::MAX {
+    fn insert(&mut self, key: (u64, u64), annotations: &[&[u8]], id: ArgsId) {
+        let len: usize = annotations.iter().map(|x| 4 + x.len()).sum();
+        if len > Self::MAX_BYTES {
+            return;
+        }
+        if self.map.len() >= Self::MAX || self.bytes.len() + len > Self::MAX_BYTES {
             self.map.clear();
+            self.bytes.clear();
         }
-        self.map.insert(key, id);
+        let start = self.bytes.len();
+        for x in annotations {
+            self.bytes
+                .extend_from_slice(&(x.len() as u32).to_le_bytes());
+            self.bytes.extend_from_slice(x);
+        }
+        self.map.insert(key, (start as u32, len as u32, id));
     }
 
     fn heap_bytes(&self) -> usize {
-        self.map.capacity() * (std::mem::size_of::<(ArgsKey, ArgsId)>() + 1)
+        self.map.capacity() * (std::mem::size_of::<((u64, u64), (u32, u32, ArgsId))>() + 1)
+            + self.bytes.capacity()
     }
 }
 
@@ -2280,7 +2297,7 @@ impl<'m> Importer<'m> {
                 seq.args_gen = self.args_cache.next_gen();
             }
             let key = self.args_cache.key(seq.args_gen, &ev.annotations[..n]);
-            if let Some(id) = self.args_cache.get(&key) {
+            if let Some(id) = self.args_cache.get(&key, &ev.annotations[..n]) {
                 return id;
             }
             Some(key)
@@ -2291,7 +2308,7 @@ impl<'m> Importer<'m> {
         let id = self.build_args(seq, ev);
         if let Some(key) = key {
             if self.diags == diags {
-                self.args_cache.insert(key, id);
+                self.args_cache.insert(key, &ev.annotations[..n], id);
             }
         }
         id

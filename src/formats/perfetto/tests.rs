@@ -1087,3 +1087,19 @@ fn collective_markers_read_a_shared_arg_set_as_its_own() {
     let starts: Vec<i64> = s.markers.iter().map(|k| k.start_ns).collect();
     assert_eq!(starts, vec![100, 300, 400, 600]);
 }
+
+#[test]
+fn the_args_cache_takes_an_entry_only_for_the_same_bytes() {
+    use crate::model::ArgsId;
+    let mut c = super::ArgsCache::default();
+    // One key for all: as if different annotations collided in the hash.
+    let key = (1, 42);
+    let (ab, c1): (&[u8], &[u8]) = (b"ab", b"c");
+    c.insert(key, &[ab, c1], ArgsId(7));
+    assert_eq!(c.get(&key, &[ab, c1]), Some(ArgsId(7)));
+    assert_eq!(c.get(&key, &[b"a", b"bc"]), None);
+    assert_eq!(c.get(&key, &[ab, b"d"]), None);
+    assert_eq!(c.get(&key, &[ab]), None);
+    assert_eq!(c.get(&key, &[ab, c1, b""]), None);
+    assert_eq!(c.get(&(2, 42), &[ab, c1]), None);
+}
