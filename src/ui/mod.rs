@@ -233,8 +233,8 @@ struct Settling {
 /// table, and on the 2-core VM that task (decode, rows, requests) took 16–46 ms with the
 /// finished import's workers and V8's tier-up compiles running beside it (Chromium traces of
 /// a 200 MB Kineto trace, 2026-12-05); the browser test recorded it at 54 and 75 ms. Each part
-/// now has its own
-/// task: the message, the rows ([`flush_settled`]), the requests ([`request_after_settle`]).
+/// now has its own task: the message, the rows ([`flush_settled`]), the requests
+/// ([`request_after_settle`]).
 fn settle(state: AppState, summary: Arc<ImportSummary>) {
     let now = now_ms();
     let wait = SETTLING.with(|s| {

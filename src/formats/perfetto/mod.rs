@@ -717,12 +717,8 @@ impl<T: Copy> IidTable<T> {
                 self.sparse.remove(&iid).or(old)
             }
         } else {
-            let old = self.sparse.insert(iid, v);
-            if (iid as usize) < self.dense.len() {
-                old.or(self.dense[iid as usize].take())
-            } else {
-                old
-            }
+            // Never in `dense`: the iid lies beyond its length.
+            self.sparse.insert(iid, v)
         }
     }
 
@@ -2292,24 +2288,21 @@ impl<'m> Importer<'m> {
         if n == 0 {
             return ArgsId(0);
         }
-        let key = if n <= view::INLINE_ANNOTATIONS {
-            if seq.args_gen == 0 {
-                seq.args_gen = self.args_cache.next_gen();
-            }
-            let key = self.args_cache.key(seq.args_gen, &ev.annotations[..n]);
-            if let Some(id) = self.args_cache.get(&key, &ev.annotations[..n]) {
-                return id;
-            }
-            Some(key)
-        } else {
-            None
-        };
+        if n > view::INLINE_ANNOTATIONS {
+            return self.build_args(seq, ev);
+        }
+        let annotations = &ev.annotations[..n];
+        if seq.args_gen == 0 {
+            seq.args_gen = self.args_cache.next_gen();
+        }
+        let key = self.args_cache.key(seq.args_gen, annotations);
+        if let Some(id) = self.args_cache.get(&key, annotations) {
+            return id;
+        }
         let diags = self.diags;
         let id = self.build_args(seq, ev);
-        if let Some(key) = key {
-            if self.diags == diags {
-                self.args_cache.insert(key, &ev.annotations[..n], id);
-            }
+        if self.diags == diags {
+            self.args_cache.insert(key, annotations, id);
         }
         id
     }
