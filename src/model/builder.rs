@@ -29,6 +29,116 @@ const END_NAMED: u8 = 2;
 const COMPLETE: u8 = 3;
 const INSTANT: u8 = 4;
 
+/// One slice event as an importer gives it, 40 bytes: what [`SliceBuilder::push`] files (and
+/// what a [`SliceSink`](super::sink::SliceSink) hands to the builder's thread in batches).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Op {
+    track: TrackId,
+    kind: u8,
+    flags: u8,
+    ts_ns: i64,
+    /// COMPLETE: the duration (≥ 0); END_NAMED: the name to match.
+    x: i64,
+    name: StrId,
+    category: StrId,
+    frame: FrameId,
+    args: ArgsId,
+}
+
+const _: () = assert!(std::mem::size_of::<Op>() == 40);
+
+impl Op {
+    /// A slice begins (see [`SliceBuilder::begin`]).
+    pub(super) fn begin(
+        track: TrackId,
+        ts_ns: i64,
+        name: StrId,
+        category: StrId,
+        frame: FrameId,
+        args: ArgsId,
+        flags: u8,
+    ) -> Op {
+        Op {
+            track,
+            kind: BEGIN,
+            flags,
+            ts_ns,
+            x: 0,
+            name,
+            category,
+            frame,
+            args,
+        }
+    }
+
+    /// A slice ends (see [`SliceBuilder::end`]).
+    pub(super) fn end(track: TrackId, ts_ns: i64, name: Option<StrId>, args: ArgsId) -> Op {
+        let (kind, x) = match name {
+            Some(n) => (END_NAMED, i64::from(n.0)),
+            None => (END, 0),
+        };
+        Op {
+            track,
+            kind,
+            flags: 0,
+            ts_ns,
+            x,
+            name: StrId(0),
+            category: StrId(0),
+            frame: FrameId(0),
+            args,
+        }
+    }
+
+    /// A complete slice (see [`SliceBuilder::complete`]); a negative duration becomes 0.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn complete(
+        track: TrackId,
+        ts_ns: i64,
+        dur_ns: i64,
+        name: StrId,
+        category: StrId,
+        frame: FrameId,
+        args: ArgsId,
+        flags: u8,
+    ) -> Op {
+        Op {
+            track,
+            kind: COMPLETE,
+            flags,
+            ts_ns,
+            x: dur_ns.max(0),
+            name,
+            category,
+            frame,
+            args,
+        }
+    }
+
+    /// An instant (see [`SliceBuilder::instant`]).
+    pub(super) fn instant(
+        track: TrackId,
+        ts_ns: i64,
+        name: StrId,
+        category: StrId,
+        frame: FrameId,
+        args: ArgsId,
+        flags: u8,
+    ) -> Op {
+        Op {
+            track,
+            kind: INSTANT,
+            flags: flags | slice_flags::INSTANT,
+            ts_ns,
+            x: 0,
+            name,
+            category,
+            frame,
+            args,
+        }
+    }
+}
+
 /// Bits of [`Pending::order_kind`] below the kind and flags: the arrival order (2^48 events).
 const ORDER_BITS: u32 = 48;
 const ORDER_MASK: u64 = (1 << ORDER_BITS) - 1;
@@ -604,19 +714,19 @@ impl SliceBuilder {
         *slot as usize
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn push(
-        &mut self,
-        track: TrackId,
-        ts_ns: i64,
-        kind: u8,
-        x: i64,
-        name: StrId,
-        category: StrId,
-        frame: FrameId,
-        args: ArgsId,
-        flags: u8,
-    ) {
+    /// Files one event under its track (the arrival order is the order of the calls).
+    pub(super) fn push(&mut self, op: &Op) {
+        let Op {
+            track,
+            ts_ns,
+            kind,
+            x,
+            name,
+            category,
+            frame,
+            args,
+            flags,
+        } = *op;
         let order = self.next_order & ORDER_MASK;
         self.next_order += 1;
         if ts_ns >= 0 {
@@ -678,28 +788,14 @@ impl SliceBuilder {
         args: ArgsId,
         flags: u8,
     ) {
-        self.push(track, ts_ns, BEGIN, 0, name, category, frame, args, flags);
+        self.push(&Op::begin(track, ts_ns, name, category, frame, args, flags));
     }
 
     /// A slice ends at `ts_ns` on `track`. With `name`, the innermost open slice of that name is
     /// closed (Chrome JSON); without, the innermost open slice (Perfetto). `args` are merged into
     /// the begin's args.
     pub fn end(&mut self, track: TrackId, ts_ns: i64, name: Option<StrId>, args: ArgsId) {
-        let (kind, x) = match name {
-            Some(n) => (END_NAMED, i64::from(n.0)),
-            None => (END, 0),
-        };
-        self.push(
-            track,
-            ts_ns,
-            kind,
-            x,
-            StrId(0),
-            StrId(0),
-            FrameId(0),
-            args,
-            0,
-        );
+        self.push(&Op::end(track, ts_ns, name, args));
     }
 
     /// A complete slice of `dur_ns` (must be ≥ 0; the caller counts and drops negative ones).
@@ -715,17 +811,9 @@ impl SliceBuilder {
         args: ArgsId,
         flags: u8,
     ) {
-        self.push(
-            track,
-            ts_ns,
-            COMPLETE,
-            dur_ns.max(0),
-            name,
-            category,
-            frame,
-            args,
-            flags,
-        );
+        self.push(&Op::complete(
+            track, ts_ns, dur_ns, name, category, frame, args, flags,
+        ));
     }
 
     /// A zero-duration instant.
@@ -740,17 +828,9 @@ impl SliceBuilder {
         args: ArgsId,
         flags: u8,
     ) {
-        self.push(
-            track,
-            ts_ns,
-            INSTANT,
-            0,
-            name,
-            category,
-            frame,
-            args,
-            flags | slice_flags::INSTANT,
-        );
+        self.push(&Op::instant(
+            track, ts_ns, name, category, frame, args, flags,
+        ));
     }
 
     /// Moves every pending event of track `t` to `map(t)`, dropping it when `map` gives `None`
@@ -1104,6 +1184,15 @@ thread_local! {
 #[doc(hidden)]
 pub fn lane_steps_on_this_thread() -> u64 {
     LANE_STEPS.with(Cell::get)
+}
+
+/// Adds lane-search steps taken for this thread's import on another (a [`SliceSink`]'s
+/// builder thread), so [`lane_steps_on_this_thread`] counts them where the import ran.
+///
+/// [`SliceSink`]: super::sink::SliceSink
+#[cfg(not(target_arch = "wasm32"))]
+pub(super) fn add_lane_steps(n: u64) {
+    LANE_STEPS.with(|c| c.set(c.get() + n));
 }
 
 /// The lanes of one track as a segment tree over lane indices: a leaf holds the end of the

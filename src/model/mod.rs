@@ -15,6 +15,7 @@ pub mod diagnostics;
 pub mod facts;
 pub mod frame;
 pub mod nested;
+pub mod sink;
 pub mod strings;
 
 use std::collections::BTreeMap;
@@ -29,6 +30,7 @@ pub use frame::{
     SemanticFrameId, UnmatchedReason,
 };
 pub use nested::{Leaf, NestedId, NestedValues};
+pub use sink::SliceSink;
 pub use strings::{StrId, StringTable};
 
 /// Index of a track in [`Model::tracks`].

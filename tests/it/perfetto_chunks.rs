@@ -237,6 +237,63 @@ fn large_chromium_trace_prefix_imports_the_same_whatever_the_chunks() {
     check_one_pass("heavy_default prefix", prefix);
 }
 
+/// The slice builder on a thread of its own (natively, once an import has given it 32,768
+/// events: `model::SliceSink`) gives the model it gives on the importer's thread, for
+/// Perfetto traces (Chromium's, a 3 MB prefix of the 59 MB one, tokio's custom tracks) and
+/// Chrome JSON ones (Kineto, catapult with unclosed slices, JAX): moved at the first event
+/// against never moved. (`tracks_described_late_give_the_two_pass_model` checks the tracks
+/// settled at the end, which the builder retargets on its thread.)
+#[test]
+fn a_slice_builder_on_its_own_thread_gives_the_same_model() {
+    use trialscope::model::sink::with_pipe_after;
+    let load = |rel: &str, bytes: &[u8]| {
+        let src = Chunked {
+            bytes,
+            chunk: 65536,
+        };
+        match formats::load_from(rel, &src, &LoadOptions::default(), &mut |_| {}) {
+            Ok(Loaded::Trace(a)) => a.model,
+            _ => panic!("{rel}: not a trace"),
+        }
+    };
+    let heavy = gunzip(&std::fs::read(corpus("chromium_large/heavy_default.pb.gz")).unwrap());
+    let mut traces: Vec<(&str, Vec<u8>)> =
+        vec![("heavy_default prefix", heavy[..3_000_001].to_vec())];
+    for rel in [
+        "chromium_scaling/scaling_n1000_r0.pb.gz",
+        "public/tokio/tokio_tracing_perfetto_148k.pftrace",
+        "public/kineto/resnet50_worker0_2021.pt.trace.json.gz",
+        "public/catapult/main_thread_has_unclosed_slices.json",
+        "jax_profile/plugins/profile/2026_11_29_10_17_55/perfetto_trace.json.gz",
+    ] {
+        traces.push((rel, read_corpus(rel)));
+    }
+    for (rel, bytes) in &traces {
+        let (here, none) = with_pipe_after(u64::MAX, || load(rel, bytes));
+        let (moved, started) = with_pipe_after(0, || load(rel, bytes));
+        assert_eq!(none, 0, "{rel}: a builder thread started when none should");
+        assert_eq!(started, 1, "{rel}: the builder did not move");
+        assert!(
+            here.slices.len() > 10,
+            "{rel}: {} slices",
+            here.slices.len()
+        );
+        let (a, b) = (dump(&here), dump(&moved));
+        if a != b {
+            let line = a
+                .lines()
+                .zip(b.lines())
+                .position(|(x, y)| x != y)
+                .unwrap_or(0);
+            panic!(
+                "{rel}: the builder's own thread changes the model (dump line {line}: {:?} vs {:?})",
+                a.lines().nth(line),
+                b.lines().nth(line)
+            );
+        }
+    }
+}
+
 /// The whole 59 MB trace describes some tracks only after their events (at packet ~1.07 M of
 /// 1.15 M): the one pass settles them at the end and must give the two-pass model. Slow in a
 /// debug build: `cargo test --release --test it -- --ignored one_pass_equals`.
@@ -315,6 +372,19 @@ fn tracks_described_late_give_the_two_pass_model() {
     let data = pb::trace(&packets);
     assert_eq!(formats::testing::perfetto_passes(&data), 1);
     check_one_pass("late tracks", &data);
+    // The settled tracks retargeted by a slice builder on its own thread: the same model.
+    let import = || {
+        let mut m = Model::default();
+        formats::testing::perfetto_import(&data, &mut m, &mut |_| {});
+        dump(&m)
+    };
+    let (here, _) = trialscope::model::sink::with_pipe_after(u64::MAX, import);
+    let (moved, started) = trialscope::model::sink::with_pipe_after(0, import);
+    assert_eq!(started, 1);
+    assert!(
+        moved == here,
+        "late tracks: retargeted on the builder's thread"
+    );
     let mut m = Model::default();
     formats::testing::perfetto_import(&data, &mut m, &mut |_| {});
     assert_eq!(m.slices.len(), 15);

@@ -5,7 +5,7 @@
 //! time (memory holds one event, at most [`MAX_EVENT_BYTES`]); [`lexer`] reads each event's
 //! members straight from the buffered bytes (no value tree: `args` members are kept as
 //! borrowed scalars and spans, within the per-event budget of `formats::limits`), and every
-//! event goes to the one [`SliceBuilder`]. Nothing in an event can fail the import: malformed events are counted in
+//! event goes to the one [`SliceSink`] (its `SliceBuilder`). Nothing in an event can fail the import: malformed events are counted in
 //! [`Model::diagnostics`] (kind, severity, count, first byte offset / event index). Only a
 //! container that is not a JSON object or array, or an object without `traceEvents`, is an
 //! [`ImportError`].
@@ -52,7 +52,7 @@ use crate::model::diagnostics::Kind as Diag;
 use crate::model::facts::{hostname_from_file_name, rank_from_file_name};
 use crate::model::{
     normalize_path, slice_flags, ArgValue, CounterSeries, FrameId, FrameKey, Model, ProcessInfo,
-    Provider, SliceBuilder, StrId, ThreadInfo, TrackId,
+    Provider, SliceSink, StrId, ThreadInfo, TrackId,
 };
 pub use kineto::{is_compile_slice, parse_python_frame};
 use lexer::{number_of, us_text_to_ns, JVal, Lexer, SyntaxError};
@@ -272,7 +272,7 @@ type IssueTotals = [(u64, Option<(u64, u64)>); 4];
 struct Importer<'a, 'm> {
     file_name: &'a str,
     model: &'m mut Model,
-    builder: SliceBuilder,
+    builder: SliceSink,
     events: u64,
     cur_index: u64,
     /// Stream offset and line of byte 0 of the buffer being read (offsets in diagnostics are
@@ -622,7 +622,7 @@ impl<'a, 'm> Importer<'a, 'm> {
         Importer {
             file_name,
             model,
-            builder: SliceBuilder::new(),
+            builder: SliceSink::new(),
             events: 0,
             cur_index: 0,
             base: 0,

@@ -8,7 +8,7 @@
 //!    descriptor or snapshot comes later in file order;
 //! 2. the full import, applying per-sequence incremental state (§5.1) in sequence order.
 //!
-//! Slices go through [`SliceBuilder`] (pairing per track in timestamp order), counters into
+//! Slices go through a [`SliceSink`] (its `SliceBuilder` pairs per track in timestamp order), counters into
 //! [`Model::counters`]; thread, process, global, async and counter tracks are created through
 //! the tracker shared with the JSON importer (`formats::tracks`). Anomalies are counted in [`Model::diagnostics`] with Perfetto-stats style
 //! names (`packet_loss`, `truncated_packet`, `packet_decode_error`, `interned_id_unknown`,
@@ -32,7 +32,7 @@ use crate::model::diagnostics::Kind as Diag;
 use crate::model::nested::enc;
 use crate::model::{
     normalize_path, ArgValue, ArgsId, CounterSeries, FrameId, FrameKey, Model, ProcessInfo,
-    Provider, SliceBuilder, StrId, ThreadInfo, TrackId, TrackKind,
+    Provider, SliceSink, StrId, ThreadInfo, TrackId, TrackKind,
 };
 use clock::ClockGraph;
 use proto::*;
@@ -881,7 +881,7 @@ struct Placeholder {
 
 struct Importer<'m> {
     model: &'m mut Model,
-    builder: SliceBuilder,
+    builder: SliceSink,
     clocks: ClockGraph,
     descriptors: FastMap<u64, TrackDescriptor>,
     seqs: Seqs,
@@ -934,7 +934,7 @@ impl<'m> Importer<'m> {
     fn new(model: &'m mut Model) -> Self {
         Importer {
             model,
-            builder: SliceBuilder::new(),
+            builder: SliceSink::new(),
             clocks: ClockGraph::default(),
             descriptors: FastMap::default(),
             seqs: Seqs::default(),
@@ -1211,7 +1211,7 @@ impl<'m> Importer<'m> {
     }
 
     /// Heap bytes of the model so far and of what the import holds for it.
-    fn heap_bytes(&self) -> u64 {
+    fn heap_bytes(&mut self) -> u64 {
         let seqs: usize = self
             .seqs
             .values()
@@ -2677,13 +2677,17 @@ impl<'m> Importer<'m> {
                 c.track = remap(c.track);
             }
         }
-        self.builder.retarget(|t| {
+        self.builder.retarget(move |t| {
             let t = if t.0 >= PLACEHOLDER_BASE {
                 real[(t.0 - PLACEHOLDER_BASE) as usize]?
             } else {
                 t
             };
-            Some(if identity { t } else { remap(t) })
+            Some(if identity {
+                t
+            } else {
+                TrackId(new_of[t.0 as usize])
+            })
         });
     }
 

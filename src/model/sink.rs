@@ -1,0 +1,559 @@
+//! Where an importer's slice events go: a [`SliceBuilder`] on the importer's thread, which
+//! natively moves to a thread of its own once the trace proves large.
+//!
+//! Pairing and nesting (the builder's work as events stream in) is about a tenth of a Perfetto
+//! import's CPU time; on a second core it overlaps the decoding. The events reach the builder
+//! in the order the importer gives them, so the model is the one the builder makes on the
+//! importer's thread, bit for bit (`tests/it/perfetto_chunks.rs` compares model dumps). The
+//! builder's heap size, which the importers check against their memory budget, is read after
+//! the builder has taken every event given so far, so an import stops at the same event on
+//! either path (and in the browser, whose wasm has no threads and keeps the builder here).
+
+use std::cell::Cell;
+
+use super::builder::{Op, SliceBuilder};
+use super::{ArgsId, FrameId, Model, StrId, TrackId};
+
+/// Events given to the builder on the importer's thread before it moves to its own: below
+/// this, a trace (most of the corpus) never starts a thread.
+const PIPE_AFTER: u64 = 1 << 15;
+
+thread_local! {
+    /// A test's override of [`PIPE_AFTER`] for sinks made on this thread.
+    static PIPE_AFTER_HERE: Cell<Option<u64>> = const { Cell::new(None) };
+    /// Builder threads started by sinks made on this thread.
+    static PIPES_STARTED: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Runs `f` with sinks made on this thread moving their builder to its own thread after
+/// `events` events (`u64::MAX`: never), instead of after [`PIPE_AFTER`]; gives `f`'s result
+/// and the number of builder threads started meanwhile. A test hook: both paths must give
+/// the same model.
+#[doc(hidden)]
+pub fn with_pipe_after<T>(events: u64, f: impl FnOnce() -> T) -> (T, u64) {
+    let old = PIPE_AFTER_HERE.with(|c| c.replace(Some(events)));
+    let started = PIPES_STARTED.with(Cell::get);
+    let out = f();
+    PIPE_AFTER_HERE.with(|c| c.set(old));
+    (out, PIPES_STARTED.with(Cell::get) - started)
+}
+
+/// An importer's [`SliceBuilder`], on its thread or (natively) on a thread of its own: the
+/// builder's `begin`/`end`/`complete`/`instant`, [`heap_bytes`](SliceSink::heap_bytes),
+/// [`retarget`](SliceSink::retarget) and [`finish`](SliceSink::finish) with the same results.
+///
+/// On its own thread, the builder takes events in batches of 4,096 (40 bytes each), at most 4
+/// batches queued: about 1 MB beyond the builder's own heap, left out of `heap_bytes` so that
+/// the budget check matches the browser's. When no thread can be started the builder stays
+/// where it is.
+pub struct SliceSink {
+    here: Option<SliceBuilder>,
+    #[cfg(not(target_arch = "wasm32"))]
+    pipe: Option<pipe::Pipe>,
+    /// Events given while the builder is here.
+    given: u64,
+    pipe_after: u64,
+}
+
+impl Default for SliceSink {
+    fn default() -> Self {
+        SliceSink {
+            here: Some(SliceBuilder::new()),
+            #[cfg(not(target_arch = "wasm32"))]
+            pipe: None,
+            given: 0,
+            pipe_after: PIPE_AFTER_HERE.with(Cell::get).unwrap_or(PIPE_AFTER),
+        }
+    }
+}
+
+impl SliceSink {
+    /// An empty sink, its builder on this thread.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn give(&mut self, op: Op) {
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(p) = &mut self.pipe {
+            p.give(op);
+            return;
+        }
+        self.builder_here().push(&op);
+        self.given += 1;
+        if self.given >= self.pipe_after {
+            self.start_pipe();
+        }
+    }
+
+    /// Moves the builder to its own thread (natively; where no thread can be started, and in
+    /// wasm, it stays here for good).
+    fn start_pipe(&mut self) {
+        self.pipe_after = u64::MAX;
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(p) = pipe::Pipe::start(&mut self.here) {
+            PIPES_STARTED.with(|c| c.set(c.get() + 1));
+            self.pipe = Some(p);
+        }
+    }
+
+    /// The builder, brought back to this thread (after it has taken every event given) if it
+    /// had moved; it stays here from then on.
+    fn builder_here(&mut self) -> &mut SliceBuilder {
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(p) = self.pipe.take() {
+            self.here = Some(p.join());
+            self.pipe_after = u64::MAX;
+        }
+        self.here.get_or_insert_with(SliceBuilder::new)
+    }
+
+    /// A slice begins (see [`SliceBuilder::begin`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn begin(
+        &mut self,
+        track: TrackId,
+        ts_ns: i64,
+        name: StrId,
+        category: StrId,
+        frame: FrameId,
+        args: ArgsId,
+        flags: u8,
+    ) {
+        self.give(Op::begin(track, ts_ns, name, category, frame, args, flags));
+    }
+
+    /// A slice ends (see [`SliceBuilder::end`]).
+    pub fn end(&mut self, track: TrackId, ts_ns: i64, name: Option<StrId>, args: ArgsId) {
+        self.give(Op::end(track, ts_ns, name, args));
+    }
+
+    /// A complete slice (see [`SliceBuilder::complete`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn complete(
+        &mut self,
+        track: TrackId,
+        ts_ns: i64,
+        dur_ns: i64,
+        name: StrId,
+        category: StrId,
+        frame: FrameId,
+        args: ArgsId,
+        flags: u8,
+    ) {
+        self.give(Op::complete(
+            track, ts_ns, dur_ns, name, category, frame, args, flags,
+        ));
+    }
+
+    /// An instant (see [`SliceBuilder::instant`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn instant(
+        &mut self,
+        track: TrackId,
+        ts_ns: i64,
+        name: StrId,
+        category: StrId,
+        frame: FrameId,
+        args: ArgsId,
+        flags: u8,
+    ) {
+        self.give(Op::instant(
+            track, ts_ns, name, category, frame, args, flags,
+        ));
+    }
+
+    /// The builder's heap bytes ([`SliceBuilder::heap_bytes`]) once it has taken every event
+    /// given so far: waits for a builder on its own thread to catch up.
+    pub fn heap_bytes(&mut self) -> usize {
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(p) = &mut self.pipe {
+            if let Some(n) = p.heap_bytes() {
+                return n;
+            }
+            // The builder's thread is gone (a panic): joining it passes the panic on.
+            return self.builder_here().heap_bytes();
+        }
+        self.here.as_ref().map_or(0, SliceBuilder::heap_bytes)
+    }
+
+    /// [`SliceBuilder::retarget`], where the builder is (on its own thread after every event
+    /// given so far).
+    pub fn retarget(&mut self, map: impl FnMut(TrackId) -> Option<TrackId> + Send + 'static) {
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(p) = &mut self.pipe {
+            p.retarget(Box::new(map));
+            return;
+        }
+        self.builder_here().retarget(map);
+    }
+
+    /// [`SliceBuilder::finish`]: on the builder's own thread when it has one (the model
+    /// goes there and back, so the slice columns are made in the memory its pairs leave), on
+    /// this thread otherwise.
+    pub fn finish(mut self, model: &mut Model) {
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(p) = self.pipe.take() {
+            p.finish(model);
+            return;
+        }
+        let b = std::mem::take(self.builder_here());
+        b.finish(model);
+    }
+}
+
+/// The builder on a thread of its own (not in wasm).
+#[cfg(not(target_arch = "wasm32"))]
+mod pipe {
+    use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
+    use std::thread::JoinHandle;
+
+    use super::super::builder::{add_lane_steps, lane_steps_on_this_thread, Op, SliceBuilder};
+    use super::super::{Model, TrackId};
+
+    /// Events per batch handed to the builder's thread (160 KiB).
+    pub(super) const BATCH: usize = 4096;
+    /// Batches queued for the builder's thread at most; the importer waits beyond.
+    pub(super) const IN_FLIGHT: usize = 4;
+
+    type Retarget = Box<dyn FnMut(TrackId) -> Option<TrackId> + Send>;
+
+    enum ToBuilder {
+        Ops(Vec<Op>),
+        /// Reply with the builder's heap bytes.
+        Heap,
+        /// [`SliceBuilder::retarget`] with this map.
+        Retarget(Retarget),
+        /// Build the slices into this model and give it back (the last message).
+        Finish(Box<Model>),
+    }
+
+    /// What the builder's thread ends with.
+    enum Done {
+        /// The importer hung up: the builder, to go on with here.
+        Builder(SliceBuilder),
+        /// The model with its slices built.
+        Model(Box<Model>),
+    }
+
+    enum FromBuilder {
+        /// A batch taken, for reuse.
+        Spent(Vec<Op>),
+        Heap(usize),
+    }
+
+    pub(super) struct Pipe {
+        batch: Vec<Op>,
+        spare: Vec<Vec<Op>>,
+        tx: SyncSender<ToBuilder>,
+        rx: Receiver<FromBuilder>,
+        /// The builder (or, after [`ToBuilder::Finish`], the model) and the lane-search steps
+        /// taken there.
+        thread: JoinHandle<(Done, u64)>,
+    }
+
+    impl Pipe {
+        /// Starts a thread for the builder in `here` and moves it there; `None` (the builder
+        /// left in `here`) when no thread can be started.
+        pub(super) fn start(here: &mut Option<SliceBuilder>) -> Option<Pipe> {
+            let (tx, rx) = sync_channel::<ToBuilder>(IN_FLIGHT);
+            let (back_tx, back_rx) = channel::<FromBuilder>();
+            // The builder goes over once the thread runs, so a failed spawn keeps it.
+            let (give_tx, give_rx) = channel::<SliceBuilder>();
+            let thread = std::thread::Builder::new()
+                .name("trialscope-slices".into())
+                .spawn(move || run(give_rx, rx, back_tx))
+                .ok()?;
+            // The thread waits for the builder, so the send succeeds.
+            let _ = give_tx.send(here.take()?);
+            Some(Pipe {
+                batch: Vec::with_capacity(BATCH),
+                spare: Vec::new(),
+                tx,
+                rx: back_rx,
+                thread,
+            })
+        }
+
+        pub(super) fn give(&mut self, op: Op) {
+            self.batch.push(op);
+            if self.batch.len() == BATCH {
+                self.flush();
+            }
+        }
+
+        /// Sends the batch being filled (when it holds events). A builder thread that is gone
+        /// keeps the batch: [`Pipe::join`] then passes its panic on.
+        fn flush(&mut self) {
+            if self.batch.is_empty() {
+                return;
+            }
+            let next = self.spare.pop().or_else(|| {
+                self.rx.try_recv().ok().and_then(|m| match m {
+                    FromBuilder::Spent(v) => Some(v),
+                    FromBuilder::Heap(_) => None,
+                })
+            });
+            let next = next.unwrap_or_else(|| Vec::with_capacity(BATCH));
+            let full = std::mem::replace(&mut self.batch, next);
+            if let Err(e) = self.tx.send(ToBuilder::Ops(full)) {
+                if let ToBuilder::Ops(v) = e.0 {
+                    self.batch = v;
+                }
+            }
+        }
+
+        /// Sends `map` for the builder to retarget its tracks with after every event given
+        /// so far (a thread that is gone passes its panic on at the end).
+        pub(super) fn retarget(&mut self, map: Retarget) {
+            self.flush();
+            let _ = self.tx.send(ToBuilder::Retarget(map));
+        }
+
+        /// The builder's heap bytes after every event given so far; `None` when its thread is
+        /// gone.
+        pub(super) fn heap_bytes(&mut self) -> Option<usize> {
+            self.flush();
+            self.tx.send(ToBuilder::Heap).ok()?;
+            loop {
+                match self.rx.recv().ok()? {
+                    FromBuilder::Spent(v) => self.spare.push(v),
+                    FromBuilder::Heap(n) => return Some(n),
+                }
+            }
+        }
+
+        /// The builder, after it has taken every event given; its lane-search steps are
+        /// added to this thread's count. A panic on the builder's thread is passed on here,
+        /// as it would have happened here.
+        pub(super) fn join(mut self) -> SliceBuilder {
+            self.flush();
+            let Pipe { tx, thread, .. } = self;
+            drop(tx);
+            match end(thread) {
+                Done::Builder(b) => b,
+                // Not sent on this path.
+                Done::Model(_) => SliceBuilder::new(),
+            }
+        }
+
+        /// [`SliceBuilder::finish`] into `model` on the builder's thread, after every event
+        /// given; `model` is moved there and back.
+        pub(super) fn finish(mut self, model: &mut Model) {
+            self.flush();
+            let m = Box::new(std::mem::take(model));
+            let Pipe { tx, thread, .. } = self;
+            let sent = tx.send(ToBuilder::Finish(m));
+            drop(tx);
+            match (end(thread), sent) {
+                (Done::Model(m), _) => *model = *m,
+                // The thread ended before the model reached it: back here, finished here.
+                (Done::Builder(b), Err(e)) => {
+                    if let ToBuilder::Finish(m) = e.0 {
+                        *model = *m;
+                    }
+                    b.finish(model);
+                }
+                (Done::Builder(b), Ok(())) => b.finish(model),
+            }
+        }
+    }
+
+    /// Joins the builder's thread, adding its lane-search steps to this thread's count and
+    /// passing a panic of that thread on, as it would have happened here.
+    fn end(thread: JoinHandle<(Done, u64)>) -> Done {
+        match thread.join() {
+            Ok((done, steps)) => {
+                add_lane_steps(steps);
+                done
+            }
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+
+    /// The builder's thread: takes the builder, then batches until the importer hangs up or
+    /// asks for the slices.
+    fn run(
+        give: Receiver<SliceBuilder>,
+        rx: Receiver<ToBuilder>,
+        back: Sender<FromBuilder>,
+    ) -> (Done, u64) {
+        let Ok(mut b) = give.recv() else {
+            return (Done::Builder(SliceBuilder::new()), 0);
+        };
+        let steps = lane_steps_on_this_thread();
+        while let Ok(m) = rx.recv() {
+            match m {
+                ToBuilder::Ops(mut ops) => {
+                    for op in &ops {
+                        b.push(op);
+                    }
+                    ops.clear();
+                    let _ = back.send(FromBuilder::Spent(ops));
+                }
+                ToBuilder::Heap => {
+                    let _ = back.send(FromBuilder::Heap(b.heap_bytes()));
+                }
+                ToBuilder::Retarget(map) => b.retarget(map),
+                ToBuilder::Finish(mut model) => {
+                    b.finish(&mut model);
+                    return (Done::Model(model), lane_steps_on_this_thread() - steps);
+                }
+            }
+        }
+        (Done::Builder(b), lane_steps_on_this_thread() - steps)
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+    use crate::model::{Track, TrackKind};
+
+    /// A model with `n` thread tracks and a few names.
+    fn model(n: u32) -> Model {
+        let mut m = Model::default();
+        for i in 0..n {
+            m.add_track(Track {
+                name: StrId(0),
+                kind: TrackKind::Thread,
+                pid: Some(1),
+                tid: Some(i64::from(i)),
+                parent: None,
+                overflow_of: None,
+            });
+        }
+        for s in ["a", "b", "c"] {
+            m.strings.intern(s);
+        }
+        m
+    }
+
+    /// 30,517 events over 40 tracks: mostly in time order, some late (re-streamed and raw
+    /// tracks), partly overlapping complete events (overflow lanes), named and unnamed ends,
+    /// ends with nothing open, instants, and a few implausible negative timestamps.
+    fn events(mut each: impl FnMut(u32, Op)) {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut ts = 1_000i64;
+        for i in 0..30_517u32 {
+            let r = next();
+            let track = TrackId((r % 40) as u32);
+            ts += (r >> 8) as i64 % 50;
+            let at = match r >> 20 & 31 {
+                0 => ts - 5_000,
+                1 if i % 1000 == 0 => -(1 << 50),
+                _ => ts,
+            };
+            let name = StrId(1 + (r >> 30) as u32 % 3);
+            let args = ArgsId(0);
+            let op = match r >> 40 & 7 {
+                0 | 1 => Op::begin(track, at, name, StrId(0), FrameId(0), args, 0),
+                2 | 3 => Op::end(track, at, None, args),
+                4 => Op::end(track, at, Some(name), args),
+                5 => Op::instant(track, at, name, StrId(0), FrameId(0), args, 0),
+                _ => Op::complete(
+                    track,
+                    at,
+                    (r >> 50) as i64 % 400,
+                    name,
+                    StrId(0),
+                    FrameId(0),
+                    args,
+                    1,
+                ),
+            };
+            each(i, op);
+        }
+    }
+
+    /// Everything the builder puts into a model, as text.
+    fn dump(m: &Model) -> String {
+        let s = &m.slices;
+        format!(
+            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+            s.ts_ns,
+            s.dur_ns,
+            s.track,
+            s.name,
+            s.depth,
+            (0..s.len()).map(|i| s.parent.get(i)).collect::<Vec<_>>(),
+            s.flags,
+            m.tracks.len(),
+            m.tracks.iter().map(|t| t.overflow_of).collect::<Vec<_>>(),
+            m.diagnostics.entries()
+        )
+    }
+
+    /// The builder alone, on this thread: the reference. Gives the model and the heap bytes
+    /// every 1,000 events.
+    fn reference(retarget: bool) -> (String, Vec<usize>) {
+        let mut m = model(40);
+        let mut b = SliceBuilder::new();
+        let mut heaps = Vec::new();
+        events(|i, op| {
+            b.push(&op);
+            if i % 1000 == 999 {
+                heaps.push(b.heap_bytes());
+            }
+        });
+        if retarget {
+            b.retarget(|t| (t.0 != 7).then_some(TrackId(t.0 % 20)));
+        }
+        b.finish(&mut m);
+        (dump(&m), heaps)
+    }
+
+    /// A sink that moves its builder after `after` events: the model, the heap bytes every
+    /// 1,000 events, the builder threads started and the lane-search steps counted here.
+    fn through_sink(after: u64, retarget: bool) -> (String, Vec<usize>, u64, u64) {
+        let steps = super::super::builder::lane_steps_on_this_thread();
+        let ((m, heaps), started) = with_pipe_after(after, || {
+            let mut m = model(40);
+            let mut s = SliceSink::new();
+            let mut heaps = Vec::new();
+            events(|i, op| {
+                s.give(op);
+                if i % 1000 == 999 {
+                    heaps.push(s.heap_bytes());
+                }
+            });
+            if retarget {
+                s.retarget(|t| (t.0 != 7).then_some(TrackId(t.0 % 20)));
+            }
+            s.finish(&mut m);
+            (m, heaps)
+        });
+        let steps = super::super::builder::lane_steps_on_this_thread() - steps;
+        (dump(&m), heaps, started, steps)
+    }
+
+    /// Moved to its own thread at the first event, after 5,000 or never, the builder gives
+    /// the same slices, lanes and diagnostics, and the same heap bytes at every check (so a
+    /// budget stops an import at the same event), with and without a retarget; the
+    /// lane-search steps are counted on the importer's thread either way.
+    #[test]
+    fn a_builder_on_its_own_thread_gives_the_same_model() {
+        for retarget in [false, true] {
+            let (want, want_heaps) = reference(retarget);
+            assert!(want.len() > 10_000, "the events make slices");
+            let (_, _, _, steps_here) = through_sink(u64::MAX, retarget);
+            assert!(steps_here > 0, "overlapping events search lanes");
+            for (after, threads) in [(0, 1), (5_000, 1), (u64::MAX, 0)] {
+                let (got, heaps, started, steps) = through_sink(after, retarget);
+                assert_eq!(started, threads, "threads started, moved after {after}");
+                assert!(
+                    got == want,
+                    "moved after {after}, retarget {retarget}: model differs"
+                );
+                assert_eq!(heaps, want_heaps, "moved after {after}: heap bytes differ");
+                assert_eq!(steps, steps_here, "moved after {after}: lane steps");
+            }
+        }
+    }
+}
