@@ -217,7 +217,7 @@ fn name_arg(model: &Model, i: usize) -> Option<String> {
 mod tests {
     use super::*;
     use crate::model::compile_record::KeyDefaults;
-    use crate::model::{ArgsId, FrameId, SliceBuilder, Track, TrackKind};
+    use crate::model::{ArgsId, FrameId, SliceBuilder, SliceEvents, Track, TrackKind};
 
     /// A model with torch.compile-like compile slices nested inside a step annotation.
     fn torch_like_model(dynamo_s: f64, bwd_s: Option<f64>) -> Model {

@@ -1152,7 +1152,9 @@ mod tests {
 
     #[test]
     fn posted_from_tells_tasks_of_one_name_apart() {
-        use crate::model::{ArgsId, FrameKey, Provider, SliceBuilder, StrId, Track, TrackKind};
+        use crate::model::{
+            ArgsId, FrameKey, Provider, SliceBuilder, SliceEvents, StrId, Track, TrackKind,
+        };
         let mut m = Model::default();
         let t = m.add_track(Track {
             name: StrId(0),

@@ -35,7 +35,8 @@ use serde_json::{Map, Value};
 
 use crate::model::diagnostics::Kind;
 use crate::model::{
-    ArgValue, CounterSeries, Diagnostics, FrameId, Model, SliceBuilder, StrId, Track, TrackKind,
+    ArgValue, CounterSeries, Diagnostics, FrameId, Model, SliceBuilder, SliceEvents, StrId, Track,
+    TrackKind,
 };
 
 /// Schema versions this reader understands.

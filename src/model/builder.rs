@@ -29,10 +29,10 @@ const END_NAMED: u8 = 2;
 const COMPLETE: u8 = 3;
 const INSTANT: u8 = 4;
 
-/// One slice event as an importer gives it, 40 bytes: what [`SliceBuilder::push`] files (and
-/// what a [`SliceSink`](super::sink::SliceSink) hands to the builder's thread in batches).
+/// One slice event as an importer gives it (40 bytes; opaque outside the model): what
+/// [`SliceEvents::give`] takes.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Op {
+pub struct Op {
     track: TrackId,
     kind: u8,
     flags: u8,
@@ -47,9 +47,17 @@ pub(super) struct Op {
 
 const _: () = assert!(std::mem::size_of::<Op>() == 40);
 
-impl Op {
-    /// A slice begins (see [`SliceBuilder::begin`]).
-    pub(super) fn begin(
+/// What an importer gives a slice builder ([`SliceBuilder`], or a
+/// [`SliceSink`](super::sink::SliceSink) that may run one on another thread): begin/end pairs,
+/// complete slices and instants, filed in the order given.
+pub trait SliceEvents {
+    /// Files one event (the other methods make it).
+    fn give(&mut self, op: Op);
+
+    /// A slice begins at `ts_ns` on `track`.
+    #[allow(clippy::too_many_arguments)]
+    fn begin(
+        &mut self,
         track: TrackId,
         ts_ns: i64,
         name: StrId,
@@ -57,10 +65,11 @@ impl Op {
         frame: FrameId,
         args: ArgsId,
         flags: u8,
-    ) -> Op {
-        Op {
+    ) {
+        let kind = BEGIN;
+        self.give(Op {
             track,
-            kind: BEGIN,
+            kind,
             flags,
             ts_ns,
             x: 0,
@@ -68,31 +77,35 @@ impl Op {
             category,
             frame,
             args,
-        }
+        });
     }
 
-    /// A slice ends (see [`SliceBuilder::end`]).
-    pub(super) fn end(track: TrackId, ts_ns: i64, name: Option<StrId>, args: ArgsId) -> Op {
+    /// A slice ends at `ts_ns` on `track`. With `name`, the innermost open slice of that name is
+    /// closed (Chrome JSON); without, the innermost open slice (Perfetto). `args` are merged into
+    /// the begin's args.
+    fn end(&mut self, track: TrackId, ts_ns: i64, name: Option<StrId>, args: ArgsId) {
         let (kind, x) = match name {
             Some(n) => (END_NAMED, i64::from(n.0)),
             None => (END, 0),
         };
-        Op {
+        let none = StrId(0);
+        self.give(Op {
             track,
             kind,
             flags: 0,
             ts_ns,
             x,
-            name: StrId(0),
-            category: StrId(0),
+            name: none,
+            category: none,
             frame: FrameId(0),
             args,
-        }
+        });
     }
 
-    /// A complete slice (see [`SliceBuilder::complete`]); a negative duration becomes 0.
+    /// A complete slice of `dur_ns` (must be ≥ 0; the caller counts and drops negative ones).
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn complete(
+    fn complete(
+        &mut self,
         track: TrackId,
         ts_ns: i64,
         dur_ns: i64,
@@ -101,22 +114,25 @@ impl Op {
         frame: FrameId,
         args: ArgsId,
         flags: u8,
-    ) -> Op {
-        Op {
-            track,
+    ) {
+        let x = dur_ns.max(0);
+        self.give(Op {
             kind: COMPLETE,
+            x,
+            track,
             flags,
             ts_ns,
-            x: dur_ns.max(0),
             name,
             category,
             frame,
             args,
-        }
+        });
     }
 
-    /// An instant (see [`SliceBuilder::instant`]).
-    pub(super) fn instant(
+    /// A zero-duration instant.
+    #[allow(clippy::too_many_arguments)]
+    fn instant(
+        &mut self,
         track: TrackId,
         ts_ns: i64,
         name: StrId,
@@ -124,18 +140,25 @@ impl Op {
         frame: FrameId,
         args: ArgsId,
         flags: u8,
-    ) -> Op {
-        Op {
-            track,
+    ) {
+        let flags = flags | slice_flags::INSTANT;
+        self.give(Op {
             kind: INSTANT,
-            flags: flags | slice_flags::INSTANT,
+            flags,
+            track,
             ts_ns,
             x: 0,
             name,
             category,
             frame,
             args,
-        }
+        });
+    }
+}
+
+impl SliceEvents for SliceBuilder {
+    fn give(&mut self, op: Op) {
+        self.push(&op);
     }
 }
 
@@ -774,63 +797,6 @@ impl SliceBuilder {
         }
         grow_by_half(&mut bucket.events);
         bucket.events.push(e);
-    }
-
-    /// A slice begins at `ts_ns` on `track`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn begin(
-        &mut self,
-        track: TrackId,
-        ts_ns: i64,
-        name: StrId,
-        category: StrId,
-        frame: FrameId,
-        args: ArgsId,
-        flags: u8,
-    ) {
-        self.push(&Op::begin(track, ts_ns, name, category, frame, args, flags));
-    }
-
-    /// A slice ends at `ts_ns` on `track`. With `name`, the innermost open slice of that name is
-    /// closed (Chrome JSON); without, the innermost open slice (Perfetto). `args` are merged into
-    /// the begin's args.
-    pub fn end(&mut self, track: TrackId, ts_ns: i64, name: Option<StrId>, args: ArgsId) {
-        self.push(&Op::end(track, ts_ns, name, args));
-    }
-
-    /// A complete slice of `dur_ns` (must be ≥ 0; the caller counts and drops negative ones).
-    #[allow(clippy::too_many_arguments)]
-    pub fn complete(
-        &mut self,
-        track: TrackId,
-        ts_ns: i64,
-        dur_ns: i64,
-        name: StrId,
-        category: StrId,
-        frame: FrameId,
-        args: ArgsId,
-        flags: u8,
-    ) {
-        self.push(&Op::complete(
-            track, ts_ns, dur_ns, name, category, frame, args, flags,
-        ));
-    }
-
-    /// A zero-duration instant.
-    #[allow(clippy::too_many_arguments)]
-    pub fn instant(
-        &mut self,
-        track: TrackId,
-        ts_ns: i64,
-        name: StrId,
-        category: StrId,
-        frame: FrameId,
-        args: ArgsId,
-        flags: u8,
-    ) {
-        self.push(&Op::instant(
-            track, ts_ns, name, category, frame, args, flags,
-        ));
     }
 
     /// Moves every pending event of track `t` to `map(t)`, dropping it when `map` gives `None`

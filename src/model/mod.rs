@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 pub use args::{ArgRef, ArgSets, Args, ArgsIter};
-pub use builder::SliceBuilder;
+pub use builder::{SliceBuilder, SliceEvents};
 pub use diagnostics::{Diagnostic, Diagnostics, Severity};
 pub use frame::{
     frame_record_id, normalize_path, Frame, FrameId, FrameKey, FrameTable, Provider,

@@ -11,8 +11,8 @@
 
 use std::cell::Cell;
 
-use super::builder::{Op, SliceBuilder};
-use super::{ArgsId, FrameId, Model, StrId, TrackId};
+use super::builder::{Op, SliceBuilder, SliceEvents};
+use super::{Model, TrackId};
 
 /// Events given to the builder on the importer's thread before it moves to its own: below
 /// this, a trace (most of the corpus) never starts a thread.
@@ -39,7 +39,7 @@ pub fn with_pipe_after<T>(events: u64, f: impl FnOnce() -> T) -> (T, u64) {
 }
 
 /// An importer's [`SliceBuilder`], on its thread or (natively) on a thread of its own: the
-/// builder's `begin`/`end`/`complete`/`instant`, [`heap_bytes`](SliceSink::heap_bytes),
+/// builder's [`SliceEvents`], [`heap_bytes`](SliceSink::heap_bytes),
 /// [`retarget`](SliceSink::retarget) and [`finish`](SliceSink::finish) with the same results.
 ///
 /// On its own thread, the builder takes events in batches of 4,096 (40 bytes each), at most 4
@@ -73,19 +73,6 @@ impl SliceSink {
         Self::default()
     }
 
-    fn give(&mut self, op: Op) {
-        #[cfg(not(target_arch = "wasm32"))]
-        if let Some(p) = &mut self.pipe {
-            p.give(op);
-            return;
-        }
-        self.builder_here().push(&op);
-        self.given += 1;
-        if self.given >= self.pipe_after {
-            self.start_pipe();
-        }
-    }
-
     /// Moves the builder to its own thread (natively; where no thread can be started, and in
     /// wasm, it stays here for good).
     fn start_pipe(&mut self) {
@@ -106,61 +93,6 @@ impl SliceSink {
             self.pipe_after = u64::MAX;
         }
         self.here.get_or_insert_with(SliceBuilder::new)
-    }
-
-    /// A slice begins (see [`SliceBuilder::begin`]).
-    #[allow(clippy::too_many_arguments)]
-    pub fn begin(
-        &mut self,
-        track: TrackId,
-        ts_ns: i64,
-        name: StrId,
-        category: StrId,
-        frame: FrameId,
-        args: ArgsId,
-        flags: u8,
-    ) {
-        self.give(Op::begin(track, ts_ns, name, category, frame, args, flags));
-    }
-
-    /// A slice ends (see [`SliceBuilder::end`]).
-    pub fn end(&mut self, track: TrackId, ts_ns: i64, name: Option<StrId>, args: ArgsId) {
-        self.give(Op::end(track, ts_ns, name, args));
-    }
-
-    /// A complete slice (see [`SliceBuilder::complete`]).
-    #[allow(clippy::too_many_arguments)]
-    pub fn complete(
-        &mut self,
-        track: TrackId,
-        ts_ns: i64,
-        dur_ns: i64,
-        name: StrId,
-        category: StrId,
-        frame: FrameId,
-        args: ArgsId,
-        flags: u8,
-    ) {
-        self.give(Op::complete(
-            track, ts_ns, dur_ns, name, category, frame, args, flags,
-        ));
-    }
-
-    /// An instant (see [`SliceBuilder::instant`]).
-    #[allow(clippy::too_many_arguments)]
-    pub fn instant(
-        &mut self,
-        track: TrackId,
-        ts_ns: i64,
-        name: StrId,
-        category: StrId,
-        frame: FrameId,
-        args: ArgsId,
-        flags: u8,
-    ) {
-        self.give(Op::instant(
-            track, ts_ns, name, category, frame, args, flags,
-        ));
     }
 
     /// The builder's heap bytes ([`SliceBuilder::heap_bytes`]) once it has taken every event
@@ -199,6 +131,21 @@ impl SliceSink {
         }
         let b = std::mem::take(self.builder_here());
         b.finish(model);
+    }
+}
+
+impl SliceEvents for SliceSink {
+    fn give(&mut self, op: Op) {
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(p) = &mut self.pipe {
+            p.give(op);
+            return;
+        }
+        self.builder_here().push(&op);
+        self.given += 1;
+        if self.given >= self.pipe_after {
+            self.start_pipe();
+        }
     }
 }
 
@@ -408,7 +355,7 @@ mod pipe {
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
-    use crate::model::{Track, TrackKind};
+    use crate::model::{ArgsId, FrameId, StrId, Track, TrackKind};
 
     /// A model with `n` thread tracks and a few names.
     fn model(n: u32) -> Model {
@@ -432,7 +379,7 @@ mod tests {
     /// 30,517 events over 40 tracks: mostly in time order, some late (re-streamed and raw
     /// tracks), partly overlapping complete events (overflow lanes), named and unnamed ends,
     /// ends with nothing open, instants, and a few implausible negative timestamps.
-    fn events(mut each: impl FnMut(u32, Op)) {
+    fn events<T: SliceEvents>(t: &mut T, mut every_1000: impl FnMut(&mut T)) {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = move || {
             x ^= x << 13;
@@ -441,6 +388,8 @@ mod tests {
             x
         };
         let mut ts = 1_000i64;
+        let none = StrId(0);
+        let no_frame = FrameId(0);
         for i in 0..30_517u32 {
             let r = next();
             let track = TrackId((r % 40) as u32);
@@ -452,23 +401,19 @@ mod tests {
             };
             let name = StrId(1 + (r >> 30) as u32 % 3);
             let args = ArgsId(0);
-            let op = match r >> 40 & 7 {
-                0 | 1 => Op::begin(track, at, name, StrId(0), FrameId(0), args, 0),
-                2 | 3 => Op::end(track, at, None, args),
-                4 => Op::end(track, at, Some(name), args),
-                5 => Op::instant(track, at, name, StrId(0), FrameId(0), args, 0),
-                _ => Op::complete(
-                    track,
-                    at,
-                    (r >> 50) as i64 % 400,
-                    name,
-                    StrId(0),
-                    FrameId(0),
-                    args,
-                    1,
-                ),
-            };
-            each(i, op);
+            match r >> 40 & 7 {
+                0 | 1 => t.begin(track, at, name, none, no_frame, args, 0),
+                2 | 3 => t.end(track, at, None, args),
+                4 => t.end(track, at, Some(name), args),
+                5 => t.instant(track, at, name, none, no_frame, args, 0),
+                _ => {
+                    let dur = (r >> 50) as i64 % 400;
+                    t.complete(track, at, dur, name, none, no_frame, args, 1)
+                }
+            }
+            if i % 1000 == 999 {
+                every_1000(t);
+            }
         }
     }
 
@@ -496,12 +441,7 @@ mod tests {
         let mut m = model(40);
         let mut b = SliceBuilder::new();
         let mut heaps = Vec::new();
-        events(|i, op| {
-            b.push(&op);
-            if i % 1000 == 999 {
-                heaps.push(b.heap_bytes());
-            }
-        });
+        events(&mut b, |b| heaps.push(b.heap_bytes()));
         if retarget {
             b.retarget(|t| (t.0 != 7).then_some(TrackId(t.0 % 20)));
         }
@@ -517,12 +457,7 @@ mod tests {
             let mut m = model(40);
             let mut s = SliceSink::new();
             let mut heaps = Vec::new();
-            events(|i, op| {
-                s.give(op);
-                if i % 1000 == 999 {
-                    heaps.push(s.heap_bytes());
-                }
-            });
+            events(&mut s, |s| heaps.push(s.heap_bytes()));
             if retarget {
                 s.retarget(|t| (t.0 != 7).then_some(TrackId(t.0 % 20)));
             }

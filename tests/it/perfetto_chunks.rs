@@ -151,18 +151,9 @@ fn check_chunks(name: &str, bytes: &[u8], chunks: &[usize]) -> Model {
         let (m, cid) = load_chunked(name, bytes, chunk);
         assert_eq!(cid, id, "{name}: artifact id with {chunk}-byte reads");
         let got = dump(&m);
-        if got != want {
-            let line = got
-                .lines()
-                .zip(want.lines())
-                .position(|(a, b)| a != b)
-                .unwrap_or(0);
-            panic!(
-                "{name}: {chunk}-byte reads change the model (first difference at dump line {line}: {:?} vs {:?})",
-                got.lines().nth(line),
-                want.lines().nth(line)
-            );
-        }
+        same_dumps(&got, &want, || {
+            format!("{name}: {chunk}-byte reads change the model")
+        });
     }
     whole
 }
@@ -174,6 +165,11 @@ fn check_one_pass(name: &str, data: &[u8]) {
     let mut two = Model::default();
     formats::testing::perfetto_import_two_pass(data, &mut two);
     let (a, b) = (dump(&one), dump(&two));
+    same_dumps(&a, &b, || format!("{name}: one pass ≠ two passes"));
+}
+
+/// Panics with `what` and the first line that differs unless the two dumps are equal.
+fn same_dumps(a: &str, b: &str, what: impl FnOnce() -> String) {
     if a != b {
         let line = a
             .lines()
@@ -181,7 +177,8 @@ fn check_one_pass(name: &str, data: &[u8]) {
             .position(|(x, y)| x != y)
             .unwrap_or(0);
         panic!(
-            "{name}: one pass ≠ two passes (first difference at dump line {line}: {:?} vs {:?})",
+            "{} (first difference at dump line {line}: {:?} vs {:?})",
+            what(),
             a.lines().nth(line),
             b.lines().nth(line)
         );
@@ -278,19 +275,9 @@ fn a_slice_builder_on_its_own_thread_gives_the_same_model() {
             "{rel}: {} slices",
             here.slices.len()
         );
-        let (a, b) = (dump(&here), dump(&moved));
-        if a != b {
-            let line = a
-                .lines()
-                .zip(b.lines())
-                .position(|(x, y)| x != y)
-                .unwrap_or(0);
-            panic!(
-                "{rel}: the builder's own thread changes the model (dump line {line}: {:?} vs {:?})",
-                a.lines().nth(line),
-                b.lines().nth(line)
-            );
-        }
+        same_dumps(&dump(&moved), &dump(&here), || {
+            format!("{rel}: the builder's own thread changes the model")
+        });
     }
 }
 

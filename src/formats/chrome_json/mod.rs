@@ -52,7 +52,7 @@ use crate::model::diagnostics::Kind as Diag;
 use crate::model::facts::{hostname_from_file_name, rank_from_file_name};
 use crate::model::{
     normalize_path, slice_flags, ArgValue, CounterSeries, FrameId, FrameKey, Model, ProcessInfo,
-    Provider, SliceSink, StrId, ThreadInfo, TrackId,
+    Provider, SliceEvents, SliceSink, StrId, ThreadInfo, TrackId,
 };
 pub use kineto::{is_compile_slice, parse_python_frame};
 use lexer::{number_of, us_text_to_ns, JVal, Lexer, SyntaxError};

@@ -32,7 +32,7 @@ use crate::model::diagnostics::Kind as Diag;
 use crate::model::nested::enc;
 use crate::model::{
     normalize_path, ArgValue, ArgsId, CounterSeries, FrameId, FrameKey, Model, ProcessInfo,
-    Provider, SliceSink, StrId, ThreadInfo, TrackId, TrackKind,
+    Provider, SliceEvents, SliceSink, StrId, ThreadInfo, TrackId, TrackKind,
 };
 use clock::ClockGraph;
 use proto::*;
