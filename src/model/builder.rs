@@ -1144,8 +1144,9 @@ thread_local! {
     static LANE_STEPS: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Steps the overflow-lane search has taken on this thread (segment-tree levels visited by
-/// lookups and updates). A test hook for the complexity tests: N overlapping slices take
+/// Steps the overflow-lane search has taken for imports run on this thread (those taken on an
+/// import's slice-builder thread included: segment-tree levels visited by lookups and
+/// updates). A test hook for the complexity tests: N overlapping slices take
 /// O(N log N) steps.
 #[doc(hidden)]
 pub fn lane_steps_on_this_thread() -> u64 {

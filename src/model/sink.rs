@@ -25,9 +25,10 @@ thread_local! {
     static PIPES_STARTED: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Runs `f` with sinks made on this thread moving their builder to its own thread after
-/// `events` events (`u64::MAX`: never), instead of after [`PIPE_AFTER`]; gives `f`'s result
-/// and the number of builder threads started meanwhile. A test hook: both paths must give
+/// Runs `f` with sinks made on this thread moving their builder to its own thread once it
+/// has taken `events` events (at least one: 0 moves it after the first; `u64::MAX`: never),
+/// instead of after [`PIPE_AFTER`]; gives `f`'s result and the number of builder threads
+/// started meanwhile. A test hook: both paths must give
 /// the same model.
 #[doc(hidden)]
 pub fn with_pipe_after<T>(events: u64, f: impl FnOnce() -> T) -> (T, u64) {
@@ -84,14 +85,8 @@ impl SliceSink {
         }
     }
 
-    /// The builder, brought back to this thread (after it has taken every event given) if it
-    /// had moved; it stays here from then on.
+    /// The builder on this thread (called only while it has not moved).
     fn builder_here(&mut self) -> &mut SliceBuilder {
-        #[cfg(not(target_arch = "wasm32"))]
-        if let Some(p) = self.pipe.take() {
-            self.here = Some(p.join());
-            self.pipe_after = u64::MAX;
-        }
         self.here.get_or_insert_with(SliceBuilder::new)
     }
 
@@ -100,11 +95,7 @@ impl SliceSink {
     pub fn heap_bytes(&mut self) -> usize {
         #[cfg(not(target_arch = "wasm32"))]
         if let Some(p) = &mut self.pipe {
-            if let Some(n) = p.heap_bytes() {
-                return n;
-            }
-            // The builder's thread is gone (a panic): joining it passes the panic on.
-            return self.builder_here().heap_bytes();
+            return p.heap_bytes();
         }
         self.here.as_ref().map_or(0, SliceBuilder::heap_bytes)
     }
@@ -155,13 +146,14 @@ mod pipe {
     use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
     use std::thread::JoinHandle;
 
+    use super::super::args::ArgSets;
     use super::super::builder::{add_lane_steps, lane_steps_on_this_thread, Op, SliceBuilder};
     use super::super::{Model, TrackId};
 
     /// Events per batch handed to the builder's thread (160 KiB).
-    pub(super) const BATCH: usize = 4096;
+    const BATCH: usize = 4096;
     /// Batches queued for the builder's thread at most; the importer waits beyond.
-    pub(super) const IN_FLIGHT: usize = 4;
+    const IN_FLIGHT: usize = 4;
 
     type Retarget = Box<dyn FnMut(TrackId) -> Option<TrackId> + Send>;
 
@@ -183,6 +175,10 @@ mod pipe {
         Model(Box<Model>),
     }
 
+    /// The builder's thread's result, and the test hooks' operation counts it made there
+    /// (lane-search steps, arg-merge probes), added to the importer's thread's at the end.
+    type Ended = (Done, u64, u64);
+
     enum FromBuilder {
         /// A batch taken, for reuse.
         Spent(Vec<Op>),
@@ -192,11 +188,11 @@ mod pipe {
     pub(super) struct Pipe {
         batch: Vec<Op>,
         spare: Vec<Vec<Op>>,
-        tx: SyncSender<ToBuilder>,
+        /// `None` once hung up.
+        tx: Option<SyncSender<ToBuilder>>,
         rx: Receiver<FromBuilder>,
-        /// The builder (or, after [`ToBuilder::Finish`], the model) and the lane-search steps
-        /// taken there.
-        thread: JoinHandle<(Done, u64)>,
+        /// `None` once joined.
+        thread: Option<JoinHandle<Ended>>,
     }
 
     impl Pipe {
@@ -216,9 +212,9 @@ mod pipe {
             Some(Pipe {
                 batch: Vec::with_capacity(BATCH),
                 spare: Vec::new(),
-                tx,
+                tx: Some(tx),
                 rx: back_rx,
-                thread,
+                thread: Some(thread),
             })
         }
 
@@ -229,8 +225,27 @@ mod pipe {
             }
         }
 
-        /// Sends the batch being filled (when it holds events). A builder thread that is gone
-        /// keeps the batch: [`Pipe::join`] then passes its panic on.
+        /// Sends `m` to the builder's thread; when that thread is gone (it panicked), passes
+        /// its panic on here, at most one batch after it happened.
+        fn send(&mut self, m: ToBuilder) {
+            let sent = self.tx.as_ref().map(|tx| tx.send(m));
+            if !matches!(sent, Some(Ok(()))) {
+                self.fail();
+            }
+        }
+
+        /// Joins the builder's thread that stopped answering and passes its panic on.
+        fn fail(&mut self) -> ! {
+            self.tx = None;
+            if let Some(t) = self.thread.take() {
+                if let Err(panic) = t.join() {
+                    std::panic::resume_unwind(panic);
+                }
+            }
+            panic!("the slice builder's thread stopped before the import did");
+        }
+
+        /// Sends the batch being filled (when it holds events).
         fn flush(&mut self) {
             if self.batch.is_empty() {
                 return;
@@ -243,78 +258,69 @@ mod pipe {
             });
             let next = next.unwrap_or_else(|| Vec::with_capacity(BATCH));
             let full = std::mem::replace(&mut self.batch, next);
-            if let Err(e) = self.tx.send(ToBuilder::Ops(full)) {
-                if let ToBuilder::Ops(v) = e.0 {
-                    self.batch = v;
-                }
-            }
+            self.send(ToBuilder::Ops(full));
         }
 
         /// Sends `map` for the builder to retarget its tracks with after every event given
-        /// so far (a thread that is gone passes its panic on at the end).
+        /// so far.
         pub(super) fn retarget(&mut self, map: Retarget) {
             self.flush();
-            let _ = self.tx.send(ToBuilder::Retarget(map));
+            self.send(ToBuilder::Retarget(map));
         }
 
-        /// The builder's heap bytes after every event given so far; `None` when its thread is
-        /// gone.
-        pub(super) fn heap_bytes(&mut self) -> Option<usize> {
+        /// The builder's heap bytes after every event given so far.
+        pub(super) fn heap_bytes(&mut self) -> usize {
             self.flush();
-            self.tx.send(ToBuilder::Heap).ok()?;
+            self.send(ToBuilder::Heap);
             loop {
-                match self.rx.recv().ok()? {
-                    FromBuilder::Spent(v) => self.spare.push(v),
-                    FromBuilder::Heap(n) => return Some(n),
+                match self.rx.recv() {
+                    Ok(FromBuilder::Spent(v)) => self.spare.push(v),
+                    Ok(FromBuilder::Heap(n)) => return n,
+                    Err(_) => self.fail(),
                 }
             }
         }
 
-        /// The builder, after it has taken every event given; its lane-search steps are
-        /// added to this thread's count. A panic on the builder's thread is passed on here,
-        /// as it would have happened here.
-        pub(super) fn join(mut self) -> SliceBuilder {
-            self.flush();
-            let Pipe { tx, thread, .. } = self;
-            drop(tx);
-            match end(thread) {
-                Done::Builder(b) => b,
-                // Not sent on this path.
-                Done::Model(_) => SliceBuilder::new(),
+        /// Hangs up and joins the builder's thread: what it ended with, its operation counts
+        /// added to this thread's, its panic passed on.
+        fn end(&mut self) -> Done {
+            self.tx = None;
+            let Some(t) = self.thread.take() else {
+                return Done::Builder(SliceBuilder::new());
+            };
+            match t.join() {
+                Ok((done, steps, probes)) => {
+                    add_lane_steps(steps);
+                    ArgSets::add_merge_probes(probes);
+                    done
+                }
+                Err(panic) => std::panic::resume_unwind(panic),
             }
         }
 
         /// [`SliceBuilder::finish`] into `model` on the builder's thread, after every event
-        /// given; `model` is moved there and back.
+        /// given; `model` is moved there and back. Should the builder panic there, `model` is
+        /// left empty (on this thread it would be left partly built; either way the import
+        /// fails).
         pub(super) fn finish(mut self, model: &mut Model) {
             self.flush();
-            let m = Box::new(std::mem::take(model));
-            let Pipe { tx, thread, .. } = self;
-            let sent = tx.send(ToBuilder::Finish(m));
-            drop(tx);
-            match (end(thread), sent) {
-                (Done::Model(m), _) => *model = *m,
-                // The thread ended before the model reached it: back here, finished here.
-                (Done::Builder(b), Err(e)) => {
-                    if let ToBuilder::Finish(m) = e.0 {
-                        *model = *m;
-                    }
-                    b.finish(model);
-                }
-                (Done::Builder(b), Ok(())) => b.finish(model),
+            self.send(ToBuilder::Finish(Box::new(std::mem::take(model))));
+            match self.end() {
+                Done::Model(m) => *model = *m,
+                // Not reached: the thread answers a Finish with the model.
+                Done::Builder(b) => b.finish(model),
             }
         }
     }
 
-    /// Joins the builder's thread, adding its lane-search steps to this thread's count and
-    /// passing a panic of that thread on, as it would have happened here.
-    fn end(thread: JoinHandle<(Done, u64)>) -> Done {
-        match thread.join() {
-            Ok((done, steps)) => {
-                add_lane_steps(steps);
-                done
+    impl Drop for Pipe {
+        /// An import dropped before its end (a first pass that found a late descriptor) waits
+        /// for the builder's thread to free the builder, as it would have been freed here.
+        fn drop(&mut self) {
+            self.tx = None;
+            if let Some(t) = self.thread.take() {
+                let _ = t.join();
             }
-            Err(panic) => std::panic::resume_unwind(panic),
         }
     }
 
@@ -324,11 +330,20 @@ mod pipe {
         give: Receiver<SliceBuilder>,
         rx: Receiver<ToBuilder>,
         back: Sender<FromBuilder>,
-    ) -> (Done, u64) {
+    ) -> Ended {
         let Ok(mut b) = give.recv() else {
-            return (Done::Builder(SliceBuilder::new()), 0);
+            return (Done::Builder(SliceBuilder::new()), 0, 0);
         };
-        let steps = lane_steps_on_this_thread();
+        let (steps, probes) = (
+            lane_steps_on_this_thread(),
+            ArgSets::merge_probes_on_this_thread(),
+        );
+        let counts = || {
+            (
+                lane_steps_on_this_thread() - steps,
+                ArgSets::merge_probes_on_this_thread() - probes,
+            )
+        };
         while let Ok(m) = rx.recv() {
             match m {
                 ToBuilder::Ops(mut ops) => {
@@ -344,11 +359,13 @@ mod pipe {
                 ToBuilder::Retarget(map) => b.retarget(map),
                 ToBuilder::Finish(mut model) => {
                     b.finish(&mut model);
-                    return (Done::Model(model), lane_steps_on_this_thread() - steps);
+                    let (s, p) = counts();
+                    return (Done::Model(model), s, p);
                 }
             }
         }
-        (Done::Builder(b), lane_steps_on_this_thread() - steps)
+        let (s, p) = counts();
+        (Done::Builder(b), s, p)
     }
 }
 
