@@ -1,8 +1,10 @@
 //! Loading files and folders from disk into a [`Workspace`] (native only): what every CLI
 //! subcommand starts with.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Mutex;
 
 use super::{Entry, FileId, Workspace};
 use crate::formats;
@@ -132,55 +134,65 @@ impl Workspace {
         // (its ids are new) and deriving keeps their order.
         let mut next = 0;
         let mut at = self.entries.len();
-        for (k, (p, name, id)) in files.iter().enumerate() {
-            match formats::FileSource::new(p) {
-                Ok(src) => match super::prepare_file(name, &src, &self.options, &mut |_| {}) {
-                    // A file in a folder that is no format this tool reads, or empty (a
-                    // placeholder, a run that wrote nothing), is skipped and listed.
-                    Err(e) if marked[k].1 && skipped_in_folder(&e.error) => {
-                        self.skipped.push(super::Failed {
-                            id: *id,
-                            name: name.clone(),
-                            message: e.to_string(),
-                        });
-                    }
-                    res => {
-                        self.entries.retain(|e| e.id != *id);
-                        self.failed.retain(|f| f.id != *id);
-                        if !self.insert(*id, name, res.map_err(|e| e.to_string())) {
-                            if let Some(f) = self.failed.last() {
-                                on_error(&f.message);
+        let options = self.options.clone();
+        let paths: Vec<&Path> = files.iter().map(|(p, _, _)| p.as_path()).collect();
+        let load = |k: usize| -> Load {
+            let (p, name, _) = &files[k];
+            formats::FileSource::new(p)
+                .map(|src| super::prepare_file(name, &src, &options, &mut |_| {}))
+        };
+        std::thread::scope(|scope| {
+            let mut prepared = Prepared::new(scope, &paths, &load);
+            for (k, (_, name, id)) in files.iter().enumerate() {
+                match prepared.next_one() {
+                    Ok(res) => match res {
+                        // A file in a folder that is no format this tool reads, or empty (a
+                        // placeholder, a run that wrote nothing), is skipped and listed.
+                        Err(e) if marked[k].1 && skipped_in_folder(&e.error) => {
+                            self.skipped.push(super::Failed {
+                                id: *id,
+                                name: name.clone(),
+                                message: e.to_string(),
+                            });
+                        }
+                        res => {
+                            self.entries.retain(|e| e.id != *id);
+                            self.failed.retain(|f| f.id != *id);
+                            if !self.insert(*id, name, res.map_err(|e| e.to_string())) {
+                                if let Some(f) = self.failed.last() {
+                                    on_error(&f.message);
+                                }
                             }
                         }
+                    },
+                    Err(e) => {
+                        let message = format!("{name}: cannot read the file: {e}");
+                        on_error(&message);
+                        self.failed.push(super::Failed {
+                            id: *id,
+                            name: name.clone(),
+                            message,
+                        });
                     }
-                },
-                Err(e) => {
-                    let message = format!("{name}: cannot read the file: {e}");
-                    on_error(&message);
-                    self.failed.push(super::Failed {
-                        id: *id,
-                        name: name.clone(),
-                        message,
-                    });
+                }
+                let group = dir_name(name);
+                let left = pending.get_mut(group).map_or(0, |n| {
+                    *n -= 1;
+                    *n
+                });
+                if left > 0 {
+                    continue;
+                }
+                self.derive_group(group);
+                while next <= k && pending.get(dir_name(&files[next].1)) == Some(&0) {
+                    if let Some(e) = self.entries.get(at).filter(|e| e.id == files[next].2) {
+                        on_ready(e);
+                        at += 1;
+                    }
+                    next += 1;
                 }
             }
-            let group = dir_name(name);
-            let left = pending.get_mut(group).map_or(0, |n| {
-                *n -= 1;
-                *n
-            });
-            if left > 0 {
-                continue;
-            }
-            self.derive_group(group);
-            while next <= k && pending.get(dir_name(&files[next].1)) == Some(&0) {
-                if let Some(e) = self.entries.get(at).filter(|e| e.id == files[next].2) {
-                    on_ready(e);
-                    at += 1;
-                }
-                next += 1;
-            }
-        }
+        });
         // The facts across files for the whole batch (every group was derived as it was
         // completed, so this changes nothing); only files that were here before it count as
         // changed.
@@ -222,5 +234,235 @@ impl Workspace {
                 self.changed.push(id);
             }
         }
+    }
+}
+
+/// One file's load as [`Workspace::add_paths_each`] takes it: the file could not be opened, or
+/// [`super::prepare_file`]'s result.
+type Load = std::io::Result<Result<super::Prepared, formats::FileError>>;
+
+/// Files loaded at once at most ([`Prepared`]): each import uses a second thread of its own
+/// (reading, and building slices), so two keep a 2-core machine busy.
+const PARALLEL_FILES: usize = 2;
+
+/// Files up to this size (as stored) are loaded beside another one; a batch with a larger
+/// file is loaded one file at a time, so at most one large model is held at once (each file's
+/// import has a memory budget of its own, `formats::limits::model_budget`).
+const PARALLEL_MAX_BYTES: u64 = 256 << 20;
+
+/// Loads of a batch of files in file order, made by up to [`PARALLEL_FILES`] threads ahead of
+/// the caller (at most [`PARALLEL_FILES`] + 1 files beyond the one it waits for): what each
+/// load gives depends on its file alone, so the workspace is the one loading them one by one
+/// would make. One file, or a file larger than [`PARALLEL_MAX_BYTES`], and the loads are
+/// made on the caller's thread as it asks for them.
+struct Prepared<'e> {
+    load: &'e (dyn Fn(usize) -> Load + Sync),
+    n: usize,
+    /// The next file handed out.
+    next: usize,
+    pool: Option<Pool>,
+}
+
+/// The loading threads' ends: jobs (file indices) out, loads (or a thread's panic) back.
+struct Pool {
+    jobs: Sender<usize>,
+    done: Receiver<(usize, std::thread::Result<Load>)>,
+    early: BTreeMap<usize, std::thread::Result<Load>>,
+}
+
+impl<'e> Prepared<'e> {
+    /// Starts the loading threads in `scope` (they end with it, once the jobs sender is
+    /// dropped with `self`) when the batch is worth it.
+    fn new<'s>(
+        scope: &'s std::thread::Scope<'s, 'e>,
+        paths: &[&Path],
+        load: &'e (dyn Fn(usize) -> Load + Sync),
+    ) -> Prepared<'e> {
+        let n = paths.len();
+        let small = paths
+            .iter()
+            .all(|p| std::fs::metadata(p).is_ok_and(|m| m.len() <= PARALLEL_MAX_BYTES));
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |c| c.get())
+            .min(PARALLEL_FILES)
+            .min(n);
+        let pool = (small && workers > 1).then(|| Pool::start(scope, workers, n, load));
+        Prepared {
+            load,
+            n,
+            next: 0,
+            pool,
+        }
+    }
+
+    /// The next file's load. A panic of a loading thread is passed on here, as it would have
+    /// happened loading here.
+    fn next_one(&mut self) -> Load {
+        let k = self.next;
+        self.next += 1;
+        let Some(pool) = &mut self.pool else {
+            return (self.load)(k);
+        };
+        let got = pool.take(k);
+        if k + PARALLEL_FILES + 1 < self.n {
+            let _ = pool.jobs.send(k + PARALLEL_FILES + 1);
+        }
+        match got {
+            Some(Ok(load)) => load,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            // No loading thread could be started: load it here.
+            None => (self.load)(k),
+        }
+    }
+}
+
+impl Pool {
+    /// Starts `workers` loading threads over `load` in `scope`, the first files queued.
+    fn start<'s, 'e>(
+        scope: &'s std::thread::Scope<'s, 'e>,
+        workers: usize,
+        n: usize,
+        load: &'e (dyn Fn(usize) -> Load + Sync),
+    ) -> Pool {
+        let (jobs, job_rx) = channel::<usize>();
+        let (done_tx, done) = channel();
+        let job_rx = std::sync::Arc::new(Mutex::new(job_rx));
+        for _ in 0..workers {
+            let (job_rx, done_tx) = (job_rx.clone(), done_tx.clone());
+            let spawned = std::thread::Builder::new()
+                .name("trialscope-load".into())
+                .spawn_scoped(scope, move || loop {
+                    let k = match job_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok(k) = k else { return };
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| load(k)));
+                    if done_tx.send((k, r)).is_err() {
+                        return;
+                    }
+                });
+            if spawned.is_err() {
+                break;
+            }
+        }
+        for k in 0..n.min(PARALLEL_FILES + 1) {
+            let _ = jobs.send(k);
+        }
+        Pool {
+            jobs,
+            done,
+            early: BTreeMap::new(),
+        }
+    }
+
+    /// File `k`'s load, waiting for it; `None` when no loading thread is left to make it.
+    fn take(&mut self, k: usize) -> Option<std::thread::Result<Load>> {
+        loop {
+            if let Some(r) = self.early.remove(&k) {
+                return Some(r);
+            }
+            let (j, r) = self.done.recv().ok()?;
+            self.early.insert(j, r);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+    use std::time::Duration;
+
+    use super::*;
+
+    /// `n` small files in a fresh folder.
+    fn small_files(tag: &str, n: usize) -> (PathBuf, Vec<PathBuf>) {
+        let dir = std::env::temp_dir().join(format!("trialscope-par-{tag}-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let paths = (0..n)
+            .map(|k| {
+                let p = dir.join(format!("f{k}"));
+                let _ = std::fs::write(&p, b"x");
+                p
+            })
+            .collect();
+        (dir, paths)
+    }
+
+    /// Loads that finish out of order (every even file is slow) come back in file order, made
+    /// on more than one thread when the machine has two cores; a load's panic is passed on
+    /// when its file's turn comes, after the files before it.
+    #[test]
+    fn loads_come_back_in_file_order_and_a_panic_in_its_turn() {
+        let (dir, paths) = small_files("order", 9);
+        let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+        let threads = Mutex::new(HashSet::new());
+        let load = |k: usize| -> Load {
+            if let Ok(mut t) = threads.lock() {
+                t.insert(std::thread::current().id());
+            }
+            if k % 2 == 0 {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if k == 7 {
+                panic!("load 7 failed");
+            }
+            Err(std::io::Error::other(format!("file {k}")))
+        };
+        let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut seen = Vec::new();
+            std::thread::scope(|scope| {
+                let mut p = Prepared::new(scope, &refs, &load);
+                for _ in 0..refs.len() {
+                    seen.push(p.next_one().err().map(|e| e.to_string()));
+                    // What came back before the panic.
+                    if seen.len() == 7 {
+                        assert_eq!(
+                            seen,
+                            (0..7)
+                                .map(|k| Some(format!("file {k}")))
+                                .collect::<Vec<_>>()
+                        );
+                    }
+                }
+            });
+            seen
+        }));
+        let panic = got.expect_err("load 7's panic reaches the caller");
+        assert_eq!(panic.downcast_ref::<&str>(), Some(&"load 7 failed"));
+        if std::thread::available_parallelism().map_or(1, |c| c.get()) > 1 {
+            let n = threads.lock().map(|t| t.len()).unwrap_or(0);
+            assert!(n >= 2, "the loads ran on {n} thread(s)");
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// A batch with a file larger than [`PARALLEL_MAX_BYTES`] is loaded on the caller's
+    /// thread, one file at a time.
+    #[test]
+    fn a_batch_with_a_large_file_loads_here() {
+        let (dir, paths) = small_files("large", 3);
+        let big = std::fs::File::create(&paths[1]).and_then(|f| f.set_len(PARALLEL_MAX_BYTES + 1));
+        assert!(big.is_ok(), "a sparse file");
+        let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+        let here = std::thread::current().id();
+        let load = |k: usize| -> Load {
+            assert_eq!(
+                std::thread::current().id(),
+                here,
+                "file {k} loaded elsewhere"
+            );
+            Err(std::io::Error::other(format!("file {k}")))
+        };
+        std::thread::scope(|scope| {
+            let mut p = Prepared::new(scope, &refs, &load);
+            for k in 0..3 {
+                assert_eq!(
+                    p.next_one().err().map(|e| e.to_string()),
+                    Some(format!("file {k}"))
+                );
+            }
+        });
+        let _ = std::fs::remove_dir_all(dir);
     }
 }
