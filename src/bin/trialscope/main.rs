@@ -73,7 +73,7 @@ fn main() -> std::process::ExitCode {
 
     fixed_mmap_threshold();
     let cmd = Cmd::parse();
-    // Before any thread is started: one import at a time keeps one malloc arena.
+    // Before any thread is started: one malloc arena, except for summarize's workers.
     if !matches!(cmd, Cmd::Summarize(_)) {
         one_arena();
     }
@@ -111,7 +111,10 @@ fn fixed_mmap_threshold() {
 /// that thread reuses: the slice builder's thread raised `heavy_default`'s peak RSS from
 /// 82.8 to 87.2–88.6 MB, with one arena 83.9–84.5 MB, as fast (README "Where the import
 /// targets stand"). Not for `summarize`, whose workers each import whole files at once: there
-/// one arena cost 12 % of the time (0.50 → 0.57 s over 3 corpus folders).
+/// one arena cost 12 % of the time (0.50 → 0.57 s over 3 corpus folders). The workspace's two
+/// loading threads (a batch of files, `workspace::native`) pay less: `scaling` of the 18
+/// Chromium trials took 0.51–0.55 s with one arena, 0.48 s without (0.72–0.73 s loading one
+/// file at a time).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn one_arena() {
     // SAFETY: as above.
