@@ -3,8 +3,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use super::{Entry, FileId, Workspace};
 use crate::formats;
@@ -246,8 +247,9 @@ type Load = std::io::Result<Result<super::Prepared, formats::FileError>>;
 const PARALLEL_FILES: usize = 2;
 
 /// Files up to this size (as stored) are loaded beside another one; a batch with a larger
-/// file is loaded one file at a time, so at most one large model is held at once (each file's
-/// import has a memory budget of its own, `formats::limits::model_budget`).
+/// file is loaded one file at a time. Each load keeps to its own memory budget
+/// (`formats::limits::model_budget`, of its decompressed bytes: a small gzip file can still
+/// be large), so a batch peaks at two loads' budgets at most (README "Limits").
 const PARALLEL_MAX_BYTES: u64 = 256 << 20;
 
 /// Loads of a batch of files in file order, made by up to [`PARALLEL_FILES`] threads ahead of
@@ -266,6 +268,9 @@ struct Prepared<'e> {
 /// The loading threads' ends: jobs (file indices) out, loads (or a thread's panic) back.
 struct Pool {
     jobs: Sender<usize>,
+    /// Set when the pool is dropped: a thread starts no load queued before (the caller stopped
+    /// early, or passes a panic on), so no file is read that loading one by one would not.
+    stop: Arc<AtomicBool>,
     done: Receiver<(usize, std::thread::Result<Load>)>,
     early: BTreeMap<usize, std::thread::Result<Load>>,
 }
@@ -303,16 +308,22 @@ impl<'e> Prepared<'e> {
         let Some(pool) = &mut self.pool else {
             return (self.load)(k);
         };
-        let got = pool.take(k);
+        let got = match pool.take(k) {
+            Some(Ok(load)) => Some(load),
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            // No loading thread could be started.
+            None => None,
+        };
         if k + PARALLEL_FILES + 1 < self.n {
             let _ = pool.jobs.send(k + PARALLEL_FILES + 1);
         }
-        match got {
-            Some(Ok(load)) => load,
-            Some(Err(panic)) => std::panic::resume_unwind(panic),
-            // No loading thread could be started: load it here.
-            None => (self.load)(k),
-        }
+        got.unwrap_or_else(|| (self.load)(k))
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
     }
 }
 
@@ -326,9 +337,10 @@ impl Pool {
     ) -> Pool {
         let (jobs, job_rx) = channel::<usize>();
         let (done_tx, done) = channel();
-        let job_rx = std::sync::Arc::new(Mutex::new(job_rx));
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        let stop = Arc::new(AtomicBool::new(false));
         for _ in 0..workers {
-            let (job_rx, done_tx) = (job_rx.clone(), done_tx.clone());
+            let (job_rx, done_tx, stop) = (job_rx.clone(), done_tx.clone(), stop.clone());
             let spawned = std::thread::Builder::new()
                 .name("trialscope-load".into())
                 .spawn_scoped(scope, move || loop {
@@ -337,6 +349,9 @@ impl Pool {
                         Err(_) => return,
                     };
                     let Ok(k) = k else { return };
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| load(k)));
                     if done_tx.send((k, r)).is_err() {
                         return;
@@ -351,6 +366,7 @@ impl Pool {
         }
         Pool {
             jobs,
+            stop,
             done,
             early: BTreeMap::new(),
         }
