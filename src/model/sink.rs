@@ -112,8 +112,7 @@ impl SliceSink {
     }
 
     /// [`SliceBuilder::finish`]: on the builder's own thread when it has one (the model
-    /// goes there and back, so the slice columns are made in the memory its pairs leave), on
-    /// this thread otherwise.
+    /// goes there and back), on this thread otherwise.
     pub fn finish(mut self, model: &mut Model) {
         #[cfg(not(target_arch = "wasm32"))]
         if let Some(p) = self.pipe.take() {
