@@ -884,13 +884,26 @@ mod tests {
         assert_eq!(out, vec![7u8; 40]);
     }
 
-    /// `bytes` written to a fresh file of the test's temporary directory.
-    fn file(name: &str, bytes: &[u8]) -> FileSource {
+    /// `bytes` written to a fresh file of the test's temporary directory, and the guard that
+    /// removes it (with the directory, once empty) when dropped.
+    fn file(name: &str, bytes: &[u8]) -> (FileSource, Scratch) {
         let dir = std::env::temp_dir().join(format!("trialscope-stream-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(name);
         std::fs::write(&path, bytes).unwrap();
-        FileSource::new(path).unwrap()
+        (FileSource::new(path.clone()).unwrap(), Scratch(path))
+    }
+
+    /// Removes its file when dropped, and the file's directory if nothing else is left in it.
+    struct Scratch(std::path::PathBuf);
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+            if let Some(dir) = self.0.parent() {
+                let _ = std::fs::remove_dir(dir);
+            }
+        }
     }
 
     /// What one hashed pass gives: compression, every decompressed byte, the error that ended
@@ -958,7 +971,7 @@ mod tests {
             ("empty", Vec::new(), u64::MAX),
         ];
         for (name, bytes, limit) in cases {
-            let f = file(&name.replace(' ', "_"), &bytes);
+            let (f, _scratch) = file(&name.replace(' ', "_"), &bytes);
             assert!(f.open_owned().is_some());
             for step in [1 << 20, 7_777] {
                 let mut here = pass(&bytes, limit, step);
@@ -994,7 +1007,7 @@ mod tests {
     #[test]
     fn a_pass_dropped_half_way_can_be_opened_again() {
         let plain = noise(4 * pipe::CHUNK * pipe::BUFFERS);
-        let f = file("dropped", &gzip(&plain));
+        let (f, _scratch) = file("dropped", &gzip(&plain));
         for _ in 0..3 {
             let (_, mut w) = open(&f, u64::MAX, true).unwrap();
             assert_eq!(w.fill(1000), w.data().len());

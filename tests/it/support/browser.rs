@@ -338,7 +338,15 @@ impl Drop for Driver {
             .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // The profile of the session it served (7-20 MB each, ~40 sessions in a run): a CI
+        // run's disk is shared, and one ran out of space (2026-12-06).
+        let _ = std::fs::remove_dir_all(profile_dir(&tmp(), self.port));
     }
+}
+
+/// The Chromium profile of the session on chromedriver port `port`, under `tmp`.
+fn profile_dir(tmp: &Path, port: u16) -> PathBuf {
+    tmp.join(format!("chrome-profile-{}-{port}", std::process::id()))
 }
 
 fn free_port() -> u16 {
@@ -383,11 +391,7 @@ impl Driver {
 /// logging proxy of its own ([`proxy_log`]).
 pub async fn connect(driver: &Driver, tmp: &Path) -> Client {
     let (proxy, log) = start_proxy();
-    let profile = tmp.join(format!(
-        "chrome-profile-{}-{}",
-        std::process::id(),
-        driver.port
-    ));
+    let profile = profile_dir(tmp, driver.port);
     let _ = std::fs::remove_dir_all(&profile);
     std::fs::create_dir_all(&profile).unwrap();
     let downloads = profile.join("downloads");
