@@ -40,7 +40,8 @@ fn trace(n: u32, r: u32) -> String {
 fn aggregates() -> &'static PathBuf {
     static D: OnceLock<PathBuf> = OnceLock::new();
     D.get_or_init(|| {
-        let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("ts-summarize-compare-{}", std::process::id()));
+        let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("ts-summarize-compare-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         let out = d.display().to_string();
         let mut files: Vec<String> = [1000, 2000, 16000]

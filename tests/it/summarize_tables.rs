@@ -32,7 +32,8 @@ fn trialscope(args: &[&str], cwd: &Path) -> (Option<i32>, String, String) {
 }
 
 fn tmp(tag: &str) -> PathBuf {
-    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("ts-summarize-tables-{tag}-{}", std::process::id()));
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ts-summarize-tables-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
