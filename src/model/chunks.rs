@@ -6,7 +6,8 @@
 //! large. After an import the memory is full of holes left by freed columns and importer
 //! state; a sequence made of [`CHUNK`]-element blocks fits into those holes where one block
 //! of the same total size would grow the memory by its whole size (the 1 GB Perfetto trace's
-//! call tree, 8.4 M nodes × 40 B: README "Where the import targets stand").
+//! call tree, 8.4 M nodes × 40 B: docs/benchmarks.md "Targets, session by session", session 13
+//! of the 1 GB browser target).
 
 use serde::de::{SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

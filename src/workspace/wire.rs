@@ -9,10 +9,10 @@
 //! (checked by the round-trip tests below on real corpus files of every kind).
 //!
 //! Compared with `serde_json` of the same value (measured by `wire_sizes_of_corpus_files`
-//! and README "Browser at scale"): the call tree's nodes (parent index, frame index, three
-//! integers) shrink from ~70 bytes of JSON each to ~10–15 bytes. [`encode_chunks`] writes the
-//! encoding in fixed-size pieces to a sink, so the encoder never holds the whole encoding (the
-//! worker turns the pieces into the parts of one `Blob`).
+//! and docs/benchmarks.md "Browser at scale (2026-12-01)"): the call tree's nodes (parent
+//! index, frame index, three integers) shrink from ~70 bytes of JSON each to ~10–15 bytes.
+//! [`encode_chunks`] writes the encoding in fixed-size pieces to a sink, so the encoder never
+//! holds the whole encoding (the worker turns the pieces into the parts of one `Blob`).
 
 use postcard::ser_flavors::Flavor;
 

@@ -96,8 +96,9 @@ fn main() -> std::process::ExitCode {
 /// (up to 32 MiB) each time a large block is freed. Raised, it puts the import's column chunks
 /// and growing columns on the brk heap, where freed ones stay resident behind live ones: the
 /// 200 MB generated Perfetto trace peaked at 411 MB RSS with a live heap of 288 MB
-/// (`tools/bench/heap_peak.rs`), 262 MB with the threshold fixed (README "Where the import
-/// targets stand"). Setting the threshold turns the dynamic rule off (glibc `mallopt(3)`).
+/// (`tools/bench/heap_peak.rs`), 262 MB with the threshold fixed (docs/benchmarks.md "History
+/// of these rows", the `memcut` branch). Setting the threshold turns the dynamic rule off
+/// (glibc `mallopt(3)`).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn fixed_mmap_threshold() {
     // SAFETY: mallopt only sets an allocator parameter; glibc takes its own lock.
@@ -109,12 +110,12 @@ fn fixed_mmap_threshold() {
 /// Keeps every thread on glibc malloc's main arena. An import's threads (inflating, building
 /// slices: `model::SliceSink`) would each get an arena of their own, whose freed blocks only
 /// that thread reuses: the slice builder's thread raised `heavy_default`'s peak RSS from
-/// 82.8 to 87.2–88.6 MB, with one arena 83.9–84.5 MB, as fast (README "Where the import
-/// targets stand"). Not for `summarize`, whose workers each import whole files at once: there
-/// one arena cost 12 % of the time (0.50 → 0.57 s over 3 corpus folders). The workspace's two
-/// loading threads (a batch of files, `workspace::native`) pay less: `scaling` of the 18
-/// Chromium trials took 0.51–0.55 s with one arena, 0.48 s without (0.72–0.73 s loading one
-/// file at a time).
+/// 82.8 to 87.2–88.6 MB, with one arena 83.9–84.5 MB, as fast (docs/benchmarks.md "Targets,
+/// session by session", session 24). Not for `summarize`, whose workers each import whole
+/// files at once: there one arena cost 12 % of the time (0.50 → 0.57 s over 3 corpus
+/// folders). The workspace's two loading threads (a batch of files, `workspace::native`) pay
+/// less: `scaling` of the 18 Chromium trials took 0.51–0.55 s with one arena, 0.48 s without
+/// (0.72–0.73 s loading one file at a time).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn one_arena() {
     // SAFETY: as above.
