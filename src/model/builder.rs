@@ -535,7 +535,7 @@ impl Bucket {
     /// end descending: the usual case, a track's slices paired in timestamp order), they are
     /// made one by one as [`nest`] takes them, each chunk of pairs freed once read, so a
     /// track's pairs and its intervals (40 bytes a slice) are never held at once.
-    fn intervals(self, model: &mut Model) -> Intervals {
+    fn intervals(self, fx: &mut Effects) -> Intervals {
         debug_assert!(self.window.is_empty(), "flushed first");
         // END args merge in the order pairing sorted events meets the ENDs: (ts, order). The
         // pairs to merge are listed by index (4 bytes each: a track may hold hundreds of
@@ -553,17 +553,16 @@ impl Bucket {
         });
         for i in merges {
             let p = &mut pairs[i as usize];
-            p.args = model.args.merge(p.args, p.end_args);
+            p.args = fx.merge(p.args, p.end_args);
         }
         for e in &self.events {
-            model
-                .diagnostics
+            fx.diagnostics()
                 .add(Diag::EndWithoutBegin, None, Some(e.order()), || {
                     Some(format!("at {} ns", e.ts_ns))
                 });
         }
         if !self.open.is_empty() {
-            model.diagnostics.add_n(
+            fx.diagnostics().add_n(
                 Diag::SliceNeverEnded,
                 self.open.len() as u64,
                 None,
@@ -693,6 +692,9 @@ pub struct SliceBuilder {
     stream: bool,
     /// Events a re-streamed bucket holds back ([`WINDOW`]; smaller in tests).
     window: usize,
+    /// Slices from which [`SliceBuilder::finish`] builds the tracks in two runs side by side
+    /// ([`SPLIT_AT_LEAST`]; a test's own with [`with_finish_split_at_least`]).
+    split_at_least: usize,
 }
 
 impl Default for SliceBuilder {
@@ -707,6 +709,7 @@ impl Default for SliceBuilder {
             min_ts: i64::MAX,
             stream: true,
             window: WINDOW,
+            split_at_least: SPLIT_HERE.with(Cell::get).unwrap_or(SPLIT_AT_LEAST),
         }
     }
 }
@@ -881,62 +884,297 @@ impl SliceBuilder {
             self.hi = hi;
             drop_implausible(&mut self, model);
         }
+        let split_at_least = self.split_at_least;
         let mut buckets = std::mem::take(&mut self.buckets);
         drop(self);
         buckets.sort_unstable_by_key(|b| b.track);
+        buckets.retain(|b| !b.is_empty());
         // One track at a time: its events are paired and freed, its intervals nested into
-        // `out` and freed, before the next track's are made, so the pending events of the
-        // tracks not done yet and the slices of those done are what is held. Pairing makes
-        // no track and nesting no arg set, so ids come out as pairing every track first
-        // would make them; the overflow diagnostic is added after all pairing diagnostics,
-        // as then.
-        let total: usize = buckets.iter().map(Bucket::slice_count).sum();
+        // the slice columns and freed, before the next track's are made, so the pending
+        // events of the tracks not done yet and the slices of those done are what is held.
+        let counts: Vec<usize> = buckets.iter().map(Bucket::slice_count).collect();
+        let total: usize = counts.iter().sum();
         // The columns are made at their final size at once: grown track by track, each
         // growth that copies (wasm32's dlmalloc) left the old block as a hole that only
         // smaller blocks could reuse (1 GB Perfetto trace in wasm32: 1630 MB of memory after
         // the import this way, 1438 MB reserved whole).
         let mut out = Slices::default();
         out.reserve(total);
-        let mut overflowed = 0u64;
-        for mut b in buckets {
-            if b.is_empty() {
-                continue;
-            }
-            let track = b.track;
-            b.flush();
-            let intervals = if !b.raw {
-                b.intervals(model)
-            } else {
-                let mut events = std::mem::take(&mut b.events);
-                if !b.sorted {
-                    // The events are in arrival order, so a stable sort by timestamp gives the
-                    // (ts, order) order; it merges the few sorted runs such a track is made of
-                    // instead of partitioning them (8 ms instead of 37 ms for all tracks of
-                    // Chromium's 59 MB trace when its busiest track was raw).
-                    events.sort_by_key(|e| e.ts_ns);
-                }
-                Intervals::ToSort(pair(events, model))
-            };
-            overflowed += match intervals {
-                Intervals::InOrder(pairs) => {
-                    // Each chunk of pairs is freed once nested.
-                    let each = pairs
-                        .into_chunks()
-                        .flat_map(|c| c.into_iter().map(|p| p.interval()));
-                    nest(track, each, model, &mut out)
-                }
-                Intervals::ToSort(mut intervals) => {
-                    // Stable: equal (ts, end) keep arrival order, as `pair` made them in
-                    // (ts, order).
-                    intervals.sort_by(|a, b| a.ts_ns.cmp(&b.ts_ns).then(b.end().cmp(&a.end())));
-                    nest(track, intervals, model, &mut out)
-                }
-            };
+        // Natively, a big enough model is built in two runs of tracks side by side: the
+        // first into `out`, the second (on a thread of its own) into columns of its own,
+        // appended after. What a run changes in the model besides its slices (END-arg
+        // merges, overflow-lane tracks, diagnostics) is recorded and applied in track order,
+        // so ids and diagnostics come out as one run would make them.
+        let k = split_point(&counts, split_at_least);
+        let second = buckets.split_off(k);
+        let base = counts[..k].iter().sum::<usize>();
+        let (first, second) = build_runs(buckets, second, base, model, &mut out);
+        let mut overflowed = first.apply(model, &mut out);
+        if let Some((effects, mut more)) = second {
+            SPLITS.with(|c| c.set(c.get() + 1));
+            overflowed += effects.apply(model, &mut more);
+            out.append(more);
         }
         add_overflowed(model, overflowed);
         debug_assert_eq!(out.len(), total, "slices made vs counted");
         out.shrink_to_fit();
         model.slices = out;
+    }
+}
+
+/// Slices from which [`SliceBuilder::finish`] builds the tracks in two runs side by side
+/// (natively): below, a second thread costs more than it saves. Chromium's 59 MB trace has
+/// 614,919.
+const SPLIT_AT_LEAST: usize = 1 << 16;
+
+thread_local! {
+    /// A test's override of [`SPLIT_AT_LEAST`] for builders made on this thread.
+    static SPLIT_HERE: Cell<Option<usize>> = const { Cell::new(None) };
+    /// Finishes built in two runs on this thread.
+    static SPLITS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Runs `f` with builders made on this thread finishing in two runs of tracks from `slices`
+/// slices (at least 1) instead of from [`SPLIT_AT_LEAST`] (`usize::MAX`: never); gives `f`'s
+/// result and the finishes split on this thread meanwhile (a builder finished on another
+/// thread, a [`SliceSink`]'s, counts there). A test hook: both ways must give the same model.
+///
+/// [`SliceSink`]: super::sink::SliceSink
+#[doc(hidden)]
+pub fn with_finish_split_at_least<T>(slices: usize, f: impl FnOnce() -> T) -> (T, u64) {
+    let old = SPLIT_HERE.with(|c| c.replace(Some(slices.max(1))));
+    let before = SPLITS.with(Cell::get);
+    let out = f();
+    SPLIT_HERE.with(|c| c.set(old));
+    (out, SPLITS.with(Cell::get) - before)
+}
+
+/// Where [`SliceBuilder::finish`] splits the tracks (their slice `counts`, in track order)
+/// into two runs: the index that makes the larger run smallest, or `counts.len()` (one run)
+/// when there are fewer than `at_least` slices, fewer than two tracks, or in wasm (one thread).
+fn split_point(counts: &[usize], at_least: usize) -> usize {
+    let total: usize = counts.iter().sum();
+    if cfg!(target_arch = "wasm32") || counts.len() < 2 || total < at_least {
+        return counts.len();
+    }
+    let mut best = (total, counts.len());
+    let mut before = 0usize;
+    for (k, c) in counts.iter().enumerate().take(counts.len() - 1) {
+        before += c;
+        let larger = before.max(total - before);
+        if larger < best.0 {
+            best = (larger, k + 1);
+        }
+    }
+    best.1
+}
+
+/// Builds the first run's tracks into `out` on this thread and the second's (when there is
+/// one) into columns of their own on another, their slice ids counted from `base`; reads
+/// `model` only. Where no thread can be started the second run is built here after the first.
+/// Gives each run's effects (and the second's slices).
+fn build_runs(
+    first: Vec<Bucket>,
+    second: Vec<Bucket>,
+    base: usize,
+    model: &Model,
+    out: &mut Slices,
+) -> (Recorded, Option<(Recorded, Slices)>) {
+    let second_run = |buckets: Vec<Bucket>| {
+        let mut more = Slices::default();
+        more.reserve(buckets.iter().map(Bucket::slice_count).sum());
+        let effects = build_run(buckets, base, model, &mut more);
+        (effects, more)
+    };
+    if second.is_empty() {
+        return (build_run(first, 0, model, out), None);
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        // The second run's tracks stay here when the thread cannot be started.
+        let slot = std::sync::Mutex::new(Some(second));
+        let from_thread = std::thread::scope(|s| {
+            let run = std::thread::Builder::new()
+                .name("trialscope-finish".into())
+                .spawn_scoped(s, || {
+                    let buckets = slot
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .take()
+                        .unwrap_or_default();
+                    let done = second_run(buckets);
+                    (done, lane_steps_on_this_thread())
+                });
+            let effects = build_run(first, 0, model, out);
+            match run.map(|h| h.join()) {
+                Ok(Ok((done, steps))) => {
+                    add_lane_steps(steps);
+                    (effects, Some(done))
+                }
+                Ok(Err(panic)) => std::panic::resume_unwind(panic),
+                Err(_) => (effects, None),
+            }
+        });
+        match from_thread {
+            (effects, Some(done)) => (effects, Some(done)),
+            (effects, None) => {
+                let buckets = slot
+                    .into_inner()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .unwrap_or_default();
+                (effects, Some(second_run(buckets)))
+            }
+        }
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let effects = build_run(first, 0, model, out);
+        (effects, Some(second_run(second)))
+    }
+}
+
+/// Pairs and nests `buckets` (non-empty, in track order) into `out`, slice ids counted from
+/// `base + out.len()`; what else the model gains is recorded in the effects returned.
+fn build_run(buckets: Vec<Bucket>, base: usize, model: &Model, out: &mut Slices) -> Recorded {
+    let mut fx = Effects::new(model);
+    for mut b in buckets {
+        let track = b.track;
+        b.flush();
+        let intervals = if !b.raw {
+            b.intervals(&mut fx)
+        } else {
+            let mut events = std::mem::take(&mut b.events);
+            if !b.sorted {
+                // The events are in arrival order, so a stable sort by timestamp gives the
+                // (ts, order) order; it merges the few sorted runs such a track is made of
+                // instead of partitioning them (8 ms instead of 37 ms for all tracks of
+                // Chromium's 59 MB trace when its busiest track was raw).
+                events.sort_by_key(|e| e.ts_ns);
+            }
+            Intervals::ToSort(pair(events, &mut fx))
+        };
+        fx.rec.overflowed += match intervals {
+            Intervals::InOrder(pairs) => {
+                // Each chunk of pairs is freed once nested.
+                let each = pairs
+                    .into_chunks()
+                    .flat_map(|c| c.into_iter().map(|p| p.interval()));
+                nest(track, each, &mut fx, base, out)
+            }
+            Intervals::ToSort(mut intervals) => {
+                // Stable: equal (ts, end) keep arrival order, as `pair` made them in
+                // (ts, order).
+                intervals.sort_by(|a, b| a.ts_ns.cmp(&b.ts_ns).then(b.end().cmp(&a.end())));
+                nest(track, intervals, &mut fx, base, out)
+            }
+        };
+    }
+    fx.rec
+}
+
+/// Marks an id made by a run of [`build_run`] until [`Effects::apply`] makes the real one: a
+/// model never holds 2^31 tracks or arg sets (each takes far more than the 2 bytes that would
+/// fit in the 4 GiB import budget).
+const RECORDED: u32 = 1 << 31;
+
+/// Building a run of tracks against a model only read: what the run changes in the model
+/// besides its slices is [`Recorded`].
+struct Effects<'m> {
+    model: &'m Model,
+    rec: Recorded,
+}
+
+/// What building a run of tracks changes in the model besides its slices, to be applied in
+/// track order: END-arg merges and overflow-lane tracks (their ids in the run's slices are
+/// `RECORDED | k` until applied) and diagnostics.
+#[derive(Default)]
+struct Recorded {
+    merges: Vec<(ArgsId, ArgsId)>,
+    tracks: Vec<Track>,
+    diagnostics: super::Diagnostics,
+    /// Slices the run moved to overflow lanes.
+    overflowed: u64,
+}
+
+impl<'m> Effects<'m> {
+    fn new(model: &'m Model) -> Self {
+        Effects {
+            model,
+            rec: Recorded::default(),
+        }
+    }
+
+    /// The diagnostics recorded.
+    fn diagnostics(&mut self) -> &mut super::Diagnostics {
+        &mut self.rec.diagnostics
+    }
+
+    /// [`ArgSets::merge`](super::args::ArgSets::merge) of `a` and `b`, made when applied
+    /// (the empty set merged is the other set, at once, as there).
+    fn merge(&mut self, a: ArgsId, b: ArgsId) -> ArgsId {
+        if b.0 == 0 {
+            return a;
+        }
+        if a.0 == 0 {
+            return b;
+        }
+        self.rec.merges.push((a, b));
+        ArgsId(RECORDED | (self.rec.merges.len() as u32 - 1))
+    }
+
+    /// An overflow lane of `track`, added when applied.
+    fn add_lane(&mut self, track: TrackId) -> TrackId {
+        let t = self.model.track(track);
+        self.rec.tracks.push(Track {
+            name: t.name,
+            kind: t.kind,
+            pid: t.pid,
+            tid: t.tid,
+            parent: t.parent,
+            overflow_of: Some(track),
+        });
+        TrackId(RECORDED | (self.rec.tracks.len() as u32 - 1))
+    }
+}
+
+impl Recorded {
+    /// Makes the merges and tracks in `model` (in the order recorded), gives the ids to the
+    /// run's slices `out`, adds the diagnostics after the model's own; returns the slices the
+    /// run moved to overflow lanes.
+    fn apply(self, model: &mut Model, out: &mut Slices) -> u64 {
+        let Recorded {
+            merges,
+            tracks,
+            diagnostics,
+            overflowed,
+        } = self;
+        if !merges.is_empty() {
+            let mut made: Vec<ArgsId> = Vec::with_capacity(merges.len());
+            let real = |made: &[ArgsId], id: ArgsId| {
+                if id.0 & RECORDED != 0 {
+                    made[(id.0 & !RECORDED) as usize]
+                } else {
+                    id
+                }
+            };
+            for (a, b) in merges {
+                let (a, b) = (real(&made, a), real(&made, b));
+                made.push(model.args.merge(a, b));
+            }
+            for id in &mut out.args {
+                *id = real(&made, *id);
+            }
+        }
+        if !tracks.is_empty() {
+            let made: Vec<TrackId> = tracks.into_iter().map(|t| model.add_track(t)).collect();
+            for id in &mut out.track {
+                if id.0 & RECORDED != 0 {
+                    *id = made[(id.0 & !RECORDED) as usize];
+                }
+            }
+        }
+        model.diagnostics.absorb(diagnostics);
+        overflowed
     }
 }
 
@@ -948,7 +1186,7 @@ impl SliceBuilder {
 /// the intervals' (`Pending` and `Interval` are both 40 bytes, so the final `collect` reuses
 /// the block). A raw track's events and its intervals are never held at once: on Chromium's
 /// 59 MB trace that was a 28.2 MB block of events beside a 13.6 MB one of intervals.
-fn pair(mut events: Vec<Pending>, model: &mut Model) -> Vec<Interval> {
+fn pair(mut events: Vec<Pending>, fx: &mut Effects) -> Vec<Interval> {
     let mut w = 0usize; // intervals written, as `Pending`s: x = duration, kind unused
     let mut open: Vec<usize> = Vec::new(); // indices of written intervals
     for r in 0..events.len() {
@@ -985,7 +1223,7 @@ fn pair(mut events: Vec<Pending>, model: &mut Model) -> Vec<Interval> {
                 match pos {
                     Some(p) => {
                         if p + 1 != open.len() {
-                            model.diagnostics.add(
+                            fx.diagnostics().add(
                                 Diag::EndClosedNonInnermost,
                                 None,
                                 Some(e.order()),
@@ -997,7 +1235,7 @@ fn pair(mut events: Vec<Pending>, model: &mut Model) -> Vec<Interval> {
                         iv.x = (e.ts_ns - iv.ts_ns).max(0);
                         iv.order_kind &= !(u64::from(slice_flags::INCOMPLETE) << ORDER_BITS);
                         if e.args.0 != 0 {
-                            let merged = model.args.merge(iv.args, e.args);
+                            let merged = fx.merge(iv.args, e.args);
                             events[k].args = merged;
                         }
                     }
@@ -1007,8 +1245,8 @@ fn pair(mut events: Vec<Pending>, model: &mut Model) -> Vec<Interval> {
                         } else {
                             Diag::EndWithoutBegin
                         };
-                        let strings = &model.strings;
-                        model.diagnostics.add(kind, None, Some(e.order()), || {
+                        let strings = &fx.model.strings;
+                        fx.diagnostics().add(kind, None, Some(e.order()), || {
                             Some(match name {
                                 Some(n) => format!("'{}' at {} ns", strings.get(n), e.ts_ns),
                                 None => format!("at {} ns", e.ts_ns),
@@ -1020,8 +1258,7 @@ fn pair(mut events: Vec<Pending>, model: &mut Model) -> Vec<Interval> {
         }
     }
     if !open.is_empty() {
-        model
-            .diagnostics
+        fx.diagnostics()
             .add_n(Diag::SliceNeverEnded, open.len() as u64, None, None, || {
                 None
             });
@@ -1050,11 +1287,14 @@ fn pair(mut events: Vec<Pending>, model: &mut Model) -> Vec<Interval> {
 /// interval; else a new lane. [`LaneIndex`] finds that lane in O(log lanes), so N mutually
 /// overlapping slices cost O(N log N), not O(N²).
 ///
-/// Returns the number of slices moved to overflow lanes (for [`add_overflowed`]).
+/// Slice ids count from `base + out.len()` (`out` holds the slices from `base` on). Overflow
+/// lanes are recorded in `fx`. Returns the number of slices moved to overflow lanes (for
+/// [`add_overflowed`]).
 fn nest(
     track: TrackId,
     intervals: impl IntoIterator<Item = Interval>,
-    model: &mut Model,
+    fx: &mut Effects,
+    base: usize,
     out: &mut Slices,
 ) -> u64 {
     // lanes[0] is the track itself; lanes[k] its k-th overflow lane.
@@ -1068,14 +1308,7 @@ fn nest(
         let end = iv.end();
         loop {
             let Some(lane_idx) = index.first(iv.ts_ns, end) else {
-                let lane_track = model.add_track(Track {
-                    name: model.track(track).name,
-                    kind: model.track(track).kind,
-                    pid: model.track(track).pid,
-                    tid: model.track(track).tid,
-                    parent: model.track(track).parent,
-                    overflow_of: Some(track),
-                });
+                let lane_track = fx.add_lane(track);
                 spill.push(vec![(iv.clone(), 0, None)]);
                 lanes.push((lane_track, vec![(SliceId(0), end)]));
                 index.set(lanes.len() - 1, Some(end));
@@ -1094,7 +1327,7 @@ fn nest(
             // Empty, or the innermost open slice encloses the interval.
             let depth = stack.len() as u32;
             if lane_idx == 0 {
-                let id = SliceId(out.len() as u32);
+                let id = SliceId((base + out.len()) as u32);
                 let parent = stack.last().map(|&(p, _)| p);
                 push_slice(out, track, &iv, depth, parent, 0);
                 stack.push((id, end));
@@ -1112,14 +1345,14 @@ fn nest(
     }
     for (k, buf) in spill.into_iter().enumerate() {
         let lane_track = lanes[k + 1].0;
-        let base = out.len();
+        let first = base + out.len();
         for (iv, depth, parent) in buf {
             push_slice(
                 out,
                 lane_track,
                 &iv,
                 depth,
-                parent.map(|p| SliceId((base + p) as u32)),
+                parent.map(|p| SliceId((first + p) as u32)),
                 slice_flags::OVERFLOW,
             );
         }
@@ -1651,6 +1884,160 @@ mod tests {
         assert!(turned_raw > 50, "tracks that turned raw: {turned_raw}");
     }
 
+    /// A model built in two runs of tracks side by side (the second on its own thread) is the
+    /// model built in one: the same slices with the same parents, the same END-arg merges and
+    /// overflow-lane tracks in the same order (so the same ids), the same diagnostics.
+    #[test]
+    fn finishing_in_two_runs_gives_the_one_run_model() {
+        let (mut splits, mut late_merges, mut late_lanes, mut diagnosed) = (0u64, 0, 0, 0);
+        for seed in 0..300u64 {
+            let mut next = crate::model::testing::xorshift(seed, 0x5851f42d4c957f2d);
+            let tracks = 2 + next(5) as usize;
+            let mut ms = [Model::default(), Model::default()];
+            for m in &mut ms {
+                for _ in 0..tracks {
+                    setup_track(m);
+                }
+            }
+            let names: Vec<StrId> = ["a", "b", "c"]
+                .iter()
+                .map(|n| {
+                    let id = ms[0].strings.intern(n);
+                    assert_eq!(ms[1].strings.intern(n), id);
+                    id
+                })
+                .collect();
+            let mut bs = [SliceBuilder::new(), SliceBuilder::new()];
+            bs[0].split_at_least = usize::MAX;
+            bs[1].split_at_least = 1;
+            // Overlapping completes (overflow lanes), ENDs with args (merges), ENDs with
+            // nothing open (diagnostics), some tracks out of order (raw).
+            let mut clock = vec![0i64; tracks];
+            for _ in 0..1 + next(120) {
+                let t = next(tracks as u64) as usize;
+                clock[t] += next(6) as i64;
+                if seed % 3 == 0 && next(12) == 0 {
+                    clock[t] -= next(20) as i64;
+                }
+                let ts = clock[t];
+                let name = names[next(3) as usize];
+                let a = next(3);
+                let k = next(6);
+                for (b, m) in bs.iter_mut().zip(ms.iter_mut()) {
+                    let args = if a == 0 {
+                        ArgsId(0)
+                    } else {
+                        m.args.add(vec![(name, ArgValue::Int(a as i64 + t as i64))])
+                    };
+                    let tr = TrackId(t as u32);
+                    match k {
+                        0 | 1 => b.begin(tr, ts, name, StrId(0), FrameId(0), args, 0),
+                        2 => b.end(tr, ts, None, args),
+                        3 | 4 => b.complete(
+                            tr,
+                            ts,
+                            1 + a as i64 * 7,
+                            name,
+                            StrId(0),
+                            FrameId(0),
+                            args,
+                            0,
+                        ),
+                        _ => b.instant(tr, ts, name, StrId(0), FrameId(0), args, 0),
+                    }
+                }
+            }
+            let mut split_tracks = 0;
+            for (i, (b, m)) in bs.into_iter().zip(ms.iter_mut()).enumerate() {
+                if i == 1 {
+                    let mut counts: Vec<(TrackId, usize)> = b
+                        .buckets
+                        .iter()
+                        .filter(|k| !k.is_empty())
+                        .map(|k| (k.track, k.slice_count()))
+                        .collect();
+                    counts.sort();
+                    let c: Vec<usize> = counts.iter().map(|x| x.1).collect();
+                    let k = split_point(&c, 1);
+                    split_tracks = counts.get(k).map_or(u32::MAX, |x| x.0 .0);
+                }
+                let tracks_before = m.tracks.len();
+                let sets_before = m.args.set_count();
+                // The hook counts the finishes split (the field set on the builder decides).
+                let ((), n) = with_finish_split_at_least(usize::MAX, || b.finish(m));
+                let want = u64::from(i == 1 && split_tracks != u32::MAX);
+                assert_eq!(n, want, "seed {seed}");
+                splits += n;
+                if i == 1 {
+                    // Lanes and merges the second run made (on tracks from its first on).
+                    let lanes = m.tracks[tracks_before..]
+                        .iter()
+                        .filter(|t| t.overflow_of.is_some_and(|o| o.0 >= split_tracks))
+                        .count();
+                    late_lanes += lanes;
+                    if m.args.set_count() > sets_before && split_tracks != u32::MAX {
+                        late_merges += 1;
+                    }
+                }
+            }
+            assert_eq!(built(&ms[0]), built(&ms[1]), "seed {seed}");
+            assert_eq!(
+                format!("{:?}", ms[0].tracks),
+                format!("{:?}", ms[1].tracks),
+                "seed {seed}"
+            );
+            assert_eq!(
+                ms[0].args.set_count(),
+                ms[1].args.set_count(),
+                "seed {seed}"
+            );
+            diagnosed += usize::from(ms[1].diagnostics.count("end_without_begin") > 0);
+        }
+        assert!(diagnosed > 100, "finishes with diagnostics: {diagnosed}");
+        assert!(splits > 250, "finishes split in two runs: {splits}");
+        assert!(
+            late_lanes > 50,
+            "overflow lanes of the second run: {late_lanes}"
+        );
+        assert!(
+            late_merges > 50,
+            "finishes with END-arg merges: {late_merges}"
+        );
+    }
+
+    /// The hook sets the split for builders made under it, and counts the finishes split.
+    #[test]
+    fn the_split_hook_counts_finishes_made_in_two_runs() {
+        let build = || {
+            let mut m = Model::default();
+            let mut b = SliceBuilder::new();
+            for t in 0..3 {
+                setup_track(&mut m);
+                for i in 0..10 {
+                    b.complete(
+                        TrackId(t),
+                        i * 10,
+                        5,
+                        StrId(0),
+                        StrId(0),
+                        FrameId(0),
+                        ArgsId(0),
+                        0,
+                    );
+                }
+            }
+            b.finish(&mut m);
+            m.slices.len()
+        };
+        assert_eq!(with_finish_split_at_least(1, build), (30, 1));
+        assert_eq!(with_finish_split_at_least(31, build), (30, 0));
+        assert_eq!(with_finish_split_at_least(usize::MAX, build), (30, 0));
+        assert_eq!(split_point(&[5, 5, 5, 5], 1), 2);
+        assert_eq!(split_point(&[1, 9, 1], 1), 1);
+        assert_eq!(split_point(&[9], 1), 1);
+        assert_eq!(split_point(&[3, 3], 7), 2);
+    }
+
     fn setup_track(m: &mut Model) -> TrackId {
         m.add_track(Track {
             name: StrId(0),
@@ -1670,7 +2057,10 @@ mod tests {
             let (mut m1, t) = setup();
             let (mut m2, _) = setup();
             let (mut s1, mut s2) = (Slices::default(), Slices::default());
-            let overflowed = nest(t, intervals.clone(), &mut m1, &mut s1);
+            let mut fx = Effects::new(&m1);
+            fx.rec.overflowed = nest(t, intervals.clone(), &mut fx, 0, &mut s1);
+            let rec = fx.rec;
+            let overflowed = rec.apply(&mut m1, &mut s1);
             add_overflowed(&mut m1, overflowed);
             nest_linear_scan(t, intervals, &mut m2, &mut s2);
             assert_eq!(s1.ts_ns, s2.ts_ns, "seed {seed}");

@@ -397,6 +397,18 @@ impl Diagnostics {
         });
     }
 
+    /// Adds `later`'s counts as if its occurrences had been added here after every one so
+    /// far: a kind already here grows by its count; a new kind is appended with its first
+    /// occurrence (offset, index, message) as `later` has it.
+    pub fn absorb(&mut self, later: Diagnostics) {
+        for d in later.entries {
+            match self.entries.iter_mut().find(|e| e.kind == d.kind) {
+                Some(e) => e.count += d.count,
+                None => self.entries.push(d),
+            }
+        }
+    }
+
     /// All entries in first-seen order.
     pub fn entries(&self) -> &[Diagnostic] {
         &self.entries

@@ -151,6 +151,37 @@ impl Slices {
         self.flags.reserve_exact(n);
     }
 
+    /// Appends `more`'s slices after these, column by column, each of `more`'s columns freed
+    /// once copied (so at most one column is held twice). Slice ids in `more`'s `parent`
+    /// column are kept as they are: they must already count from the start of `self`.
+    pub fn append(&mut self, more: Slices) {
+        fn add<T: Copy>(to: &mut Vec<T>, from: Vec<T>) {
+            to.extend_from_slice(&from);
+        }
+        let Slices {
+            ts_ns,
+            dur_ns,
+            track,
+            name,
+            category,
+            frame,
+            depth,
+            parent,
+            args,
+            flags,
+        } = more;
+        add(&mut self.ts_ns, ts_ns);
+        add(&mut self.dur_ns, dur_ns);
+        add(&mut self.track, track);
+        add(&mut self.name, name);
+        add(&mut self.category, category);
+        add(&mut self.frame, frame);
+        add(&mut self.depth, depth);
+        add(&mut self.parent.0, parent.0);
+        add(&mut self.args, args);
+        add(&mut self.flags, flags);
+    }
+
     /// Gives back the columns' spare capacity (a model sized for its data).
     pub fn shrink_to_fit(&mut self) {
         self.ts_ns.shrink_to_fit();

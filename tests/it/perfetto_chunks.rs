@@ -281,6 +281,55 @@ fn a_slice_builder_on_its_own_thread_gives_the_same_model() {
     }
 }
 
+/// The slices built in two runs of tracks side by side (natively, from 65,536 slices) give the
+/// model one run gives, on the traces of the test above: split from the first slice, with the
+/// builder on the importer's thread (where the split is counted) and on its own.
+#[test]
+fn a_model_finished_in_two_runs_is_the_one_run_model() {
+    use trialscope::model::builder::with_finish_split_at_least;
+    use trialscope::model::sink::with_pipe_after;
+    let load = |rel: &str, bytes: &[u8]| {
+        let src = Chunked {
+            bytes,
+            chunk: 65536,
+        };
+        match formats::load_from(rel, &src, &LoadOptions::default(), &mut |_| {}) {
+            Ok(Loaded::Trace(a)) => a.model,
+            _ => panic!("{rel}: not a trace"),
+        }
+    };
+    let heavy = gunzip(&std::fs::read(corpus("chromium_large/heavy_default.pb.gz")).unwrap());
+    let mut traces: Vec<(&str, Vec<u8>)> =
+        vec![("heavy_default prefix", heavy[..3_000_001].to_vec())];
+    for rel in [
+        "chromium_scaling/scaling_n1000_r0.pb.gz",
+        "public/tokio/tokio_tracing_perfetto_148k.pftrace",
+        "public/kineto/resnet50_worker0_2021.pt.trace.json.gz",
+        "public/catapult/main_thread_has_unclosed_slices.json",
+        "jax_profile/plugins/profile/2026_11_29_10_17_55/perfetto_trace.json.gz",
+    ] {
+        traces.push((rel, read_corpus(rel)));
+    }
+    for (rel, bytes) in &traces {
+        let ((one, _), none) = with_finish_split_at_least(usize::MAX, || {
+            with_pipe_after(u64::MAX, || load(rel, bytes))
+        });
+        let ((two, _), splits) =
+            with_finish_split_at_least(1, || with_pipe_after(u64::MAX, || load(rel, bytes)));
+        let ((moved, _), _) =
+            with_finish_split_at_least(1, || with_pipe_after(0, || load(rel, bytes)));
+        assert_eq!(none, 0, "{rel}: split when it should not");
+        assert_eq!(splits, 1, "{rel}: not split");
+        let want = dump(&one);
+        same_dumps(&dump(&two), &want, || {
+            format!("{rel}: two runs change the model")
+        });
+        same_dumps(&dump(&moved), &want, || {
+            format!("{rel}: two runs on the builder's thread change the model")
+        });
+    }
+}
+
 /// The whole 59 MB trace describes some tracks only after their events (at packet ~1.07 M of
 /// 1.15 M): the one pass settles them at the end and must give the two-pass model. Slow in a
 /// debug build: `cargo test --release --test it -- --ignored one_pass_equals`.
