@@ -2032,6 +2032,34 @@ mod tests {
         assert_eq!(with_finish_split_at_least(1, build), (30, 1));
         assert_eq!(with_finish_split_at_least(31, build), (30, 0));
         assert_eq!(with_finish_split_at_least(usize::MAX, build), (30, 0));
+        // Lane-search steps taken on the second run's thread count here too.
+        let overlapping = || {
+            let mut m = Model::default();
+            let mut b = SliceBuilder::new();
+            for t in 0..2 {
+                setup_track(&mut m);
+                for i in 0..40 {
+                    b.complete(
+                        TrackId(t),
+                        i,
+                        100,
+                        StrId(0),
+                        StrId(0),
+                        FrameId(0),
+                        ArgsId(0),
+                        0,
+                    );
+                }
+            }
+            let before = lane_steps_on_this_thread();
+            b.finish(&mut m);
+            (lane_steps_on_this_thread() - before, m.tracks.len())
+        };
+        let (one, none) = with_finish_split_at_least(usize::MAX, overlapping);
+        let (two, split) = with_finish_split_at_least(1, overlapping);
+        assert_eq!((none, split), (0, 1));
+        assert!(one.1 > 40, "overflow lanes made: {one:?}");
+        assert_eq!(two, one);
         assert_eq!(split_point(&[5, 5, 5, 5], 1), 2);
         assert_eq!(split_point(&[1, 9, 1], 1), 1);
         assert_eq!(split_point(&[9], 1), 1);
