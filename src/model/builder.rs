@@ -1739,20 +1739,7 @@ mod tests {
         let mut turned_raw = 0;
         for seed in 0..400u64 {
             let mut next = crate::model::testing::xorshift(seed, 0x9e3779b97f4a7c15);
-            let mut ms = [Model::default(), Model::default()];
-            for m in &mut ms {
-                for _ in 0..3 {
-                    setup_track(m);
-                }
-            }
-            let names: Vec<StrId> = ["a", "b", "c"]
-                .iter()
-                .map(|n| {
-                    let id = ms[0].strings.intern(n);
-                    assert_eq!(ms[1].strings.intern(n), id);
-                    id
-                })
-                .collect();
+            let (mut ms, names) = two_models(3, &["a", "b", "c"]);
             let mut bs = [SliceBuilder::new(), SliceBuilder::new()];
             bs[1].stream = false;
             // Per track a clock that mostly moves forward; some seeds go back in time or
@@ -1816,20 +1803,7 @@ mod tests {
         let (mut stayed, mut turned_raw) = (0, 0);
         for seed in 0..600u64 {
             let mut next = crate::model::testing::xorshift(seed, 0x2545f4914f6cdd1d);
-            let mut ms = [Model::default(), Model::default()];
-            for m in &mut ms {
-                for _ in 0..2 {
-                    setup_track(m);
-                }
-            }
-            let names: Vec<StrId> = ["a", "b"]
-                .iter()
-                .map(|n| {
-                    let id = ms[0].strings.intern(n);
-                    assert_eq!(ms[1].strings.intern(n), id);
-                    id
-                })
-                .collect();
+            let (mut ms, names) = two_models(2, &["a", "b"]);
             let mut bs = [SliceBuilder::new(), SliceBuilder::new()];
             bs[0].window = next(6) as usize;
             bs[1].stream = false;
@@ -1895,20 +1869,7 @@ mod tests {
         for seed in 0..300u64 {
             let mut next = crate::model::testing::xorshift(seed, 0x5851f42d4c957f2d);
             let tracks = 2 + next(5) as usize;
-            let mut ms = [Model::default(), Model::default()];
-            for m in &mut ms {
-                for _ in 0..tracks {
-                    setup_track(m);
-                }
-            }
-            let names: Vec<StrId> = ["a", "b", "c"]
-                .iter()
-                .map(|n| {
-                    let id = ms[0].strings.intern(n);
-                    assert_eq!(ms[1].strings.intern(n), id);
-                    id
-                })
-                .collect();
+            let (mut ms, names) = two_models(tracks, &["a", "b", "c"]);
             let mut bs = [SliceBuilder::new(), SliceBuilder::new()];
             bs[0].split_at_least = usize::MAX;
             bs[1].split_at_least = 1;
@@ -2066,6 +2027,25 @@ mod tests {
         assert_eq!(split_point(&[1, 9, 1], 1), 1);
         assert_eq!(split_point(&[9], 1), 1);
         assert_eq!(split_point(&[3, 3], 7), 2);
+    }
+
+    /// Two equal models of `tracks` thread tracks with `names` interned (their ids).
+    fn two_models(tracks: usize, names: &[&str]) -> ([Model; 2], Vec<StrId>) {
+        let mut ms = [Model::default(), Model::default()];
+        for m in &mut ms {
+            for _ in 0..tracks {
+                setup_track(m);
+            }
+        }
+        let ids = names
+            .iter()
+            .map(|n| {
+                let id = ms[0].strings.intern(n);
+                assert_eq!(ms[1].strings.intern(n), id);
+                id
+            })
+            .collect();
+        (ms, ids)
     }
 
     fn setup_track(m: &mut Model) -> TrackId {

@@ -234,28 +234,12 @@ fn large_chromium_trace_prefix_imports_the_same_whatever_the_chunks() {
     check_one_pass("heavy_default prefix", prefix);
 }
 
-/// The slice builder on a thread of its own (natively, once an import has given it 32,768
-/// events: `model::SliceSink`) gives the model it gives on the importer's thread, for
-/// Perfetto traces (Chromium's, a 3 MB prefix of the 59 MB one, tokio's custom tracks) and
-/// Chrome JSON ones (Kineto, catapult with unclosed slices, JAX): moved at the first event
-/// against never moved. (`tracks_described_late_give_the_two_pass_model` checks the tracks
-/// settled at the end, which the builder retargets on its thread.)
-#[test]
-fn a_slice_builder_on_its_own_thread_gives_the_same_model() {
-    use trialscope::model::sink::with_pipe_after;
-    let load = |rel: &str, bytes: &[u8]| {
-        let src = Chunked {
-            bytes,
-            chunk: 65536,
-        };
-        match formats::load_from(rel, &src, &LoadOptions::default(), &mut |_| {}) {
-            Ok(Loaded::Trace(a)) => a.model,
-            _ => panic!("{rel}: not a trace"),
-        }
-    };
+/// The traces the slice builder's threading is checked on: Perfetto (a 3 MB prefix of
+/// Chromium's 59 MB trace, a Chromium trial, tokio's custom tracks) and Chrome JSON (Kineto,
+/// catapult with unclosed slices, JAX), each as (name, uncompressed bytes).
+fn builder_traces() -> Vec<(&'static str, Vec<u8>)> {
     let heavy = gunzip(&std::fs::read(corpus("chromium_large/heavy_default.pb.gz")).unwrap());
-    let mut traces: Vec<(&str, Vec<u8>)> =
-        vec![("heavy_default prefix", heavy[..3_000_001].to_vec())];
+    let mut traces = vec![("heavy_default prefix", heavy[..3_000_001].to_vec())];
     for rel in [
         "chromium_scaling/scaling_n1000_r0.pb.gz",
         "public/tokio/tokio_tracing_perfetto_148k.pftrace",
@@ -265,9 +249,33 @@ fn a_slice_builder_on_its_own_thread_gives_the_same_model() {
     ] {
         traces.push((rel, read_corpus(rel)));
     }
-    for (rel, bytes) in &traces {
-        let (here, none) = with_pipe_after(u64::MAX, || load(rel, bytes));
-        let (moved, started) = with_pipe_after(0, || load(rel, bytes));
+    traces
+}
+
+/// The model of `bytes` (named `rel`, any trace format) read in 64 KiB chunks.
+fn load_in_64k_chunks(rel: &str, bytes: &[u8]) -> Model {
+    let src = Chunked {
+        bytes,
+        chunk: 65536,
+    };
+    match formats::load_from(rel, &src, &LoadOptions::default(), &mut |_| {}) {
+        Ok(Loaded::Trace(a)) => a.model,
+        _ => panic!("{rel}: not a trace"),
+    }
+}
+
+/// The slice builder on a thread of its own (natively, once an import has given it 32,768
+/// events: `model::SliceSink`) gives the model it gives on the importer's thread, for
+/// Perfetto traces (Chromium's, a 3 MB prefix of the 59 MB one, tokio's custom tracks) and
+/// Chrome JSON ones (Kineto, catapult with unclosed slices, JAX): moved at the first event
+/// against never moved. (`tracks_described_late_give_the_two_pass_model` checks the tracks
+/// settled at the end, which the builder retargets on its thread.)
+#[test]
+fn a_slice_builder_on_its_own_thread_gives_the_same_model() {
+    use trialscope::model::sink::with_pipe_after;
+    for (rel, bytes) in &builder_traces() {
+        let (here, none) = with_pipe_after(u64::MAX, || load_in_64k_chunks(rel, bytes));
+        let (moved, started) = with_pipe_after(0, || load_in_64k_chunks(rel, bytes));
         assert_eq!(none, 0, "{rel}: a builder thread started when none should");
         assert_eq!(started, 1, "{rel}: the builder did not move");
         assert!(
@@ -288,36 +296,15 @@ fn a_slice_builder_on_its_own_thread_gives_the_same_model() {
 fn a_model_finished_in_two_runs_is_the_one_run_model() {
     use trialscope::model::builder::with_finish_split_at_least;
     use trialscope::model::sink::with_pipe_after;
-    let load = |rel: &str, bytes: &[u8]| {
-        let src = Chunked {
-            bytes,
-            chunk: 65536,
+    for (rel, bytes) in &builder_traces() {
+        let load = |split: usize, pipe_after: u64| {
+            with_finish_split_at_least(split, || {
+                with_pipe_after(pipe_after, || load_in_64k_chunks(rel, bytes))
+            })
         };
-        match formats::load_from(rel, &src, &LoadOptions::default(), &mut |_| {}) {
-            Ok(Loaded::Trace(a)) => a.model,
-            _ => panic!("{rel}: not a trace"),
-        }
-    };
-    let heavy = gunzip(&std::fs::read(corpus("chromium_large/heavy_default.pb.gz")).unwrap());
-    let mut traces: Vec<(&str, Vec<u8>)> =
-        vec![("heavy_default prefix", heavy[..3_000_001].to_vec())];
-    for rel in [
-        "chromium_scaling/scaling_n1000_r0.pb.gz",
-        "public/tokio/tokio_tracing_perfetto_148k.pftrace",
-        "public/kineto/resnet50_worker0_2021.pt.trace.json.gz",
-        "public/catapult/main_thread_has_unclosed_slices.json",
-        "jax_profile/plugins/profile/2026_11_29_10_17_55/perfetto_trace.json.gz",
-    ] {
-        traces.push((rel, read_corpus(rel)));
-    }
-    for (rel, bytes) in &traces {
-        let ((one, _), none) = with_finish_split_at_least(usize::MAX, || {
-            with_pipe_after(u64::MAX, || load(rel, bytes))
-        });
-        let ((two, _), splits) =
-            with_finish_split_at_least(1, || with_pipe_after(u64::MAX, || load(rel, bytes)));
-        let ((moved, _), _) =
-            with_finish_split_at_least(1, || with_pipe_after(0, || load(rel, bytes)));
+        let ((one, _), none) = load(usize::MAX, u64::MAX);
+        let ((two, _), splits) = load(1, u64::MAX);
+        let ((moved, _), _) = load(1, 0);
         assert_eq!(none, 0, "{rel}: split when it should not");
         assert_eq!(splits, 1, "{rel}: not split");
         let want = dump(&one);
