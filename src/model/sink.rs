@@ -113,20 +113,12 @@ impl SliceSink {
 
     /// [`SliceBuilder::finish`]: on the builder's own thread when it has one (the model
     /// goes there and back), on this thread otherwise.
-    pub fn finish(self, model: &mut Model) {
-        self.finish_beside(model, || {});
-    }
-
-    /// [`SliceSink::finish`], with `beside` run on this thread meanwhile: while the builder's
-    /// own thread builds the slices, else before they are built. `beside` must not need
-    /// `model` (an importer's counters, say, taken out of it first).
-    pub fn finish_beside(mut self, model: &mut Model, beside: impl FnOnce()) {
+    pub fn finish(mut self, model: &mut Model) {
         #[cfg(not(target_arch = "wasm32"))]
         if let Some(p) = self.pipe.take() {
-            p.finish(model, beside);
+            p.finish(model);
             return;
         }
-        beside();
         let b = std::mem::take(self.builder_here());
         b.finish(model);
     }
@@ -306,13 +298,12 @@ mod pipe {
         }
 
         /// [`SliceBuilder::finish`] into `model` on the builder's thread, after every event
-        /// given, running `beside` here meanwhile; `model` is moved there and back. Should the
-        /// builder panic there, `model` is left empty (on this thread it would be left partly
-        /// built; either way the import fails).
-        pub(super) fn finish(mut self, model: &mut Model, beside: impl FnOnce()) {
+        /// given; `model` is moved there and back. Should the builder panic there, `model` is
+        /// left empty (on this thread it would be left partly built; either way the import
+        /// fails).
+        pub(super) fn finish(mut self, model: &mut Model) {
             self.flush();
             self.send(ToBuilder::Finish(Box::new(std::mem::take(model))));
-            beside();
             match self.end() {
                 Done::Model(m) => *model = *m,
                 // Not reached: the thread answers a Finish with the model.
@@ -486,10 +477,7 @@ mod tests {
             if retarget {
                 s.retarget(|t| (t.0 != 7).then_some(TrackId(t.0 % 20)));
             }
-            // What runs beside the finish runs once, wherever the builder is.
-            let mut beside = 0;
-            s.finish_beside(&mut m, || beside += 1);
-            assert_eq!(beside, 1, "moved after {after}");
+            s.finish(&mut m);
             (m, heaps)
         });
         let steps = super::super::builder::lane_steps_on_this_thread() - steps;

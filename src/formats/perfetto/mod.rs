@@ -2700,16 +2700,12 @@ impl<'m> Importer<'m> {
         // where the import peaks, not after.
         let model = self.into_model();
         model.stats.events = packets;
-        // The counters are sorted and trimmed while the builder's thread builds the slices
-        // (natively; else first, which gives their growth room back before the slice
-        // columns are made).
-        let mut counters = std::mem::take(&mut model.counters);
-        builder.finish_beside(model, || {
-            for s in &mut counters {
-                s.sort_by_time();
-            }
-        });
-        model.counters = counters;
+        // Counters first: sorting and trimming them gives their growth room back before the
+        // slice columns are made.
+        for s in &mut model.counters {
+            s.sort_by_time();
+        }
+        builder.finish(model);
         model.args.shrink_to_fit();
     }
 
