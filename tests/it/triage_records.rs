@@ -24,7 +24,7 @@ fn corpus_lines(set: &str) -> Vec<String> {
 }
 
 fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
         "trialscope_triage_rec_{}_{test}",
         std::process::id()
     ));
