@@ -464,7 +464,7 @@ impl ArgSets {
     }
 
     /// Adds probes made for this thread's import on another (a `SliceSink`'s builder thread,
-    /// which merges END args as it pairs), so [`ArgSets::merge_probes_on_this_thread`] counts
+    /// which merges END args as it finishes), so [`ArgSets::merge_probes_on_this_thread`] counts
     /// them where the import ran.
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn add_merge_probes(n: u64) {

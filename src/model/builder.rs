@@ -868,8 +868,8 @@ impl SliceBuilder {
     /// Pairs, nests and appends all slices to `model.slices` (replacing what was there), adding
     /// overflow-lane tracks and diagnostics to `model` as needed. Tracks are paired and nested
     /// in track id order; each track's events are freed once paired. Natively, from 65,536
-    /// slices, the tracks are built in two runs on two threads, with the same model as one
-    /// run (Chromium's 59 MB trace, 2026-12-06: its import 0.285–0.297 → 0.263–0.276 s).
+    /// slices over two or more tracks, the tracks are built in two runs on two threads, with
+    /// the same model as one run (Chromium's 59 MB trace, 2026-12-06: its import 0.285–0.297 → 0.263–0.276 s).
     pub fn finish(mut self, model: &mut Model) {
         if self.min_ts < 0 {
             // The range of the events that stayed (retarget may have dropped some).
@@ -891,7 +891,7 @@ impl SliceBuilder {
         drop(self);
         buckets.sort_unstable_by_key(|b| b.track);
         buckets.retain(|b| !b.is_empty());
-        // One track at a time: its events are paired and freed, its intervals nested into
+        // One track at a time (in each run): its events are paired and freed, its intervals nested into
         // the slice columns and freed, before the next track's are made, so the pending
         // events of the tracks not done yet and the slices of those done are what is held.
         // Pairing makes no track and nesting no arg set, so ids come out as pairing every
@@ -910,16 +910,24 @@ impl SliceBuilder {
         // appended after. What a run changes in the model besides its slices (END-arg
         // merges, overflow-lane tracks, diagnostics) is recorded and applied in track order,
         // so ids and diagnostics come out as one run would make them.
-        let k = split_point(&counts, split_at_least);
-        let second = buckets.split_off(k);
-        let base = counts[..k].iter().sum::<usize>();
-        let (first, second) = build_runs(buckets, second, base, model, &mut out);
-        let mut overflowed = first.apply(model, &mut out);
-        if let Some((effects, mut more)) = second {
+        // (Ids a run records are marked with `RECORDED`: real ones must stay below it.)
+        let marks_fit = |n: usize| n.saturating_add(total) < RECORDED as usize;
+        let k = if marks_fit(model.args.set_count()) && marks_fit(model.tracks.len()) {
+            split_point(&counts, split_at_least)
+        } else {
+            counts.len()
+        };
+        let overflowed = if k == counts.len() {
+            build_run(buckets, 0, &mut Effects::Direct(model), &mut out)
+        } else {
+            let second = buckets.split_off(k);
+            let base = counts[..k].iter().sum::<usize>();
+            let (first, (second, mut more)) = build_runs(buckets, second, base, model, &mut out);
             SPLITS.with(|c| c.set(c.get() + 1));
-            overflowed += effects.apply(model, &mut more);
+            let overflowed = first.apply(model, &mut out) + second.apply(model, &mut more);
             out.append(more);
-        }
+            overflowed
+        };
         add_overflowed(model, overflowed);
         debug_assert_eq!(out.len(), total, "slices made vs counted");
         out.shrink_to_fit();
@@ -974,32 +982,40 @@ fn split_point(counts: &[usize], at_least: usize) -> usize {
     best.1
 }
 
-/// Builds the first run's tracks into `out` on this thread and the second's (when there is
-/// one) into columns of their own on another, their slice ids counted from `base`; reads
-/// `model` only. Where no thread can be started the second run is built here after the first.
-/// Gives each run's effects (and the second's slices).
+/// Builds the first run's tracks into `out` on this thread and the second's into columns of
+/// their own on another, their slice ids counted from `base`; reads `model` only. Where no
+/// thread can be started the second run is built here after the first. Gives each run's
+/// recorded effects (and the second's slices).
 fn build_runs(
     first: Vec<Bucket>,
     second: Vec<Bucket>,
     base: usize,
     model: &Model,
     out: &mut Slices,
-) -> (Recorded, Option<(Recorded, Slices)>) {
+) -> (Recorded, (Recorded, Slices)) {
+    let run = |buckets: Vec<Bucket>, base: usize, out: &mut Slices| {
+        let mut fx = Effects::Recording(model, Recorded::default());
+        let overflowed = build_run(buckets, base, &mut fx, out);
+        match fx {
+            Effects::Recording(_, mut rec) => {
+                rec.overflowed = overflowed;
+                rec
+            }
+            Effects::Direct(_) => unreachable!("made recording above"),
+        }
+    };
     let second_run = |buckets: Vec<Bucket>| {
         let mut more = Slices::default();
         more.reserve(buckets.iter().map(Bucket::slice_count).sum());
-        let effects = build_run(buckets, base, model, &mut more);
-        (effects, more)
+        let rec = run(buckets, base, &mut more);
+        (rec, more)
     };
-    if second.is_empty() {
-        return (build_run(first, 0, model, out), None);
-    }
     #[cfg(not(target_arch = "wasm32"))]
     {
         // The second run's tracks stay here when the thread cannot be started.
         let slot = std::sync::Mutex::new(Some(second));
-        let from_thread = std::thread::scope(|s| {
-            let run = std::thread::Builder::new()
+        let (first, from_thread) = std::thread::scope(|s| {
+            let other = std::thread::Builder::new()
                 .name("trialscope-finish".into())
                 .spawn_scoped(s, || {
                     let buckets = slot
@@ -1010,43 +1026,42 @@ fn build_runs(
                     let done = second_run(buckets);
                     (done, lane_steps_on_this_thread())
                 });
-            let effects = build_run(first, 0, model, out);
-            match run.map(|h| h.join()) {
+            let first = run(first, 0, out);
+            match other.map(|h| h.join()) {
                 Ok(Ok((done, steps))) => {
                     add_lane_steps(steps);
-                    (effects, Some(done))
+                    (first, Some(done))
                 }
                 Ok(Err(panic)) => std::panic::resume_unwind(panic),
-                Err(_) => (effects, None),
+                Err(_) => (first, None),
             }
         });
-        match from_thread {
-            (effects, Some(done)) => (effects, Some(done)),
-            (effects, None) => {
-                let buckets = slot
-                    .into_inner()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .unwrap_or_default();
-                (effects, Some(second_run(buckets)))
-            }
-        }
+        let second = from_thread.unwrap_or_else(|| {
+            let buckets = slot
+                .into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .unwrap_or_default();
+            second_run(buckets)
+        });
+        (first, second)
     }
     #[cfg(target_arch = "wasm32")]
     {
-        let effects = build_run(first, 0, model, out);
-        (effects, Some(second_run(second)))
+        let first = run(first, 0, out);
+        (first, second_run(second))
     }
 }
 
 /// Pairs and nests `buckets` (non-empty, in track order) into `out`, slice ids counted from
-/// `base + out.len()`; what else the model gains is recorded in the effects returned.
-fn build_run(buckets: Vec<Bucket>, base: usize, model: &Model, out: &mut Slices) -> Recorded {
-    let mut fx = Effects::new(model);
+/// `base + out.len()`, what else the model gains going to `fx`; returns the slices moved to
+/// overflow lanes.
+fn build_run(buckets: Vec<Bucket>, base: usize, fx: &mut Effects, out: &mut Slices) -> u64 {
+    let mut overflowed = 0;
     for mut b in buckets {
         let track = b.track;
         b.flush();
         let intervals = if !b.raw {
-            b.intervals(&mut fx)
+            b.intervals(fx)
         } else {
             let mut events = std::mem::take(&mut b.events);
             if !b.sorted {
@@ -1056,37 +1071,38 @@ fn build_run(buckets: Vec<Bucket>, base: usize, model: &Model, out: &mut Slices)
                 // Chromium's 59 MB trace when its busiest track was raw).
                 events.sort_by_key(|e| e.ts_ns);
             }
-            Intervals::ToSort(pair(events, &mut fx))
+            Intervals::ToSort(pair(events, fx))
         };
-        fx.rec.overflowed += match intervals {
+        overflowed += match intervals {
             Intervals::InOrder(pairs) => {
                 // Each chunk of pairs is freed once nested.
                 let each = pairs
                     .into_chunks()
                     .flat_map(|c| c.into_iter().map(|p| p.interval()));
-                nest(track, each, &mut fx, base, out)
+                nest(track, each, fx, base, out)
             }
             Intervals::ToSort(mut intervals) => {
                 // Stable: equal (ts, end) keep arrival order, as `pair` made them in
                 // (ts, order).
                 intervals.sort_by(|a, b| a.ts_ns.cmp(&b.ts_ns).then(b.end().cmp(&a.end())));
-                nest(track, intervals, &mut fx, base, out)
+                nest(track, intervals, fx, base, out)
             }
         };
     }
-    fx.rec
+    overflowed
 }
 
-/// Marks an id made by a run of [`build_run`] until [`Effects::apply`] makes the real one: a
-/// model never holds 2^31 tracks or arg sets (each takes far more than the 2 bytes that would
-/// fit in the 4 GiB import budget).
+/// Marks an id a recording run of [`build_run`] made until [`Recorded::apply`] makes the real
+/// one; [`SliceBuilder::finish`] records only while the model's arg sets and tracks, plus one
+/// per slice, stay below it.
 const RECORDED: u32 = 1 << 31;
 
-/// Building a run of tracks against a model only read: what the run changes in the model
-/// besides its slices is [`Recorded`].
-struct Effects<'m> {
-    model: &'m Model,
-    rec: Recorded,
+/// Where a run of tracks puts what it adds to the model besides its slices (END-arg merges,
+/// overflow-lane tracks, diagnostics): straight into the model (one run), or recorded against
+/// the model read only (two runs side by side), to be applied in track order.
+enum Effects<'m> {
+    Direct(&'m mut Model),
+    Recording(&'m Model, Recorded),
 }
 
 /// What building a run of tracks changes in the model besides its slices, to be applied in
@@ -1101,44 +1117,65 @@ struct Recorded {
     overflowed: u64,
 }
 
-impl<'m> Effects<'m> {
-    fn new(model: &'m Model) -> Self {
-        Effects {
-            model,
-            rec: Recorded::default(),
-        }
-    }
-
-    /// The diagnostics recorded.
+impl Effects<'_> {
+    /// The diagnostics the run adds to.
     fn diagnostics(&mut self) -> &mut super::Diagnostics {
-        &mut self.rec.diagnostics
+        match self {
+            Effects::Direct(m) => &mut m.diagnostics,
+            Effects::Recording(_, rec) => &mut rec.diagnostics,
+        }
     }
 
-    /// [`ArgSets::merge`](super::args::ArgSets::merge) of `a` and `b`, made when applied
-    /// (the empty set merged is the other set, at once, as there).
+    /// Counts one `kind` at event `order`, its detail made from the model's strings (only
+    /// for a kind's first occurrence).
+    fn diagnose(
+        &mut self,
+        kind: Diag,
+        order: u64,
+        detail: impl FnOnce(&super::StringTable) -> Option<String>,
+    ) {
+        let (strings, diagnostics) = match self {
+            Effects::Direct(m) => (&m.strings, &mut m.diagnostics),
+            Effects::Recording(m, rec) => (&m.strings, &mut rec.diagnostics),
+        };
+        diagnostics.add(kind, None, Some(order), || detail(strings));
+    }
+
+    /// [`ArgSets::merge`](super::args::ArgSets::merge) of `a` and `b`; recording, made when
+    /// applied (the empty set merged is the other set, at once, as there).
     fn merge(&mut self, a: ArgsId, b: ArgsId) -> ArgsId {
-        if b.0 == 0 {
-            return a;
+        match self {
+            Effects::Direct(m) => m.args.merge(a, b),
+            Effects::Recording(..) if b.0 == 0 => a,
+            Effects::Recording(..) if a.0 == 0 => b,
+            Effects::Recording(_, rec) => {
+                rec.merges.push((a, b));
+                ArgsId(RECORDED | (rec.merges.len() as u32 - 1))
+            }
         }
-        if a.0 == 0 {
-            return b;
-        }
-        self.rec.merges.push((a, b));
-        ArgsId(RECORDED | (self.rec.merges.len() as u32 - 1))
     }
 
-    /// An overflow lane of `track`, added when applied.
+    /// An overflow lane of `track`; recording, added when applied.
     fn add_lane(&mut self, track: TrackId) -> TrackId {
-        let t = self.model.track(track);
-        self.rec.tracks.push(Track {
+        let t = match self {
+            Effects::Direct(m) => m.track(track),
+            Effects::Recording(m, _) => m.track(track),
+        };
+        let lane = Track {
             name: t.name,
             kind: t.kind,
             pid: t.pid,
             tid: t.tid,
             parent: t.parent,
             overflow_of: Some(track),
-        });
-        TrackId(RECORDED | (self.rec.tracks.len() as u32 - 1))
+        };
+        match self {
+            Effects::Direct(m) => m.add_track(lane),
+            Effects::Recording(_, rec) => {
+                rec.tracks.push(lane);
+                TrackId(RECORDED | (rec.tracks.len() as u32 - 1))
+            }
+        }
     }
 }
 
@@ -1250,8 +1287,7 @@ fn pair(mut events: Vec<Pending>, fx: &mut Effects) -> Vec<Interval> {
                         } else {
                             Diag::EndWithoutBegin
                         };
-                        let strings = &fx.model.strings;
-                        fx.diagnostics().add(kind, None, Some(e.order()), || {
+                        fx.diagnose(kind, e.order(), |strings| {
                             Some(match name {
                                 Some(n) => format!("'{}' at {} ns", strings.get(n), e.ts_ns),
                                 None => format!("at {} ns", e.ts_ns),
@@ -1868,7 +1904,7 @@ mod tests {
     /// overflow-lane tracks in the same order (so the same ids), the same diagnostics.
     #[test]
     fn finishing_in_two_runs_gives_the_one_run_model() {
-        let (mut splits, mut late_merges, mut late_lanes, mut diagnosed) = (0u64, 0, 0, 0);
+        let (mut splits, mut split_merges, mut late_lanes, mut diagnosed) = (0u64, 0, 0, 0);
         for seed in 0..300u64 {
             let mut next = crate::model::testing::xorshift(seed, 0x5851f42d4c957f2d);
             let tracks = 2 + next(5) as usize;
@@ -1935,14 +1971,15 @@ mod tests {
                 assert_eq!(n, want, "seed {seed}");
                 splits += n;
                 if i == 1 {
-                    // Lanes and merges the second run made (on tracks from its first on).
+                    // Lanes the second run made (on tracks from its first on), and split
+                    // finishes that merged END args (in either run).
                     let lanes = m.tracks[tracks_before..]
                         .iter()
                         .filter(|t| t.overflow_of.is_some_and(|o| o.0 >= split_tracks))
                         .count();
                     late_lanes += lanes;
                     if m.args.set_count() > sets_before && split_tracks != u32::MAX {
-                        late_merges += 1;
+                        split_merges += 1;
                     }
                 }
             }
@@ -1966,8 +2003,8 @@ mod tests {
             "overflow lanes of the second run: {late_lanes}"
         );
         assert!(
-            late_merges > 50,
-            "finishes with END-arg merges: {late_merges}"
+            split_merges > 50,
+            "split finishes with END-arg merges: {split_merges}"
         );
     }
 
@@ -2070,10 +2107,13 @@ mod tests {
             let (mut m1, t) = setup();
             let (mut m2, _) = setup();
             let (mut s1, mut s2) = (Slices::default(), Slices::default());
-            let mut fx = Effects::new(&m1);
-            fx.rec.overflowed = nest(t, intervals.clone(), &mut fx, 0, &mut s1);
-            let rec = fx.rec;
-            let overflowed = rec.apply(&mut m1, &mut s1);
+            let overflowed = nest(
+                t,
+                intervals.clone(),
+                &mut Effects::Direct(&mut m1),
+                0,
+                &mut s1,
+            );
             add_overflowed(&mut m1, overflowed);
             nest_linear_scan(t, intervals, &mut m2, &mut s2);
             assert_eq!(s1.ts_ns, s2.ts_ns, "seed {seed}");

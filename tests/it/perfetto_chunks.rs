@@ -308,12 +308,25 @@ fn a_model_finished_in_two_runs_is_the_one_run_model() {
         assert_eq!(none, 0, "{rel}: split when it should not");
         assert_eq!(splits, 1, "{rel}: not split");
         let want = dump(&one);
-        same_dumps(&dump(&two), &want, || {
-            format!("{rel}: two runs change the model")
-        });
-        same_dumps(&dump(&moved), &want, || {
-            format!("{rel}: two runs on the builder's thread change the model")
-        });
+        for (got, how) in [
+            (&two, "two runs"),
+            (&moved, "two runs on the builder's thread"),
+        ] {
+            same_dumps(&dump(got), &want, || {
+                format!("{rel}: {how} change the model")
+            });
+            // The dump prints args by content and sorts the diagnostics: ids and order too.
+            assert!(
+                got.slices.args == one.slices.args,
+                "{rel}: {how}: arg set ids"
+            );
+            assert_eq!(got.args.set_count(), one.args.set_count(), "{rel}: {how}");
+            assert_eq!(
+                format!("{:?}", got.diagnostics.entries()),
+                format!("{:?}", one.diagnostics.entries()),
+                "{rel}: {how}: diagnostics in order"
+            );
+        }
     }
 }
 
