@@ -994,15 +994,9 @@ fn build_runs(
     out: &mut Slices,
 ) -> (Recorded, (Recorded, Slices)) {
     let run = |buckets: Vec<Bucket>, base: usize, out: &mut Slices| {
-        let mut fx = Effects::Recording(model, Recorded::default());
-        let overflowed = build_run(buckets, base, &mut fx, out);
-        match fx {
-            Effects::Recording(_, mut rec) => {
-                rec.overflowed = overflowed;
-                rec
-            }
-            Effects::Direct(_) => unreachable!("made recording above"),
-        }
+        let mut rec = Recorded::default();
+        rec.overflowed = build_run(buckets, base, &mut Effects::Recording(model, &mut rec), out);
+        rec
     };
     let second_run = |buckets: Vec<Bucket>| {
         let mut more = Slices::default();
@@ -1010,46 +1004,39 @@ fn build_runs(
         let rec = run(buckets, base, &mut more);
         (rec, more)
     };
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        // The second run's tracks stay here when the thread cannot be started.
-        let slot = std::sync::Mutex::new(Some(second));
-        let (first, from_thread) = std::thread::scope(|s| {
-            let other = std::thread::Builder::new()
-                .name("trialscope-finish".into())
-                .spawn_scoped(s, || {
-                    let buckets = slot
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .take()
-                        .unwrap_or_default();
-                    let done = second_run(buckets);
-                    (done, lane_steps_on_this_thread())
-                });
-            let first = run(first, 0, out);
-            match other.map(|h| h.join()) {
-                Ok(Ok((done, steps))) => {
-                    add_lane_steps(steps);
-                    (first, Some(done))
-                }
-                Ok(Err(panic)) => std::panic::resume_unwind(panic),
-                Err(_) => (first, None),
-            }
-        });
-        let second = from_thread.unwrap_or_else(|| {
-            let buckets = slot
-                .into_inner()
-                .unwrap_or_else(|e| e.into_inner())
-                .unwrap_or_default();
-            second_run(buckets)
-        });
-        (first, second)
-    }
-    #[cfg(target_arch = "wasm32")]
-    {
+    // The second run's tracks stay here when the thread cannot be started (as in wasm32, where
+    // `split_point` never splits anyway).
+    let slot = std::sync::Mutex::new(Some(second));
+    let (first, from_thread) = std::thread::scope(|s| {
+        let other = std::thread::Builder::new()
+            .name("trialscope-finish".into())
+            .spawn_scoped(s, || {
+                let buckets = slot
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take()
+                    .unwrap_or_default();
+                let done = second_run(buckets);
+                (done, lane_steps_on_this_thread())
+            });
         let first = run(first, 0, out);
-        (first, second_run(second))
-    }
+        match other.map(|h| h.join()) {
+            Ok(Ok((done, steps))) => {
+                add_lane_steps(steps);
+                (first, Some(done))
+            }
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            Err(_) => (first, None),
+        }
+    });
+    let second = from_thread.unwrap_or_else(|| {
+        let buckets = slot
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_default();
+        second_run(buckets)
+    });
+    (first, second)
 }
 
 /// Pairs and nests `buckets` (non-empty, in track order) into `out`, slice ids counted from
@@ -1102,7 +1089,7 @@ const RECORDED: u32 = 1 << 31;
 /// the model read only (two runs side by side), to be applied in track order.
 enum Effects<'m> {
     Direct(&'m mut Model),
-    Recording(&'m Model, Recorded),
+    Recording(&'m Model, &'m mut Recorded),
 }
 
 /// What building a run of tracks changes in the model besides its slices, to be applied in
@@ -1428,10 +1415,10 @@ pub fn lane_steps_on_this_thread() -> u64 {
 }
 
 /// Adds lane-search steps taken for this thread's import on another (a [`SliceSink`]'s
-/// builder thread), so [`lane_steps_on_this_thread`] counts them where the import ran.
+/// builder thread, a finish's second run), so [`lane_steps_on_this_thread`] counts them where
+/// the import ran.
 ///
 /// [`SliceSink`]: super::sink::SliceSink
-#[cfg(not(target_arch = "wasm32"))]
 pub(super) fn add_lane_steps(n: u64) {
     LANE_STEPS.with(|c| c.set(c.get() + n));
 }
