@@ -295,21 +295,25 @@ impl<'r> Window<'r> {
     }
 
     /// The buffered, unconsumed bytes.
+    #[inline]
     pub(crate) fn data(&self) -> &[u8] {
         &self.buf[self.pos..self.end]
     }
 
     /// Stream offset of `data()[0]`.
+    #[inline]
     pub(crate) fn offset(&self) -> u64 {
         self.base + self.pos as u64
     }
 
     /// True once the source is exhausted (what is buffered is all there is).
+    #[inline]
     pub(crate) fn at_eof(&self) -> bool {
         self.eof
     }
 
     /// Marks `n` buffered bytes consumed (`n ≤ data().len()`).
+    #[inline]
     pub(crate) fn consume(&mut self, n: usize) {
         self.pos = (self.pos + n).min(self.end);
     }

@@ -600,6 +600,7 @@ enum Intervals {
 
 impl Pair {
     /// The interval this paired slice is.
+    #[inline]
     fn interval(&self) -> Interval {
         let flags = (self.order_kind >> ORDER_BITS) as u8;
         let (dur_ns, flags) = match (self.order_kind >> 56) as u8 {
@@ -721,6 +722,7 @@ impl SliceBuilder {
     }
 
     /// The bucket index of `track`, made when missing.
+    #[inline]
     fn bucket_of(&mut self, track: TrackId) -> usize {
         let next = self.buckets.len() as u32;
         let slot = if track.0 < DENSE_TRACKS {

@@ -946,8 +946,11 @@ impl<'a, 'm> Importer<'a, 'm> {
                     }
                     if object && self.events % 65_536 == 0 {
                         progress(inp.win.fraction());
-                        // The per-file memory budget: past it the import stops, counted.
-                        let used = (self.model.heap_bytes() + self.builder.heap_bytes()) as u64;
+                        // The per-file memory budget: past it the import stops, counted
+                        // (the slice builder's part as at the previous check).
+                        let used = (self.model.heap_bytes()
+                            + self.builder.heap_bytes_at_last_check())
+                            as u64;
                         let read = inp.win.decoded_bytes();
                         let budget = super::limits::model_budget(read);
                         if used > budget {

@@ -803,6 +803,7 @@ struct Seqs {
 }
 
 impl Seqs {
+    #[inline]
     fn contains_key(&self, id: &u32) -> bool {
         if *id < DENSE_SEQUENCES {
             self.dense.get(*id as usize).is_some_and(Option::is_some)
@@ -816,6 +817,7 @@ impl Seqs {
         self.len
     }
 
+    #[inline]
     fn remove(&mut self, id: &u32) -> Option<Box<SeqState>> {
         let s = if *id < DENSE_SEQUENCES {
             self.dense.get_mut(*id as usize).and_then(Option::take)
@@ -828,6 +830,7 @@ impl Seqs {
         s
     }
 
+    #[inline]
     fn insert(&mut self, id: u32, s: Box<SeqState>) {
         let had = if id < DENSE_SEQUENCES {
             let i = id as usize;
@@ -1210,7 +1213,9 @@ impl<'m> Importer<'m> {
         }
     }
 
-    /// Heap bytes of the model so far and of what the import holds for it.
+    /// Heap bytes of the model so far and of what the import holds for it, for the memory
+    /// budget's check (the slice builder's part as at the previous check:
+    /// [`SliceSink::heap_bytes_at_last_check`](crate::model::SliceSink::heap_bytes_at_last_check)).
     fn heap_bytes(&mut self) -> u64 {
         let seqs: usize = self
             .seqs
@@ -1224,8 +1229,10 @@ impl<'m> Importer<'m> {
                     + s.log_bodies.heap_bytes()
             })
             .sum();
-        (self.model.heap_bytes() + self.builder.heap_bytes() + seqs + self.args_cache.heap_bytes())
-            as u64
+        (self.model.heap_bytes()
+            + self.builder.heap_bytes_at_last_check()
+            + seqs
+            + self.args_cache.heap_bytes()) as u64
     }
 
     fn packet(&mut self, p: &view::PacketView<'_>, depth: u32, top_offset: u64) {
