@@ -721,9 +721,21 @@ impl SliceBuilder {
         Self::default()
     }
 
-    /// The bucket index of `track`, made when missing.
-    #[inline]
+    /// The bucket index of `track`, made when missing (once per event: a known dense track
+    /// inline, as wasm32's opt-level "s" would otherwise leave a call).
+    #[inline(always)]
     fn bucket_of(&mut self, track: TrackId) -> usize {
+        if let Some(&b) = self.dense.get(track.0 as usize) {
+            if b != u32::MAX {
+                return b as usize;
+            }
+        }
+        self.bucket_of_slow(track)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn bucket_of_slow(&mut self, track: TrackId) -> usize {
         let next = self.buckets.len() as u32;
         let slot = if track.0 < DENSE_TRACKS {
             let i = track.0 as usize;

@@ -817,10 +817,23 @@ impl Seqs {
         self.len
     }
 
-    #[inline]
+    /// Takes sequence `id` out (once per packet: the dense case inline, as wasm32's opt-level
+    /// "s" would otherwise leave a call).
+    #[inline(always)]
     fn remove(&mut self, id: &u32) -> Option<Box<SeqState>> {
+        if let Some(slot) = self.dense.get_mut(*id as usize) {
+            let s = slot.take();
+            self.len -= usize::from(s.is_some());
+            return s;
+        }
+        self.remove_sparse(id)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn remove_sparse(&mut self, id: &u32) -> Option<Box<SeqState>> {
         let s = if *id < DENSE_SEQUENCES {
-            self.dense.get_mut(*id as usize).and_then(Option::take)
+            None
         } else {
             self.sparse.remove(id)
         };
@@ -830,8 +843,20 @@ impl Seqs {
         s
     }
 
-    #[inline]
+    /// Puts sequence `id` back (once per packet: the dense case inline, as for `remove`).
+    #[inline(always)]
     fn insert(&mut self, id: u32, s: Box<SeqState>) {
+        if let Some(slot) = self.dense.get_mut(id as usize) {
+            let had = slot.replace(s).is_some();
+            self.len += usize::from(!had);
+            return;
+        }
+        self.insert_new(id, s);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn insert_new(&mut self, id: u32, s: Box<SeqState>) {
         let had = if id < DENSE_SEQUENCES {
             let i = id as usize;
             if i >= self.dense.len() {
