@@ -186,7 +186,7 @@ mod pipe {
     /// Events per batch handed to the builder's thread (160 KiB).
     const BATCH: usize = 4096;
     /// Batches queued for the builder's thread at most; the importer waits beyond.
-    const IN_FLIGHT: usize = 4;
+    pub(super) const IN_FLIGHT: usize = 4;
 
     type Retarget = Box<dyn FnMut(TrackId) -> Option<TrackId> + Send>;
 
@@ -225,6 +225,8 @@ mod pipe {
         heap_asked: bool,
         /// Its answer, when it came while looking for a spent batch.
         heap_answer: Option<usize>,
+        /// Batches made (each one 160 KiB; spent ones are reused).
+        pub(super) made: usize,
         /// `None` once hung up.
         tx: Option<SyncSender<ToBuilder>>,
         rx: Receiver<FromBuilder>,
@@ -251,6 +253,7 @@ mod pipe {
                 spare: Vec::new(),
                 heap_asked: false,
                 heap_answer: None,
+                made: 1,
                 tx: Some(tx),
                 rx: back_rx,
                 thread: Some(thread),
@@ -289,16 +292,19 @@ mod pipe {
             if self.batch.is_empty() {
                 return;
             }
-            let next = self.spare.pop().or_else(|| {
-                self.rx.try_recv().ok().and_then(|m| match m {
-                    FromBuilder::Spent(v) => Some(v),
-                    FromBuilder::Heap(n) => {
-                        self.heap_answer = Some(n);
-                        None
-                    }
-                })
+            // A spent batch back from the builder's thread, past a heap answer waiting before
+            // it (else a new batch per budget check, 160 KiB each).
+            let next = self.spare.pop().or_else(|| loop {
+                match self.rx.try_recv() {
+                    Ok(FromBuilder::Spent(v)) => break Some(v),
+                    Ok(FromBuilder::Heap(n)) => self.heap_answer = Some(n),
+                    Err(_) => break None,
+                }
             });
-            let next = next.unwrap_or_else(|| Vec::with_capacity(BATCH));
+            let next = next.unwrap_or_else(|| {
+                self.made += 1;
+                Vec::with_capacity(BATCH)
+            });
             let full = std::mem::replace(&mut self.batch, next);
             self.send(ToBuilder::Ops(full));
         }
@@ -565,7 +571,7 @@ mod tests {
         );
         for after in [0, 5_000, u64::MAX] {
             for mixed in [false, true] {
-                let (m, heaps) = with_pipe_after(after, || {
+                let (m, heaps, made) = with_pipe_after(after, || {
                     let mut m = model(40);
                     let mut s = SliceSink::new();
                     let mut heaps = Vec::new();
@@ -578,14 +584,58 @@ mod tests {
                             let _ = s.heap_bytes();
                         }
                     });
+                    let made = s.pipe.as_ref().map_or(0, |p| p.made);
                     s.finish(&mut m);
-                    (m, heaps)
+                    (m, heaps, made)
                 })
                 .0;
                 assert_eq!(heaps, lagged, "moved after {after}, mixed {mixed}");
+                if after == 0 {
+                    assert!((1..=pipe::IN_FLIGHT + 4).contains(&made), "{made} batches");
+                }
                 assert!(dump(&m) == want, "moved after {after}: model differs");
             }
         }
+    }
+
+    /// Budget checks a few batches apart, as an import makes them (one per 65,536 events), do
+    /// not make batches: a heap answer the importer meets while looking for a spent batch is
+    /// kept, and the spent batch behind it taken, so the batches in flight are reused (a new
+    /// 160 KiB batch per check raised `heavy_default`'s peak RSS by ~1.5 MB).
+    #[test]
+    fn budget_checks_reuse_the_batches_in_flight() {
+        with_pipe_after(0, || {
+            let mut m = model(4);
+            let mut s = SliceSink::new();
+            let (name, none, frame, args) = (StrId(1), StrId(0), FrameId(0), ArgsId(0));
+            let mut checks = 0;
+            for i in 0..12 * 65_536u32 {
+                s.complete(
+                    TrackId(i % 4),
+                    i64::from(i) * 10,
+                    5,
+                    name,
+                    none,
+                    frame,
+                    args,
+                    0,
+                );
+                if i % 65_536 == 65_535 {
+                    s.heap_bytes_at_last_check();
+                    checks += 1;
+                }
+            }
+            let made = s.pipe.as_ref().map_or(0, |p| p.made);
+            assert_eq!(checks, 12);
+            // At most the batches queued, the one the builder reads, the one being filled and
+            // two on their way back.
+            assert!(
+                (1..=pipe::IN_FLIGHT + 4).contains(&made),
+                "{made} batches made for 192 batches sent and {checks} checks"
+            );
+            s.finish(&mut m);
+            assert_eq!(m.slices.len(), 12 * 65_536);
+        });
     }
 
     /// Moved to its own thread at the first event, after 5,000 or never, the builder gives
