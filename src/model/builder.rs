@@ -883,7 +883,8 @@ impl SliceBuilder {
     /// overflow-lane tracks and diagnostics to `model` as needed. Tracks are paired and nested
     /// in track id order; each track's events are freed once paired. Natively, from 65,536
     /// slices over two or more tracks, the tracks are built in two runs on two threads, with
-    /// the same model as one run (Chromium's 59 MB trace, 2026-12-06: its import 0.285–0.297 → 0.263–0.276 s).
+    /// the same model as one run (Chromium's 59 MB trace, 2026-12-06: its import
+    /// 0.285–0.297 → 0.263–0.276 s).
     pub fn finish(mut self, model: &mut Model) {
         if self.min_ts < 0 {
             // The range of the events that stayed (retarget may have dropped some).
@@ -905,9 +906,10 @@ impl SliceBuilder {
         drop(self);
         buckets.sort_unstable_by_key(|b| b.track);
         buckets.retain(|b| !b.is_empty());
-        // One track at a time (in each run): its events are paired and freed, its intervals nested into
-        // the slice columns and freed, before the next track's are made, so the pending
-        // events of the tracks not done yet and the slices of those done are what is held.
+        // One track at a time (in each run): its events are paired and freed, its intervals
+        // nested into the slice columns and freed, before the next track's are made, so the
+        // pending events of the tracks not done yet and the slices of those done are what is
+        // held.
         // Pairing makes no track and nesting no arg set, so ids come out as pairing every
         // track first would make them; the overflow diagnostic is added after all pairing
         // diagnostics, as then.
@@ -1119,6 +1121,14 @@ struct Recorded {
 }
 
 impl Effects<'_> {
+    /// The model the run reads.
+    fn model(&self) -> &Model {
+        match self {
+            Effects::Direct(m) => m,
+            Effects::Recording(m, _) => m,
+        }
+    }
+
     /// The diagnostics the run adds to.
     fn diagnostics(&mut self) -> &mut super::Diagnostics {
         match self {
@@ -1158,10 +1168,7 @@ impl Effects<'_> {
 
     /// An overflow lane of `track`; recording, added when applied.
     fn add_lane(&mut self, track: TrackId) -> TrackId {
-        let t = match self {
-            Effects::Direct(m) => m.track(track),
-            Effects::Recording(m, _) => m.track(track),
-        };
+        let t = self.model().track(track);
         let lane = Track {
             name: t.name,
             kind: t.kind,
@@ -2013,23 +2020,7 @@ mod tests {
     #[test]
     fn the_split_hook_counts_finishes_made_in_two_runs() {
         let build = || {
-            let mut m = Model::default();
-            let mut b = SliceBuilder::new();
-            for t in 0..3 {
-                setup_track(&mut m);
-                for i in 0..10 {
-                    b.complete(
-                        TrackId(t),
-                        i * 10,
-                        5,
-                        StrId(0),
-                        StrId(0),
-                        FrameId(0),
-                        ArgsId(0),
-                        0,
-                    );
-                }
-            }
+            let (mut m, b) = completes(3, 10, 10, 5);
             b.finish(&mut m);
             m.slices.len()
         };
@@ -2038,23 +2029,7 @@ mod tests {
         assert_eq!(with_finish_split_at_least(usize::MAX, build), (30, 0));
         // Lane-search steps taken on the second run's thread count here too.
         let overlapping = || {
-            let mut m = Model::default();
-            let mut b = SliceBuilder::new();
-            for t in 0..2 {
-                setup_track(&mut m);
-                for i in 0..40 {
-                    b.complete(
-                        TrackId(t),
-                        i,
-                        100,
-                        StrId(0),
-                        StrId(0),
-                        FrameId(0),
-                        ArgsId(0),
-                        0,
-                    );
-                }
-            }
+            let (mut m, b) = completes(2, 40, 1, 100);
             let before = lane_steps_on_this_thread();
             b.finish(&mut m);
             (lane_steps_on_this_thread() - before, m.tracks.len())
@@ -2068,6 +2043,30 @@ mod tests {
         assert_eq!(split_point(&[1, 9, 1], 1), 1);
         assert_eq!(split_point(&[9], 1), 1);
         assert_eq!(split_point(&[3, 3], 7), 2);
+    }
+
+    /// A model of `tracks` thread tracks, and a builder given `n` unnamed complete events of
+    /// `dur` ns on each, `step` ns apart from 0.
+    fn completes(tracks: u32, n: i64, step: i64, dur: i64) -> (Model, SliceBuilder) {
+        let mut m = Model::default();
+        let mut b = SliceBuilder::new();
+        for t in 0..tracks {
+            setup_track(&mut m);
+            for i in 0..n {
+                let none = StrId(0);
+                b.complete(
+                    TrackId(t),
+                    i * step,
+                    dur,
+                    none,
+                    none,
+                    FrameId(0),
+                    ArgsId(0),
+                    0,
+                );
+            }
+        }
+        (m, b)
     }
 
     /// Two equal models of `tracks` thread tracks with `names` interned (their ids).
