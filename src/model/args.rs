@@ -64,6 +64,10 @@ const TAG_STR: u32 = 4;
 const TAG_TEXT: u32 = 5;
 const TAG_NESTED: u32 = 6;
 
+/// Merges of at most this many entries in all ([`ArgSets::merge`]) compare keys pairwise
+/// instead of hashing them.
+const SMALL_MERGE: usize = 16;
+
 /// The length field of a `Text` entry (24 bits) when the text is this long or longer: such a
 /// text is longer than [`TEXT_CHUNK`], so it fills a text chunk of its own whose length is the
 /// text's.
@@ -386,6 +390,17 @@ impl ArgSets {
     /// of `b`'s entries with a key, when `b` repeats it). Linear in the sizes of both sets; the
     /// texts are shared with `a` and `b`, not copied.
     pub fn merge(&mut self, a: super::ArgsId, b: super::ArgsId) -> super::ArgsId {
+        self.merge_small_up_to(a, b, SMALL_MERGE)
+    }
+
+    /// [`ArgSets::merge`], comparing keys pairwise when the two sets hold at most `small`
+    /// entries in all (a test compares both ways).
+    fn merge_small_up_to(
+        &mut self,
+        a: super::ArgsId,
+        b: super::ArgsId,
+        small: usize,
+    ) -> super::ArgsId {
         if b.0 == 0 {
             return a;
         }
@@ -394,6 +409,27 @@ impl ArgSets {
         }
         let (first, second) = (self.entries(a), self.entries(b));
         MERGE_PROBES.with(|c| c.set(c.get() + (first.len() + second.len()) as u64));
+        let n = first.len() + second.len();
+        if n <= small.min(SMALL_MERGE) {
+            // The common case (an END's few args merged into its BEGIN's): the keys compared
+            // pairwise, the entries gathered on the stack. A `HashSet` and a `Vec` per merge
+            // were ~120 ns of the ~50,000 merges that finish Chromium's 59 MB trace.
+            let mut merged = [Entry::with_bits(StrId(0), 0, 0); SMALL_MERGE];
+            merged[..first.len()].copy_from_slice(first);
+            let mut m = first.len();
+            for (j, e) in second.iter().enumerate() {
+                let earlier = |x: &Entry| x.key == e.key;
+                if !first.iter().any(earlier) && !second[..j].iter().any(earlier) {
+                    merged[m] = *e;
+                    m += 1;
+                }
+            }
+            for &e in &merged[..m] {
+                self.text_bytes += e.text_len(&self.texts);
+                self.push_packed(e);
+            }
+            return self.finish_set();
+        }
         let mut seen: HashSet<StrId> = first.iter().map(|e| e.key).collect();
         let mut merged = first.to_vec();
         merged.extend(second.iter().filter(|e| seen.insert(e.key)));
@@ -626,6 +662,40 @@ mod tests {
             vec![(StrId(1), ArgValue::Text("after".into()))]
         );
         assert!(sets.get(crate::model::ArgsId(99)).is_empty());
+    }
+
+    proptest::proptest! {
+        /// Small merges (keys compared pairwise) make the sets the hashed merge makes, with
+        /// keys repeated within a set and across both.
+        #[test]
+        fn small_merges_equal_the_hashed_merge(
+            a in proptest::collection::vec((0u32..6, 0i64..4), 0..10),
+            b in proptest::collection::vec((0u32..6, 0i64..4), 0..10),
+        ) {
+            let set = |v: &[(u32, i64)]| -> Vec<(StrId, ArgValue)> {
+                v.iter().map(|&(k, x)| (StrId(k), ArgValue::Int(x))).collect()
+            };
+            let mut sets = ArgSets::default();
+            let (ia, ib) = (sets.add(set(&a)), sets.add(set(&b)));
+            let small = sets.merge_small_up_to(ia, ib, SMALL_MERGE);
+            let hashed = sets.merge_small_up_to(ia, ib, 0);
+            let (small, hashed) = (sets.get(small).to_vec(), sets.get(hashed).to_vec());
+            proptest::prop_assert_eq!(&small, &hashed);
+            // What the merge means: a's entries, then b's first entry of each key a lacks
+            // (an empty `a` gives `b` itself).
+            let mut seen: Vec<StrId> = a.iter().map(|&(k, _)| StrId(k)).collect();
+            let mut expected = set(&a);
+            for (k, v) in set(&b) {
+                if !seen.contains(&k) {
+                    seen.push(k);
+                    expected.push((k, v));
+                }
+            }
+            if a.is_empty() {
+                expected = set(&b);
+            }
+            proptest::prop_assert_eq!(small, expected);
+        }
     }
 
     #[test]

@@ -147,14 +147,43 @@ impl SliceSink {
 
     /// [`SliceBuilder::finish`]: on the builder's own thread when it has one (the model
     /// goes there and back), on this thread otherwise.
-    pub fn finish(mut self, model: &mut Model) {
+    pub fn finish(self, model: &mut Model) {
+        self.finish_start(model).wait(model);
+    }
+
+    /// Starts [`SliceSink::finish`]: a builder on its own thread takes `model` there (left
+    /// empty here until [`Finishing::wait`]) and finishes while this thread goes on; a builder
+    /// here finishes in [`Finishing::wait`]. Work that needs neither the model nor the
+    /// builder (the Perfetto importer sorts its counters and frees its own state) goes
+    /// between the two: natively it then overlaps the slices' finish (~9 ms on Chromium's
+    /// 59 MB trace), and where the builder is here it comes first, as before a plain finish.
+    pub fn finish_start(mut self, model: &mut Model) -> Finishing {
         #[cfg(not(target_arch = "wasm32"))]
         if let Some(p) = self.pipe.take() {
-            p.finish(model);
-            return;
+            return Finishing(Away::Thread(p.finish_start(model)));
         }
-        let b = std::mem::take(self.builder_here());
-        b.finish(model);
+        Finishing(Away::Here(std::mem::take(self.builder_here())))
+    }
+}
+
+/// A [`SliceSink`]'s finish under way ([`SliceSink::finish_start`]).
+#[must_use = "the slices are made (or given back) by `wait`"]
+pub struct Finishing(Away);
+
+enum Away {
+    Here(SliceBuilder),
+    #[cfg(not(target_arch = "wasm32"))]
+    Thread(pipe::Pipe),
+}
+
+impl Finishing {
+    /// Ends the finish: `model` (the one given to [`SliceSink::finish_start`]) gets its slices.
+    pub fn wait(self, model: &mut Model) {
+        match self.0 {
+            Away::Here(b) => b.finish(model),
+            #[cfg(not(target_arch = "wasm32"))]
+            Away::Thread(p) => p.finish_wait(model),
+        }
     }
 }
 
@@ -371,9 +400,14 @@ mod pipe {
         /// given; `model` is moved there and back. Should the builder panic there, `model` is
         /// left empty (on this thread it would be left partly built; either way the import
         /// fails).
-        pub(super) fn finish(mut self, model: &mut Model) {
+        pub(super) fn finish_start(mut self, model: &mut Model) -> Pipe {
             self.flush();
             self.send(ToBuilder::Finish(Box::new(std::mem::take(model))));
+            self
+        }
+
+        /// The model sent by [`Pipe::finish_start`], finished, back in `model`.
+        pub(super) fn finish_wait(mut self, model: &mut Model) {
             match self.end() {
                 Done::Model(m) => *model = *m,
                 // Not reached: the thread answers a Finish with the model.
