@@ -44,6 +44,12 @@ pub struct CallNode {
     pub count: u64,
 }
 
+/// Nodes per chunk of [`CallTree::nodes`]: 1,024 (40 KiB). The tree is made once most slice
+/// columns are freed, and in wasm32 its chunks take their room only when no larger than
+/// theirs (16,384 × 4 B; with 16,384-node chunks, 640 KiB, the 1 GB Perfetto trace's `keep`
+/// grew the worker's memory by 173 MB: `tools/bench/wasm_stages.js --memory`, session 27).
+pub const NODE_CHUNK: usize = 1 << 10;
+
 /// The call tree of one trial, aggregated by path: small, serializable, independent of the
 /// model (the workspace keeps it, not the model).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -52,7 +58,7 @@ pub struct CallTree {
     pub frames: Vec<TreeFrame>,
     /// Nodes; parents before children. Stored in chunks ([`Chunks`]: encoded as a `Vec`), so
     /// a tree of millions of nodes never needs one block of their whole size (wasm32).
-    pub nodes: Chunks<CallNode>,
+    pub nodes: Chunks<CallNode, NODE_CHUNK>,
     /// The import lost data: nodes the trial lacks are missing, not 0.
     pub data_loss: bool,
 }
@@ -107,7 +113,9 @@ pub fn extract(model: &Model, artifact_id: &str) -> CallTree {
     // nearest complete ancestor's node, or NONE for a root).
     const UNSET: u32 = u32::MAX;
     const NONE: u32 = u32::MAX - 1;
-    let mut node_of = vec![UNSET; n];
+    // In chunks, as the nodes: one 4-byte column over all slices (44 MB on a 10.9 M-slice
+    // trace) in one block grew wasm32's memory by its size.
+    let mut node_of: Chunks<u32> = Chunks::filled(n, UNSET);
     let mut chain: Vec<usize> = Vec::new();
     for i in 0..n {
         if node_of[i] != UNSET {

@@ -932,12 +932,11 @@ impl SliceBuilder {
         // diagnostics, as then.
         let counts: Vec<usize> = buckets.iter().map(Bucket::slice_count).collect();
         let total: usize = counts.iter().sum();
-        // The columns are made at their final size at once: grown track by track, each
-        // growth that copies (wasm32's dlmalloc) left the old block as a hole that only
-        // smaller blocks could reuse (1 GB Perfetto trace in wasm32: 1630 MB of memory after
-        // the import this way, 1438 MB reserved whole).
+        // The columns grow in chunks (`Chunks`), which take the room of the chunks of pairs
+        // freed track by track before them: in wasm32, whose memory never shrinks, one block
+        // per column (even reserved at its final size at once) came on top of all the pairs,
+        // freed or not (the 1 GB Perfetto trace: 1412 MB of memory after the import).
         let mut out = Slices::default();
-        out.reserve(total);
         // Natively, a big enough model is built in two runs of tracks side by side: the
         // first into `out`, the second (on a thread of its own) into columns of its own,
         // appended after. What a run changes in the model besides its slices (END-arg
@@ -1033,7 +1032,6 @@ fn build_runs(
     };
     let second_run = |buckets: Vec<Bucket>| {
         let mut more = Slices::default();
-        more.reserve(buckets.iter().map(Bucket::slice_count).sum());
         let rec = run(buckets, base, &mut more);
         (rec, more)
     };
@@ -1208,7 +1206,12 @@ impl Recorded {
     /// Makes the merges and tracks in `model` (in the order recorded), gives the ids to the
     /// run's slices (their `args` and `track` columns), adds the diagnostics after the model's
     /// own; returns the slices the run moved to overflow lanes.
-    fn apply(self, model: &mut Model, args: &mut [ArgsId], track: &mut [TrackId]) -> u64 {
+    fn apply(
+        self,
+        model: &mut Model,
+        args: &mut Chunks<ArgsId>,
+        track: &mut Chunks<TrackId>,
+    ) -> u64 {
         let Recorded {
             merges,
             tracks,
@@ -1228,13 +1231,13 @@ impl Recorded {
                 let (a, b) = (real(&made, a), real(&made, b));
                 made.push(model.args.merge(a, b));
             }
-            for id in args {
+            for id in args.iter_mut() {
                 *id = real(&made, *id);
             }
         }
         if !tracks.is_empty() {
             let made: Vec<TrackId> = tracks.into_iter().map(|t| model.add_track(t)).collect();
-            for id in track {
+            for id in track.iter_mut() {
                 if id.0 & RECORDED != 0 {
                     *id = made[(id.0 & !RECORDED) as usize];
                 }

@@ -20,6 +20,8 @@ pub mod strings;
 
 use std::collections::BTreeMap;
 
+use chunks::Chunks;
+
 use serde::Serialize;
 
 pub use args::{ArgRef, ArgSets, Args, ArgsIter};
@@ -124,33 +126,19 @@ pub mod slice_flags {
 /// `dur_ns` is -1 for incomplete slices; `parent` is the enclosing slice on the same track.
 #[derive(Clone, Debug, Default)]
 pub struct Slices {
-    pub ts_ns: Vec<i64>,
-    pub dur_ns: Vec<i64>,
-    pub track: Vec<TrackId>,
-    pub name: Vec<StrId>,
-    pub category: Vec<StrId>,
-    pub frame: Vec<FrameId>,
-    pub depth: Vec<u32>,
+    pub ts_ns: Chunks<i64>,
+    pub dur_ns: Chunks<i64>,
+    pub track: Chunks<TrackId>,
+    pub name: Chunks<StrId>,
+    pub category: Chunks<StrId>,
+    pub frame: Chunks<FrameId>,
+    pub depth: Chunks<u32>,
     pub parent: Parents,
-    pub args: Vec<ArgsId>,
-    pub flags: Vec<u8>,
+    pub args: Chunks<ArgsId>,
+    pub flags: Chunks<u8>,
 }
 
 impl Slices {
-    /// Reserves room for `n` more slices in every column.
-    pub fn reserve(&mut self, n: usize) {
-        self.ts_ns.reserve_exact(n);
-        self.dur_ns.reserve_exact(n);
-        self.track.reserve_exact(n);
-        self.name.reserve_exact(n);
-        self.category.reserve_exact(n);
-        self.frame.reserve_exact(n);
-        self.depth.reserve_exact(n);
-        self.parent.0.reserve_exact(n);
-        self.args.reserve_exact(n);
-        self.flags.reserve_exact(n);
-    }
-
     /// Appends `more`'s slices after these, column by column, each of `more`'s columns freed
     /// once copied (so at most two columns are held twice). Slice ids in `more`'s `parent`
     /// column are kept as they are: they must already count from the start of `self`.
@@ -165,10 +153,10 @@ impl Slices {
     pub fn append_beside<R>(
         &mut self,
         more: Slices,
-        meanwhile: impl FnOnce([&mut [ArgsId]; 2], [&mut [TrackId]; 2]) -> R,
+        meanwhile: impl FnOnce([&mut Chunks<ArgsId>; 2], [&mut Chunks<TrackId>; 2]) -> R,
     ) -> R {
-        fn add<T: Copy>(to: &mut Vec<T>, from: Vec<T>) {
-            to.extend_from_slice(&from);
+        fn add<T: Copy>(to: &mut Chunks<T>, from: Chunks<T>) {
+            to.append(from);
         }
         let Slices {
             ts_ns,
@@ -241,19 +229,18 @@ impl Slices {
         self.flags.shrink_to_fit();
     }
 
-    /// Heap bytes of the columns (their capacities), O(1).
+    /// Heap bytes of the columns (their chunks' capacities), O(chunks).
     pub fn heap_bytes(&self) -> usize {
-        use std::mem::size_of;
-        self.ts_ns.capacity() * size_of::<i64>()
-            + self.dur_ns.capacity() * size_of::<i64>()
-            + self.track.capacity() * size_of::<TrackId>()
-            + self.name.capacity() * size_of::<StrId>()
-            + self.category.capacity() * size_of::<StrId>()
-            + self.frame.capacity() * size_of::<FrameId>()
-            + self.depth.capacity() * size_of::<u32>()
-            + self.parent.0.capacity() * size_of::<u32>()
-            + self.args.capacity() * size_of::<ArgsId>()
-            + self.flags.capacity()
+        self.ts_ns.heap_bytes()
+            + self.dur_ns.heap_bytes()
+            + self.track.heap_bytes()
+            + self.name.heap_bytes()
+            + self.category.heap_bytes()
+            + self.frame.heap_bytes()
+            + self.depth.heap_bytes()
+            + self.parent.0.heap_bytes()
+            + self.args.heap_bytes()
+            + self.flags.heap_bytes()
     }
 
     /// Number of slices.
@@ -272,7 +259,7 @@ impl Slices {
 /// mark, so it cannot be a parent; a model never holds that many slices (at ~110 bytes a slice
 /// that would be ~470 GB).
 #[derive(Clone, Default, PartialEq, Eq)]
-pub struct Parents(Vec<u32>);
+pub struct Parents(Chunks<u32>);
 
 impl Parents {
     const NONE: u32 = u32::MAX;

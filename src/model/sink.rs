@@ -157,6 +157,7 @@ impl SliceSink {
     /// builder (the Perfetto importer sorts its counters and frees its own state) goes
     /// between the two: natively it then overlaps the slices' finish (~9 ms on Chromium's
     /// 59 MB trace), and where the builder is here it comes first, as before a plain finish.
+    #[cfg_attr(target_arch = "wasm32", allow(unused_variables))]
     pub fn finish_start(mut self, model: &mut Model) -> Finishing {
         #[cfg(not(target_arch = "wasm32"))]
         if let Some(p) = self.pipe.take() {

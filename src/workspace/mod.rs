@@ -446,12 +446,12 @@ fn for_call_tree(model: &mut crate::model::Model) {
     model.args = Default::default();
     model.counters = Vec::new();
     let s = &mut model.slices;
-    s.track = Vec::new();
-    s.name = Vec::new();
-    s.category = Vec::new();
-    s.depth = Vec::new();
-    s.args = Vec::new();
-    s.flags = Vec::new();
+    s.track = Default::default();
+    s.name = Default::default();
+    s.category = Default::default();
+    s.depth = Default::default();
+    s.args = Default::default();
+    s.flags = Default::default();
 }
 
 /// What the workspace keeps of a loaded file ([`prepare_file`]'s second half); the model is

@@ -1988,7 +1988,7 @@ impl<'a, 'm> Importer<'a, 'm> {
             }
         }
         if let Some(base) = self.base_time_ns {
-            for t in &mut self.model.slices.ts_ns {
+            for t in self.model.slices.ts_ns.iter_mut() {
                 *t = t.saturating_add(base);
             }
             for c in &mut self.model.counters {
