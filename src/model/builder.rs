@@ -936,7 +936,7 @@ impl SliceBuilder {
         // freed track by track before them: in wasm32, whose memory never shrinks, one block
         // per column (even reserved at its final size at once) came on top of all the pairs,
         // freed or not (the 1 GB Perfetto trace: 1412 MB of memory after the import).
-        let mut out = Slices::default();
+        let mut out = Slices::with_capacity(total);
         // Natively, a big enough model is built in two runs of tracks side by side: the
         // first into `out`, the second (on a thread of its own) into columns of its own,
         // appended after. What a run changes in the model besides its slices (END-arg
@@ -1031,7 +1031,7 @@ fn build_runs(
         rec
     };
     let second_run = |buckets: Vec<Bucket>| {
-        let mut more = Slices::default();
+        let mut more = Slices::with_capacity(buckets.iter().map(Bucket::slice_count).sum());
         let rec = run(buckets, base, &mut more);
         (rec, more)
     };

@@ -48,6 +48,18 @@ impl<T, const N: usize> Chunks<T, N> {
         N
     };
 
+    /// An empty sequence with room for `n` elements in its first chunk (at most a full one), so
+    /// that one of up to [`Chunks::CHUNK`] elements never grows.
+    pub fn with_capacity(n: usize) -> Self {
+        if n == 0 {
+            return Self::default();
+        }
+        Chunks {
+            chunks: vec![Vec::with_capacity(n.min(Self::CHUNK))],
+            len: 0,
+        }
+    }
+
     /// Appends `v`. The first chunk grows by half from one element (a track with a few
     /// slices holds little, as there may be millions of tracks), the others are made full
     /// size.
@@ -163,6 +175,7 @@ impl<T, const N: usize> Chunks<T, N> {
             let room = match self.chunks.last_mut() {
                 Some(c) if c.len() < Self::CHUNK => {
                     let n = xs.len().min(Self::CHUNK - c.len());
+                    c.reserve_exact(n);
                     c.extend_from_slice(&xs[..n]);
                     n
                 }
@@ -409,6 +422,26 @@ mod tests {
                     want.iter().map(|v| v + 1).collect::<Vec<_>>()
                 );
             }
+        }
+    }
+
+    /// `with_capacity` sizes the first chunk: up to a full chunk nothing grows, beyond it the
+    /// layout is the pushed one's.
+    #[test]
+    fn with_capacity_sizes_the_first_chunk() {
+        for n in [0, 1, 100, Chunks::<u64>::CHUNK, Chunks::<u64>::CHUNK + 5] {
+            let mut c = Chunks::<u64>::with_capacity(n);
+            let held = c.heap_bytes();
+            for i in 0..n as u64 {
+                c.push(i);
+            }
+            if n <= Chunks::<u64>::CHUNK {
+                assert_eq!(c.heap_bytes(), held, "n {n}: no growth");
+            }
+            assert_eq!(c, (0..n as u64).collect::<Vec<_>>());
+            let pushed: Chunks<u64> = (0..n as u64).collect();
+            let lens = |c: &Chunks<u64>| c.as_slices().map(<[u64]>::len).collect::<Vec<_>>();
+            assert_eq!(lens(&c), lens(&pushed));
         }
     }
 

@@ -139,6 +139,23 @@ pub struct Slices {
 }
 
 impl Slices {
+    /// No slices, with room for `n` in every column's first chunk (at most a full one): a
+    /// model of up to 16,384 slices is built without growing a column.
+    pub fn with_capacity(n: usize) -> Self {
+        Slices {
+            ts_ns: Chunks::with_capacity(n),
+            dur_ns: Chunks::with_capacity(n),
+            track: Chunks::with_capacity(n),
+            name: Chunks::with_capacity(n),
+            category: Chunks::with_capacity(n),
+            frame: Chunks::with_capacity(n),
+            depth: Chunks::with_capacity(n),
+            parent: Parents(Chunks::with_capacity(n)),
+            args: Chunks::with_capacity(n),
+            flags: Chunks::with_capacity(n),
+        }
+    }
+
     /// Appends `more`'s slices after these, column by column, each of `more`'s columns freed
     /// once copied (so at most two columns are held twice). Slice ids in `more`'s `parent`
     /// column are kept as they are: they must already count from the start of `self`.
