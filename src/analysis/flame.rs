@@ -107,7 +107,8 @@ pub fn extract(model: &Model, artifact_id: &str) -> CallTree {
     // the freed model columns could not hold, so wasm32's memory grew by that much; the exact
     // count in one block (338 MB, 8.4 M nodes) still did (wasm memory after `keep` 1802 MB,
     // 364 MB over the import's). In chunks ([`Chunks`]) the nodes take the room of the freed
-    // columns instead: 1465 MB (`tools/bench/wasm_stages.js --memory`).
+    // columns instead: 1465 MB (`tools/bench/wasm_stages.js --memory`); with the columns in
+    // chunks too and the nodes' chunks no larger than theirs ([`NODE_CHUNK`]), 1026 MB.
     let mut by_key: BTreeMap<(u32, u32), u32> = BTreeMap::new();
     // Node of each slice (u32::MAX = not yet resolved; an incomplete slice resolves to its
     // nearest complete ancestor's node, or NONE for a root).
