@@ -123,11 +123,6 @@ impl<T, const N: usize> Chunks<T, N> {
         self.chunks.iter().map(Vec::as_slice)
     }
 
-    /// The chunks in order, as slices to change.
-    pub fn as_mut_slices(&mut self) -> impl Iterator<Item = &mut [T]> {
-        self.chunks.iter_mut().map(Vec::as_mut_slice)
-    }
-
     /// True when `v` is one of the elements.
     pub fn contains(&self, v: &T) -> bool
     where
