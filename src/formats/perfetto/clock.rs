@@ -6,6 +6,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use super::FastMap;
+
 /// `BuiltinClock.BUILTIN_CLOCK_MONOTONIC`.
 pub const MONOTONIC: u32 = 3;
 /// `BuiltinClock.BUILTIN_CLOCK_BOOTTIME`.
@@ -25,12 +27,16 @@ pub struct ClockGraph {
     saw_boottime: bool,
     /// Directed edges `from → to`: pairs of simultaneous readings `(from_ns, to_ns)`, sorted by
     /// `from_ns` after [`ClockGraph::finish`].
-    edges: HashMap<(u32, u32), Vec<(i64, i64)>>,
-    adjacency: HashMap<u32, Vec<u32>>,
+    edges: FastMap<(u32, u32), Vec<(i64, i64)>>,
+    adjacency: FastMap<u32, Vec<u32>>,
     /// Unit multiplier (ns) per machine-wide clock, from the snapshots.
-    multipliers: HashMap<u32, i64>,
+    multipliers: FastMap<u32, i64>,
     /// Cached shortest path (list of clocks, ending at the trace clock) per source clock.
-    paths: HashMap<u32, Option<Vec<u32>>>,
+    paths: FastMap<u32, Option<Vec<u32>>>,
+    /// The last conversion over a path of one hop, for the next timestamps of that clock
+    /// that the same reading converts (most of a trace's: snapshots are far apart). Emptied
+    /// whenever readings are added.
+    last: Option<LastHop>,
     /// Upper bound on stored readings, so hostile input cannot grow memory without bound.
     readings: usize,
     /// Readings were added since the edges were last sorted.
@@ -44,6 +50,17 @@ pub struct ClockGraph {
 }
 
 const MAX_READINGS: usize = 4_000_000;
+
+/// A conversion [`ClockGraph::to_trace`] made over one hop with the reading `(from, to)`,
+/// which converts every value of `clock` in `lo..hi` (`hi` `None`: no end).
+#[derive(Clone, Copy, Debug)]
+struct LastHop {
+    clock: u32,
+    lo: i64,
+    hi: Option<i64>,
+    from: i64,
+    to: i64,
+}
 
 impl ClockGraph {
     /// Adds one snapshot's machine-wide readings (already in ns). `primary` is its
@@ -72,6 +89,7 @@ impl ClockGraph {
                 }
                 self.readings += 2;
                 self.dirty = true;
+                self.last = None;
                 for (x, vx, y, vy) in [(a, va, b, vb), (b, vb, a, va)] {
                     let e = self.edges.entry((x, y)).or_default();
                     if e.is_empty() {
@@ -157,6 +175,11 @@ impl ClockGraph {
             return Some(ns);
         }
         self.used = true;
+        if let Some(h) = self.last {
+            if h.clock == clock && h.lo <= ns && h.hi.is_none_or(|hi| ns < hi) {
+                return Some(h.to.saturating_add(ns.saturating_sub(h.from)));
+            }
+        }
         if self.dirty {
             self.finish();
         }
@@ -165,6 +188,19 @@ impl ClockGraph {
             self.paths.insert(clock, p);
         }
         let path = self.paths.get(&clock)?.as_ref()?;
+        if let [to] = path[..] {
+            let readings = self.edges.get(&(clock, to))?;
+            let idx = readings.partition_point(|&(f, _)| f <= ns);
+            let (f, t) = readings[idx.saturating_sub(1)];
+            self.last = Some(LastHop {
+                clock,
+                lo: if idx == 0 { i64::MIN } else { f },
+                hi: readings.get(idx).map(|r| r.0),
+                from: f,
+                to: t,
+            });
+            return Some(t.saturating_add(ns.saturating_sub(f)));
+        }
         let mut v = ns;
         let mut from = clock;
         for &to in path {
@@ -224,5 +260,65 @@ mod tests {
         assert_eq!(g.to_trace(1, 6300), Some(1300));
         assert_eq!(g.to_trace(BOOTTIME, 7), Some(7));
         assert_eq!(g.to_trace(42, 7), None);
+    }
+
+    /// Each conversion of a graph that converted other values before (and remembers its last
+    /// hop) equals the conversion by a graph that converts nothing else.
+    #[test]
+    fn the_remembered_hop_converts_as_a_fresh_graph_does() {
+        let snapshots: Vec<Vec<(u32, i64, i64)>> = vec![
+            vec![(BOOTTIME, 1_000, 1), (MONOTONIC, 100, 1)],
+            vec![(BOOTTIME, 2_500, 1), (MONOTONIC, 200, 1)],
+            // The same source value twice: the later reading (larger target) is used.
+            vec![(BOOTTIME, 2_700, 1), (MONOTONIC, 200, 1)],
+            vec![(BOOTTIME, 9_000, 1), (MONOTONIC, 400, 1)],
+            vec![(1, 50, 1), (MONOTONIC, 100, 1)],
+        ];
+        let graph = |n: usize| {
+            let mut g = ClockGraph::default();
+            for s in &snapshots[..n] {
+                g.add_snapshot(s, None);
+            }
+            g.finish();
+            g
+        };
+        let values = [
+            150,
+            160,
+            99,
+            100,
+            199,
+            200,
+            201,
+            399,
+            400,
+            i64::MAX,
+            i64::MIN,
+            150,
+            250,
+            -5,
+        ];
+        let (mut g, mut n) = (graph(4), 4);
+        let mut hits = 0;
+        for (i, &v) in values.iter().cycle().take(3 * values.len()).enumerate() {
+            // A clock of two hops (REALTIME, once its snapshot is in) in between: it leaves
+            // the one-hop memo alone.
+            let clock = if i % 5 == 4 { 1 } else { MONOTONIC };
+            hits += usize::from(g.last.is_some_and(|h| h.clock == clock));
+            assert_eq!(
+                g.to_trace(clock, v),
+                graph(n).to_trace(clock, v),
+                "{clock} {v}"
+            );
+            if i == values.len() {
+                // A snapshot added later: readings change, and so may conversions.
+                g.add_snapshot(&snapshots[4], None);
+                assert!(g.last.is_none());
+                let mut fresh = graph(5);
+                assert_eq!(g.to_trace(MONOTONIC, 300), fresh.to_trace(MONOTONIC, 300));
+                (g, n) = (graph(5), 5);
+            }
+        }
+        assert!(hits > values.len(), "the memo was used {hits} times");
     }
 }

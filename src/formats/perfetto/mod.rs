@@ -89,7 +89,12 @@ pub(crate) fn field_walk(data: &[u8]) -> WalkCounts {
         let Ok(body) = rd.len(wt) else { break };
         n.packets += 1;
         let mut p = view::PacketView::default();
-        if view::PacketView::parse_into(&mut p, body).is_err() {
+        let valid = view::PacketView::parse_into(&mut p, body).and_then(|()| {
+            p.track_event.as_ref().map_or(Ok(()), |ev| {
+                view::validate_annotations(ev.deferred_annotations())
+            })
+        });
+        if valid.is_err() {
             n.broken += 1;
             continue;
         }
@@ -348,14 +353,15 @@ impl ArgsCache {
         self.gens
     }
 
-    fn key(&self, gen: u64, annotations: &[&[u8]]) -> (u64, u64) {
+    /// The hash of an entry's annotations (the second half of its key).
+    fn hash(&self, annotations: &[&[u8]]) -> u64 {
         use std::hash::BuildHasher;
         let mut h = self.seed.build_hasher();
         for x in annotations {
             h.write_usize(x.len());
             h.write(x);
         }
-        (gen, h.finish())
+        h.finish()
     }
 
     /// The set kept for `key` when its bytes are `annotations`.
@@ -397,6 +403,18 @@ impl ArgsCache {
         self.map.capacity() * (std::mem::size_of::<((u64, u64), (u32, u32, ArgsId))>() + 1)
             + self.bytes.capacity()
     }
+}
+
+/// What [`Importer::vouch`] found for a packet's deferred debug annotations.
+#[derive(Clone, Copy)]
+struct Vouched {
+    /// Where their bytes start (so [`Importer::args`] knows they are the same ones).
+    at: usize,
+    /// Their [`ArgsCache::hash`].
+    hash: u64,
+    /// The cached set their bytes found under the sequence's generation then, and that
+    /// generation.
+    hit: Option<(u64, ArgsId)>,
 }
 
 /// Perfetto thread tracks are children of their process's track; the global track is unnamed.
@@ -871,6 +889,15 @@ impl Seqs {
         }
     }
 
+    /// Sequence `id`'s [`SeqState::args_gen`], 0 when it has none or is not held yet.
+    #[inline(always)]
+    fn args_gen(&self, id: u32) -> u64 {
+        match self.dense.get(id as usize) {
+            Some(s) => s.as_ref().map_or(0, |s| s.args_gen),
+            None => self.sparse.get(&id).map_or(0, |s| s.args_gen),
+        }
+    }
+
     fn values(&self) -> impl Iterator<Item = &SeqState> {
         self.dense
             .iter()
@@ -953,6 +980,9 @@ struct Importer<'m> {
     /// Arg sets already built, by the debug annotations' bytes on a sequence: see
     /// [`ArgsCache`].
     args_cache: ArgsCache,
+    /// What [`Importer::vouch`] found for the current packet's deferred debug annotations
+    /// ([`view::EventView::deferred_annotations`]), for [`Importer::args`].
+    vouched: Option<Vouched>,
     /// Diagnostics counted so far (every [`Importer::diag`]): an arg set whose building
     /// counted one is not cached, so that each occurrence counts again.
     diags: u64,
@@ -986,6 +1016,7 @@ impl<'m> Importer<'m> {
             cur_index: 0,
             nested_buf: Vec::new(),
             args_cache: ArgsCache::default(),
+            vouched: None,
             diags: 0,
         }
     }
@@ -1156,15 +1187,51 @@ impl<'m> Importer<'m> {
             return;
         }
         let mut p = view::PacketView::default();
-        match view::PacketView::parse_into(&mut p, body) {
+        match view::PacketView::parse_into(&mut p, body).and_then(|()| self.vouch(&p)) {
             Ok(()) => self.packet(&p, depth, top_offset),
             Err(e) => {
+                let e = p.first_error(e);
                 if self.collect {
                     self.prescan_packet(body, depth);
                 }
                 self.diag(Diag::PacketDecodeError, || Some(e.to_string()));
             }
         }
+    }
+
+    /// Validates a walked packet's deferred debug annotations
+    /// ([`view::EventView::deferred_annotations`]), unless their bytes are those of an arg set
+    /// cached for the packet's sequence ([`ArgsCache`]): that set was built from bytes
+    /// validated before. Notes their hash for [`Importer::args`]. Errors: the first
+    /// annotation's that is not valid.
+    #[inline]
+    fn vouch(&mut self, p: &view::PacketView<'_>) -> Result<(), view::DecodeError> {
+        self.vouched = None;
+        let Some(ev) = &p.track_event else {
+            return Ok(());
+        };
+        let annotations = ev.deferred_annotations();
+        let Some(first) = annotations.first() else {
+            return Ok(());
+        };
+        if ev.n_debug_annotations <= view::INLINE_ANNOTATIONS {
+            let hash = self.args_cache.hash(annotations);
+            let gen = self
+                .seqs
+                .args_gen(p.trusted_packet_sequence_id.unwrap_or(0));
+            let hit = (gen != 0)
+                .then(|| self.args_cache.get(&(gen, hash), annotations))
+                .flatten();
+            self.vouched = Some(Vouched {
+                at: first.as_ptr() as usize,
+                hash,
+                hit: hit.map(|id| (gen, id)),
+            });
+            if hit.is_some() {
+                return Ok(());
+            }
+        }
+        view::validate_annotations(annotations)
     }
 
     /// Collects the clock snapshots and track descriptors of one packet (nested bundles
@@ -2327,7 +2394,18 @@ impl<'m> Importer<'m> {
         if seq.args_gen == 0 {
             seq.args_gen = self.args_cache.next_gen();
         }
-        let key = self.args_cache.key(seq.args_gen, annotations);
+        let h = match self.vouched.take() {
+            Some(v) if v.at == annotations[0].as_ptr() as usize => {
+                // Found by `vouch` under the generation the sequence still has: the entry is
+                // still there (only this function inserts, which may empty the cache).
+                if let Some((_, id)) = v.hit.filter(|&(gen, _)| gen == seq.args_gen) {
+                    return id;
+                }
+                v.hash
+            }
+            _ => self.args_cache.hash(annotations),
+        };
+        let key = (seq.args_gen, h);
         if let Some(id) = self.args_cache.get(&key, annotations) {
             return id;
         }

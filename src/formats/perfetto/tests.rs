@@ -1103,3 +1103,225 @@ fn the_args_cache_takes_an_entry_only_for_the_same_bytes() {
     assert_eq!(c.get(&key, &[ab, c1, b""]), None);
     assert_eq!(c.get(&(2, 42), &[ab, c1]), None);
 }
+
+/// A packet on sequence 1 at `ts` whose `track_event` is `event` encoded, then `extra` (raw
+/// `TrackEvent` fields appended to it).
+fn event_with_raw_fields(ts: u64, event: TrackEvent, extra: &[u8]) -> Vec<u8> {
+    use prost::Message;
+    let mut body = event.encode_to_vec();
+    body.extend_from_slice(extra);
+    let mut packet = TracePacket {
+        trusted_packet_sequence_id: Some(1),
+        timestamp: Some(ts),
+        ..Default::default()
+    }
+    .encode_to_vec();
+    packet.push(0x5a); // field 11 (track_event), length-delimited
+    prost::encoding::encode_varint(body.len() as u64, &mut packet);
+    packet.extend_from_slice(&body);
+    let mut out = vec![0x0a]; // Trace.packet
+    prost::encoding::encode_varint(packet.len() as u64, &mut out);
+    out.extend_from_slice(&packet);
+    out
+}
+
+#[test]
+fn extra_counter_values_read_alike_packed_unpacked_and_mixed() {
+    // Sequence defaults name five counter tracks; each event gives values for them as
+    // `extra_counter_values` (12): unpacked (one field per value, as proto2 writers such as
+    // Chromium's protozero write them), packed, or both.
+    let uuids = [21u64, 22, 23, 24, 25];
+    let mut start = seq_start(1, 10, vec![name(1, "tick")]);
+    start.trace_packet_defaults = Some(TracePacketDefaults {
+        timestamp_clock_id: None,
+        track_event_defaults: Some(TrackEventDefaults {
+            track_uuid: Some(10),
+            extra_counter_track_uuids: uuids.to_vec(),
+            extra_double_counter_track_uuids: vec![],
+        }),
+    });
+    let mut bytes = encode_trace(&[thread_desc(1, 10, 1, 2, "t")]);
+    bytes.extend(encode_trace(
+        &uuids
+            .iter()
+            .map(|&u| TracePacket {
+                track_descriptor: Some(TrackDescriptor {
+                    uuid: Some(u),
+                    parent_uuid: Some(10),
+                    name: Some(format!("c{u}").into_bytes()),
+                    counter: Some(Box::new(CounterDescriptor::default())),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            })
+            .collect::<Vec<_>>(),
+    ));
+    bytes.extend(encode_trace(&[start]));
+    let unpacked = |values: &[u64]| -> Vec<u8> {
+        let mut out = Vec::new();
+        for &v in values {
+            out.push(0x60); // field 12, varint
+            prost::encoding::encode_varint(v, &mut out);
+        }
+        out
+    };
+    let packed = |values: &[u64]| -> Vec<u8> {
+        let mut inner = Vec::new();
+        for &v in values {
+            prost::encoding::encode_varint(v, &mut inner);
+        }
+        let mut out = vec![0x62]; // field 12, length-delimited
+        prost::encoding::encode_varint(inner.len() as u64, &mut out);
+        out.extend(inner);
+        out
+    };
+    let cases: Vec<Vec<u8>> = vec![
+        unpacked(&[1]),
+        unpacked(&[1, 2]),
+        unpacked(&[1, 2, 3, 4]),
+        unpacked(&[1, 2, 3, 4, 5]),
+        packed(&[1, 2, 3]),
+        [unpacked(&[1]), packed(&[2, 3])].concat(),
+        [packed(&[1, 2]), unpacked(&[3])].concat(),
+        [unpacked(&[1, 2]), packed(&[3]), unpacked(&[300, 5])].concat(),
+    ];
+    let want: Vec<Vec<f64>> = vec![
+        vec![1.0],
+        vec![1.0, 2.0],
+        vec![1.0, 2.0, 3.0, 4.0],
+        vec![1.0, 2.0, 3.0, 4.0, 5.0],
+        vec![1.0, 2.0, 3.0],
+        vec![1.0, 2.0, 3.0],
+        vec![1.0, 2.0, 3.0],
+        vec![1.0, 2.0, 3.0, 300.0, 5.0],
+    ];
+    for (i, extra) in cases.iter().enumerate() {
+        let ev = TrackEvent {
+            r#type: Some(track_event_type::INSTANT),
+            name_iid: Some(1),
+            ..Default::default()
+        };
+        bytes.extend(event_with_raw_fields(100 * (i as u64 + 1), ev, extra));
+    }
+    let m = import_bytes(&bytes);
+    assert!(m.diagnostics.is_empty(), "{:?}", m.diagnostics.entries());
+    assert_eq!(m.slices.len(), cases.len());
+    // Event i's values, read back from the series: the value at its timestamp.
+    let got: Vec<Vec<f64>> = (0..cases.len())
+        .map(|i| {
+            let ts = 100 * (i as i64 + 1);
+            uuids
+                .iter()
+                .filter_map(|u| {
+                    let c = m
+                        .counters
+                        .iter()
+                        .find(|c| m.str(c.name) == format!("c{u}"))?;
+                    let at = c.ts_ns.iter().position(|&t| t == ts)?;
+                    Some(c.value[at])
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(got, want);
+}
+
+/// A `DebugAnnotation` whose field 6 (`string_value`) claims 5 bytes but holds 1: prost
+/// rejects it ("buffer underflow" in the walk).
+const BAD_ANNOTATION: &[u8] = &[0x32, 0x05, 0x61];
+
+#[test]
+fn a_bad_annotation_fails_its_packet_whatever_the_args_cache_holds() {
+    use prost::Message;
+    let good = DebugAnnotation {
+        name: Some(b"k".to_vec()),
+        int_value: Some(7),
+        ..Default::default()
+    }
+    .encode_to_vec();
+    let ann = |b: &[u8]| {
+        let mut out = vec![0x22]; // field 4 (debug_annotations), length-delimited
+        prost::encoding::encode_varint(b.len() as u64, &mut out);
+        out.extend_from_slice(b);
+        out
+    };
+    let ev = || TrackEvent {
+        r#type: Some(track_event_type::INSTANT),
+        name_iid: Some(1),
+        ..Default::default()
+    };
+    let mut bytes = encode_trace(&[
+        thread_desc(1, 10, 1, 2, "t"),
+        seq_start(1, 10, vec![name(1, "ev")]),
+    ]);
+    // Twice the good annotation: its set is cached for the sequence.
+    bytes.extend(event_with_raw_fields(100, ev(), &ann(&good)));
+    bytes.extend(event_with_raw_fields(200, ev(), &ann(&good)));
+    // The cached bytes, then a bad annotation: not the cached entry's bytes, so checked.
+    bytes.extend(event_with_raw_fields(
+        300,
+        ev(),
+        &[ann(&good), ann(BAD_ANNOTATION)].concat(),
+    ));
+    // A bad annotation alone, then a field that is bad too (`type`, a varint, given
+    // length-delimited): the annotation's error comes first on the wire, and is the one
+    // reported.
+    bytes.extend(event_with_raw_fields(
+        400,
+        ev(),
+        &[ann(BAD_ANNOTATION), vec![0x4a, 0x00]].concat(),
+    ));
+    // More annotations than the event view keeps inline, the bad one first.
+    let mut many = ann(BAD_ANNOTATION);
+    for _ in 0..8 {
+        many.extend(ann(&good));
+    }
+    bytes.extend(event_with_raw_fields(500, ev(), &many));
+    // The cached bytes again: still read.
+    bytes.extend(event_with_raw_fields(600, ev(), &ann(&good)));
+    let m = import_bytes(&bytes);
+    let ts: Vec<i64> = slice_names(&m).into_iter().map(|s| s.1).collect();
+    assert_eq!(ts, vec![100, 200, 600]);
+    assert_eq!(m.diagnostics.count("packet_decode_error"), 3);
+    let d = m
+        .diagnostics
+        .entries()
+        .iter()
+        .find(|d| d.kind.to_string() == "packet_decode_error")
+        .unwrap();
+    assert!(d.message.contains("buffer underflow"), "{}", d.message);
+    // The 400 packet alone: its message is the annotation's, not the later field's.
+    let mut alone = encode_trace(&[
+        thread_desc(1, 10, 1, 2, "t"),
+        seq_start(1, 10, vec![name(1, "ev")]),
+    ]);
+    alone.extend(event_with_raw_fields(
+        400,
+        ev(),
+        &[ann(BAD_ANNOTATION), vec![0x4a, 0x00]].concat(),
+    ));
+    let first = import_bytes(&alone);
+    let messages: Vec<&str> = first
+        .diagnostics
+        .entries()
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(first.diagnostics.count("packet_decode_error"), 1);
+    assert!(
+        messages.iter().any(|m| m.contains("buffer underflow"))
+            && !messages.iter().any(|m| m.contains("invalid wire type")),
+        "{messages:?}"
+    );
+    // The reference: prost rejects each of those packets' events, and reads the others.
+    for (extra, ok) in [
+        (ann(&good), true),
+        ([ann(&good), ann(BAD_ANNOTATION)].concat(), false),
+        ([ann(BAD_ANNOTATION), vec![0x4a, 0x00]].concat(), false),
+        (many, false),
+    ] {
+        let mut body = ev().encode_to_vec();
+        body.extend(extra);
+        assert_eq!(TrackEvent::decode(&body[..]).is_ok(), ok);
+    }
+}

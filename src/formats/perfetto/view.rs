@@ -325,7 +325,10 @@ pub(super) struct PacketView<'a> {
 
 impl<'a> PacketView<'a> {
     /// Walks a `TracePacket` body into `v` (a default view: built in place, as the view is
-    /// too large to move for every packet). Errors: as prost would reject it.
+    /// too large to move for every packet). Errors: as prost would reject it, except that the
+    /// event's first debug annotations are not validated ([`EventView::deferred_annotations`]):
+    /// on `Ok`, the packet is valid when they are; on `Err`, [`PacketView::first_error`] gives
+    /// the error prost would report.
     pub(super) fn parse_into(v: &mut PacketView<'a>, body: &'a [u8]) -> R<()> {
         let mut rd = Rd::new(body);
         let mut ev_parts: Parts<'a> = Parts::default();
@@ -375,6 +378,15 @@ impl<'a> PacketView<'a> {
         }
         Ok(())
     }
+
+    /// The error prost would report for a packet whose walk into `self` failed with `e`: a
+    /// deferred annotation's, which came before the field that failed, else `e`.
+    pub(super) fn first_error(&self, e: DecodeError) -> DecodeError {
+        self.track_event
+            .as_ref()
+            .and_then(|ev| validate_annotations(ev.deferred_annotations()).err())
+            .unwrap_or(e)
+    }
 }
 
 /// The fields of one `TrackEvent` (tags as in [`TrackEvent`]); repeated fields are read from
@@ -402,6 +414,12 @@ pub(super) struct EventView<'a> {
     /// (then [`EventView::extra_counter_values`] reads it without a second walk).
     n_extra_counter_value_fields: usize,
     first_extra_counter_values: Option<&'a [u8]>,
+    /// Packed occurrences of `extra_counter_values` among them, and the first
+    /// [`INLINE_COUNTER_VALUES`] values of the unpacked ones (proto2 writers such as Chromium's
+    /// protozero put each value in a field of its own): read without a second walk when every
+    /// occurrence is unpacked and they fit.
+    n_packed_extra_counter_value_fields: usize,
+    unpacked_extra_counter_values: [u64; INLINE_COUNTER_VALUES],
     pub n_extra_double_counter_track_uuids: usize,
     pub n_extra_double_counter_values: usize,
     pub n_debug_annotations: usize,
@@ -423,6 +441,9 @@ pub(super) struct EventView<'a> {
 
 /// Debug annotations an [`EventView`] keeps without a second walk.
 pub(super) const INLINE_ANNOTATIONS: usize = 6;
+
+/// Unpacked `extra_counter_values` an [`EventView`] keeps without a second walk.
+const INLINE_COUNTER_VALUES: usize = 4;
 
 /// One value of a repeated `TrackEvent` field, from [`EventView::each`].
 pub(super) enum Rep<'a> {
@@ -469,20 +490,33 @@ impl<'a> EventView<'a> {
                     44 => v.double_counter_value = Some(rd.f64(wt)?),
                     31 => each_varint(&mut rd, wt, |_| v.n_extra_counter_track_uuids += 1)?,
                     12 => {
-                        if v.n_extra_counter_value_fields == 0 && wt == LEN {
-                            let mut probe = rd.clone();
-                            v.first_extra_counter_values = Some(probe.bytes()?);
+                        if wt == LEN {
+                            if v.n_extra_counter_value_fields == 0 {
+                                let mut probe = rd.clone();
+                                v.first_extra_counter_values = Some(probe.bytes()?);
+                            }
+                            v.n_packed_extra_counter_value_fields += 1;
+                            each_varint(&mut rd, wt, |_| v.n_extra_counter_values += 1)?
+                        } else {
+                            let x = rd.u64(wt)?;
+                            if let Some(slot) = v
+                                .unpacked_extra_counter_values
+                                .get_mut(v.n_extra_counter_values)
+                            {
+                                *slot = x;
+                            }
+                            v.n_extra_counter_values += 1;
                         }
                         v.n_extra_counter_value_fields += 1;
-                        each_varint(&mut rd, wt, |_| v.n_extra_counter_values += 1)?
                     }
                     45 => each_varint(&mut rd, wt, |_| v.n_extra_double_counter_track_uuids += 1)?,
                     46 => each_f64(&mut rd, wt, |_| v.n_extra_double_counter_values += 1)?,
                     4 => {
                         let b = rd.len(wt)?;
-                        validate_annotation(b, 3)?;
-                        if let Some(slot) = v.annotations.get_mut(v.n_debug_annotations) {
-                            *slot = b;
+                        // The first ones are kept unvalidated: see `deferred_annotations`.
+                        match v.annotations.get_mut(v.n_debug_annotations) {
+                            Some(slot) => *slot = b,
+                            None => validate_annotation(b, 3)?,
                         }
                         v.n_debug_annotations += 1;
                     }
@@ -505,8 +539,17 @@ impl<'a> EventView<'a> {
         Ok(())
     }
 
+    /// The debug annotations [`EventView::parse_into`] kept without validating them: the first
+    /// [`INLINE_ANNOTATIONS`] (those past them it validates). The packet is valid, as prost
+    /// would read it, only when each of these is ([`validate_annotations`]); the caller may
+    /// skip that for bytes it validated before.
+    pub(super) fn deferred_annotations(&self) -> &[&'a [u8]] {
+        &self.annotations[..self.n_debug_annotations.min(INLINE_ANNOTATIONS)]
+    }
+
     /// Calls `f` for each value of repeated field `num` (3, 22, 31, 12, 45, 46 or 4), in
-    /// wire order. The event was validated by [`EventView::parse_into`].
+    /// wire order. The event was validated by [`EventView::parse_into`] and
+    /// [`validate_annotations`].
     pub(super) fn each(&self, num: u32, mut f: impl FnMut(Rep<'a>)) {
         for b in self.parts.iter() {
             let mut rd = Rd::new(b);
@@ -530,8 +573,17 @@ impl<'a> EventView<'a> {
     }
 
     /// Calls `f` for each `extra_counter_values` (12) value in wire order, as
-    /// `each(12, …)` does, without walking the event again when the field came once, packed.
+    /// `each(12, …)` does, without walking the event again when the field came once, packed,
+    /// or only unpacked, at most [`INLINE_COUNTER_VALUES`] times.
     pub(super) fn extra_counter_values(&self, mut f: impl FnMut(u64)) {
+        if self.n_packed_extra_counter_value_fields == 0
+            && self.n_extra_counter_values <= INLINE_COUNTER_VALUES
+        {
+            for &x in &self.unpacked_extra_counter_values[..self.n_extra_counter_values] {
+                f(x);
+            }
+            return;
+        }
         match self.first_extra_counter_values {
             Some(b) if self.n_extra_counter_value_fields == 1 => {
                 let mut rd = Rd::new(b);
@@ -560,6 +612,14 @@ impl<'a> EventView<'a> {
         });
         out
     }
+}
+
+/// Validates debug annotations of a `TrackEvent` in a `TracePacket` (message depth 3), in
+/// order: the first error, as prost would report it.
+pub(super) fn validate_annotations(annotations: &[&[u8]]) -> R<()> {
+    annotations
+        .iter()
+        .try_for_each(|b| validate_annotation(b, 3))
 }
 
 /// Validates a `DebugAnnotation` (wire types of the declared fields, nested messages), at
