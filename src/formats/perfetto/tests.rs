@@ -1287,7 +1287,7 @@ fn a_bad_annotation_fails_its_packet_whatever_the_args_cache_holds() {
         .diagnostics
         .entries()
         .iter()
-        .find(|d| d.kind.to_string() == "packet_decode_error")
+        .find(|d| d.kind == "packet_decode_error")
         .unwrap();
     assert!(d.message.contains("buffer underflow"), "{}", d.message);
     // The 400 packet alone: its message is the annotation's, not the later field's.
