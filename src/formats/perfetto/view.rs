@@ -7,7 +7,10 @@
 //! Decoding is as strict as prost's for the fields declared in [`super::proto`]: a known field
 //! with the wrong wire type, a truncated field, a malformed nested message of a declared type,
 //! or nesting deeper than prost's recursion limit (100) is an error for the whole packet
-//! (`packet_decode_error`); unknown fields are skipped by wire type (groups included).
+//! (`packet_decode_error`); unknown fields are skipped by wire type (groups included). The one
+//! exception: an event's first [`INLINE_ANNOTATIONS`] debug annotations are validated by the
+//! caller ([`EventView::deferred_annotations`], [`validate_annotations`]), which can skip bytes
+//! it validated before.
 
 use prost::Message;
 
