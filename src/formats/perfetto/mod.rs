@@ -89,11 +89,7 @@ pub(crate) fn field_walk(data: &[u8]) -> WalkCounts {
         let Ok(body) = rd.len(wt) else { break };
         n.packets += 1;
         let mut p = view::PacketView::default();
-        let valid = view::PacketView::parse_into(&mut p, body).and_then(|()| {
-            p.track_event.as_ref().map_or(Ok(()), |ev| {
-                view::validate_annotations(ev.deferred_annotations())
-            })
-        });
+        let valid = view::PacketView::parse_into(&mut p, body).and_then(|()| p.validate_deferred());
         if valid.is_err() {
             n.broken += 1;
             continue;

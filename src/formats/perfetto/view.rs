@@ -382,13 +382,18 @@ impl<'a> PacketView<'a> {
         Ok(())
     }
 
+    /// Validates the event's deferred debug annotations
+    /// ([`EventView::deferred_annotations`]) as they are, without a cache.
+    pub(super) fn validate_deferred(&self) -> R<()> {
+        self.track_event
+            .as_ref()
+            .map_or(Ok(()), |ev| validate_annotations(ev.deferred_annotations()))
+    }
+
     /// The error prost would report for a packet whose walk into `self` failed with `e`: a
     /// deferred annotation's, which came before the field that failed, else `e`.
     pub(super) fn first_error(&self, e: DecodeError) -> DecodeError {
-        self.track_event
-            .as_ref()
-            .and_then(|ev| validate_annotations(ev.deferred_annotations()).err())
-            .unwrap_or(e)
+        self.validate_deferred().err().unwrap_or(e)
     }
 }
 
@@ -413,16 +418,10 @@ pub(super) struct EventView<'a> {
     pub double_counter_value: Option<f64>,
     pub n_extra_counter_track_uuids: usize,
     pub n_extra_counter_values: usize,
-    /// Occurrences of `extra_counter_values` (12) and the first one's bytes when it is packed
-    /// (then [`EventView::extra_counter_values`] reads it without a second walk).
-    n_extra_counter_value_fields: usize,
-    first_extra_counter_values: Option<&'a [u8]>,
-    /// Packed occurrences of `extra_counter_values` among them, and the first
-    /// [`INLINE_COUNTER_VALUES`] values of the unpacked ones (proto2 writers such as Chromium's
-    /// protozero put each value in a field of its own): read without a second walk when every
-    /// occurrence is unpacked and they fit.
-    n_packed_extra_counter_value_fields: usize,
-    unpacked_extra_counter_values: [u64; INLINE_COUNTER_VALUES],
+    /// The first [`INLINE_COUNTER_VALUES`] `extra_counter_values` (12), packed or not (proto2
+    /// writers such as Chromium's protozero put each value in a field of its own): read
+    /// without a second walk when there are no more.
+    extra_counter_values_inline: [u64; INLINE_COUNTER_VALUES],
     pub n_extra_double_counter_track_uuids: usize,
     pub n_extra_double_counter_values: usize,
     pub n_debug_annotations: usize,
@@ -493,24 +492,16 @@ impl<'a> EventView<'a> {
                     44 => v.double_counter_value = Some(rd.f64(wt)?),
                     31 => each_varint(&mut rd, wt, |_| v.n_extra_counter_track_uuids += 1)?,
                     12 => {
-                        if wt == LEN {
-                            if v.n_extra_counter_value_fields == 0 {
-                                let mut probe = rd.clone();
-                                v.first_extra_counter_values = Some(probe.bytes()?);
-                            }
-                            v.n_packed_extra_counter_value_fields += 1;
-                            each_varint(&mut rd, wt, |_| v.n_extra_counter_values += 1)?
-                        } else {
-                            let x = rd.u64(wt)?;
-                            if let Some(slot) = v
-                                .unpacked_extra_counter_values
-                                .get_mut(v.n_extra_counter_values)
-                            {
+                        let (n, inline) = (
+                            &mut v.n_extra_counter_values,
+                            &mut v.extra_counter_values_inline,
+                        );
+                        each_varint(&mut rd, wt, |x| {
+                            if let Some(slot) = inline.get_mut(*n) {
                                 *slot = x;
                             }
-                            v.n_extra_counter_values += 1;
-                        }
-                        v.n_extra_counter_value_fields += 1;
+                            *n += 1;
+                        })?
                     }
                     45 => each_varint(&mut rd, wt, |_| v.n_extra_double_counter_track_uuids += 1)?,
                     46 => each_f64(&mut rd, wt, |_| v.n_extra_double_counter_values += 1)?,
@@ -576,28 +567,15 @@ impl<'a> EventView<'a> {
     }
 
     /// Calls `f` for each `extra_counter_values` (12) value in wire order, as
-    /// `each(12, …)` does, without walking the event again when the field came once, packed,
-    /// or only unpacked, at most [`INLINE_COUNTER_VALUES`] times.
+    /// `each(12, …)` does, without walking the event again when there are at most
+    /// [`INLINE_COUNTER_VALUES`].
     pub(super) fn extra_counter_values(&self, mut f: impl FnMut(u64)) {
-        if self.n_packed_extra_counter_value_fields == 0
-            && self.n_extra_counter_values <= INLINE_COUNTER_VALUES
+        match self
+            .extra_counter_values_inline
+            .get(..self.n_extra_counter_values)
         {
-            for &x in &self.unpacked_extra_counter_values[..self.n_extra_counter_values] {
-                f(x);
-            }
-            return;
-        }
-        match self.first_extra_counter_values {
-            Some(b) if self.n_extra_counter_value_fields == 1 => {
-                let mut rd = Rd::new(b);
-                while rd.p < b.len() {
-                    match rd.varint() {
-                        Ok(x) => f(x),
-                        Err(_) => return,
-                    }
-                }
-            }
-            _ => self.each(12, |r| {
+            Some(inline) => inline.iter().for_each(|&x| f(x)),
+            None => self.each(12, |r| {
                 if let Rep::U64(x) = r {
                     f(x)
                 }
