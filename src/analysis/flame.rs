@@ -319,7 +319,7 @@ struct Union {
     parent: Vec<Option<usize>>,
     sf: Vec<String>,
     name: Vec<String>,
-    /// [global node][tree] → local node index.
+    /// `local[global node][tree]` → local node index.
     local: Vec<Vec<Option<usize>>>,
 }
 
