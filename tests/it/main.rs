@@ -48,6 +48,8 @@
 //!   folder count once
 //! * `browser_viewstate_trials` — a view link's variant labels, exclusions and memory counter
 //!   mapping restored from its hash (hostile label text shown as text) and written back
+//! * `cli_bench` — `trialscope bench --rounds --against`: every round's figures kept, a side
+//!   that cannot run left out
 //! * `cli_exports` — CSV exports equal the CLI's JSON reports cell for cell
 //! * `cli_inspect` — `trialscope inspect` / `slices` as a user runs them
 //! * `cli_stream` — the CLI in a pipeline: `inspect` prints each file once its facts are final
@@ -136,6 +138,7 @@ mod browser_subpath;
 mod browser_triage;
 mod browser_viewstate;
 mod browser_viewstate_trials;
+mod cli_bench;
 mod cli_exports;
 mod cli_folders;
 mod cli_inspect;

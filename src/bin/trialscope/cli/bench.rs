@@ -5,7 +5,9 @@
 //! Throughput is decompressed (trace) megabytes (10^6 bytes) per second of the whole import
 //! (`formats::load_from` streaming the file: decompression + parsing + slice building), best
 //! of `--runs`.
-//! This is a harness, not a timed test.
+//! This is a harness, not a timed test. `--rounds K` repeats the measurement K times, this
+//! binary, the peer and an `--against` build once each per round in a rotating order, and
+//! prints each round's ratios: the figures of one round share the machine's speed of the moment.
 //!
 //! `--peers` measures, in the same run and on the same decompressed bytes, what a user could
 //! pick instead (issue #9): for a Perfetto file Python protobuf's upb backend decoding the real
@@ -42,6 +44,17 @@ pub struct Args {
     /// Also measure the peer decoder of each file in the same run (Python upb / json.loads).
     #[arg(long)]
     pub peers: bool,
+    /// Measure each file in this many rounds, one after another: in each round this binary's
+    /// import (a fresh child process, best of `--runs`), the peer's (with `--peers`) and the
+    /// `--against` binary's, in an order that rotates from round to round. Prints each round's
+    /// ratios, so that a shared machine's drifting speed hits both sides of a ratio alike.
+    #[arg(long, default_value_t = 1)]
+    pub rounds: u32,
+    /// Another `trialscope` executable (say, the build a change started from) measured in the
+    /// same rounds on the same files (`EXE bench --child`); prints its import time beside this
+    /// binary's, round by round.
+    #[arg(long)]
+    pub against: Option<PathBuf>,
     /// The Python interpreter for `--peers` (needs `protobuf` with the upb backend and the
     /// `perfetto` package for Perfetto files). Default: `target/peervenv/bin/python` when it
     /// exists (the README's `bench` entry says how to make it), else `python3`.
@@ -182,6 +195,38 @@ pub struct BenchResult {
     /// HolisticTraceAnalysis' parser on a JSON file, with `--peers` where it is installed.
     #[serde(default)]
     pub peer_hta: Option<PeerResult>,
+    /// Each round's figures (`--rounds`, `--against`); empty for a single round with no
+    /// `--against`. The fields above are then the best round's (the peak: the highest).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds: Vec<Round>,
+}
+
+/// One round of `bench --rounds`: what each side measured in it, best of `--runs` each.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Round {
+    /// This binary's best import wall time, seconds.
+    pub import_s: f64,
+    /// The peer's best decode wall time, seconds (`--peers`).
+    pub peer_s: Option<f64>,
+    /// The `--against` binary's best import wall time, seconds.
+    pub against_s: Option<f64>,
+}
+
+impl Round {
+    /// This binary's rate over the peer's in this round (`peer_s / import_s`: both decode the
+    /// same bytes).
+    pub fn peer_ratio(&self) -> Option<f64> {
+        self.peer_s
+            .filter(|_| self.import_s > 0.0)
+            .map(|p| p / self.import_s)
+    }
+
+    /// This binary's import time over the `--against` binary's in this round (below 1: faster).
+    pub fn against_ratio(&self) -> Option<f64> {
+        self.against_s
+            .filter(|&a| a > 0.0)
+            .map(|a| self.import_s / a)
+    }
 }
 
 /// Runs the subcommand.
@@ -224,17 +269,11 @@ pub fn run(args: Args) -> ExitCode {
         let r = if args.child {
             measure(f, runs)
         } else {
-            measure_in_child(f, runs).or_else(|_| measure(f, runs))
+            measure_rounds(&args, f, runs)
         };
         let r = match r {
-            Ok(mut r) if args.peers && !args.child => {
-                match measure_peer(&args, f, &r.format, runs) {
-                    Ok(p) => r.peer = Some(p),
-                    Err(e) => errln!("{}: peer: {e}", f.display()),
-                }
-                if r.format == "chrome_json" {
-                    r.peer_hta = measure_hta(&args, f, r.decompressed_bytes);
-                }
+            Ok(mut r) if args.peers && !args.child && r.format == "chrome_json" => {
+                r.peer_hta = measure_hta(&args, f, r.decompressed_bytes);
                 Ok(r)
             }
             r => r,
@@ -303,6 +342,7 @@ pub fn run(args: Args) -> ExitCode {
         }
         for r in &results {
             print_cpu_and_hta(r);
+            print_rounds(r, args.against.as_deref());
         }
     }
     if failed {
@@ -344,8 +384,165 @@ fn print_cpu_and_hta(r: &BenchResult) {
     }
 }
 
-fn measure_in_child(file: &Path, runs: u32) -> Result<BenchResult, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+/// What one side of a round measures.
+#[derive(Clone, Copy)]
+enum Side {
+    This,
+    Peer,
+    Against,
+}
+
+/// Measures `file` in `args.rounds` rounds (at least one): this binary's import, the peer's
+/// (`--peers`) and the `--against` binary's in each, their order rotating by one each round
+/// (the first round: this binary, the peer, the other binary, as a single round always ran).
+/// Gives the best round's figures with every round's in [`BenchResult::rounds`] (when there
+/// is more than one round or an `--against`). Errors: this binary's import fails (the peer's
+/// and the other binary's failures are printed and leave their figures out).
+fn measure_rounds(args: &Args, file: &Path, runs: u32) -> Result<BenchResult, String> {
+    let rounds = args.rounds.max(1);
+    let mut sides = vec![Side::This];
+    if args.peers {
+        sides.push(Side::Peer);
+    }
+    if args.against.is_some() {
+        sides.push(Side::Against);
+    }
+    let mut best: Option<BenchResult> = None;
+    let mut best_peer: Option<PeerResult> = None;
+    let mut peak = None::<u64>;
+    let mut peer_peak = 0u64;
+    let mut per_round = Vec::new();
+    let mut peer_failed = false;
+    for k in 0..rounds as usize {
+        let mut round = Round::default();
+        // The format is known once this binary has read the file: in a round where the peer
+        // comes first, it waits until this binary has run.
+        let mut order: Vec<Side> = sides.clone();
+        order.rotate_left(k % sides.len());
+        if best.is_none() {
+            order.retain(|s| !matches!(s, Side::This));
+            order.insert(0, Side::This);
+        }
+        for side in order {
+            match side {
+                Side::This => {
+                    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+                    let r = measure_in_child(&exe, file, runs).or_else(|_| measure(file, runs))?;
+                    round.import_s = r.best_import_s;
+                    peak = peak.max(r.peak_rss_bytes);
+                    if best
+                        .as_ref()
+                        .is_none_or(|b| r.best_import_s < b.best_import_s)
+                    {
+                        best = Some(r);
+                    }
+                }
+                Side::Peer if !peer_failed => {
+                    let format = best.as_ref().map(|b| b.format.clone()).unwrap_or_default();
+                    match measure_peer(args, file, &format, runs) {
+                        Ok(p) => {
+                            round.peer_s = Some(p.seconds);
+                            peer_peak = peer_peak.max(p.peak_rss_bytes);
+                            if best_peer.as_ref().is_none_or(|b| p.seconds < b.seconds) {
+                                best_peer = Some(p);
+                            }
+                        }
+                        Err(e) => {
+                            errln!("{}: peer: {e}", file.display());
+                            peer_failed = true;
+                        }
+                    }
+                }
+                Side::Peer => {}
+                Side::Against => {
+                    let Some(exe) = &args.against else { continue };
+                    match measure_in_child(exe, file, runs) {
+                        Ok(o) => round.against_s = Some(o.best_import_s),
+                        Err(e) => errln!("{}: --against {}: {e}", file.display(), exe.display()),
+                    }
+                }
+            }
+        }
+        per_round.push(round);
+    }
+    let mut r = best.ok_or_else(|| format!("{}: no result", file.display()))?;
+    r.peak_rss_bytes = peak;
+    r.peer = best_peer.map(|mut p| {
+        p.peak_rss_bytes = peer_peak;
+        p
+    });
+    if rounds > 1 || args.against.is_some() {
+        r.rounds = per_round;
+    }
+    Ok(r)
+}
+
+/// The figures of each round (`--rounds`, `--against`) of one file, below the table: the
+/// ratio to the peer and to the other binary round by round, their median and the worst.
+fn print_rounds(r: &BenchResult, against: Option<&Path>) {
+    if r.rounds.is_empty() {
+        return;
+    }
+    let line = |what: &str, xs: Vec<f64>, worst_is_low: bool| {
+        if xs.is_empty() {
+            return;
+        }
+        let shown: Vec<String> = xs.iter().map(|x| format!("{x:.2}")).collect();
+        let mut sorted = xs.clone();
+        sorted.sort_by(f64::total_cmp);
+        let worst = if worst_is_low {
+            sorted[0]
+        } else {
+            sorted[sorted.len() - 1]
+        };
+        outln!(
+            "{}: {what}, round by round: {} (median {:.2}, worst {worst:.2})",
+            r.file,
+            shown.join(" / "),
+            median(&sorted)
+        );
+    };
+    let peer = r.peer.as_ref().map_or("the peer", |p| p.backend.as_str());
+    line(
+        &format!("trialscope's rate over {peer}'s in the same round"),
+        r.rounds.iter().filter_map(Round::peer_ratio).collect(),
+        true,
+    );
+    if let Some(exe) = against {
+        let secs = |f: fn(&Round) -> Option<f64>| -> Vec<String> {
+            r.rounds
+                .iter()
+                .map(|x| f(x).map_or("-".into(), |s| format!("{s:.3}")))
+                .collect()
+        };
+        outln!(
+            "{}: best import s, round by round: this binary {}; {} {}",
+            r.file,
+            secs(|x| Some(x.import_s)).join(" / "),
+            exe.display(),
+            secs(|x| x.against_s).join(" / ")
+        );
+        line(
+            "this binary's import time over the other's in the same round",
+            r.rounds.iter().filter_map(Round::against_ratio).collect(),
+            false,
+        );
+    }
+}
+
+/// The median of `sorted` (ascending, not empty): the middle value, or the mean of the two.
+fn median(sorted: &[f64]) -> f64 {
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
+}
+
+/// Runs `exe bench --child --runs RUNS FILE` (this binary or `--against`'s) and reads its
+/// result. Errors: the child fails or prints no result.
+fn measure_in_child(exe: &Path, file: &Path, runs: u32) -> Result<BenchResult, String> {
     let out = Command::new(exe)
         .arg("bench")
         .arg("--child")
@@ -427,6 +624,7 @@ fn measure(file: &Path, runs: u32) -> Result<BenchResult, String> {
         peer: None,
         best_cpu_s,
         peer_hta: None,
+        rounds: Vec::new(),
     })
 }
 

@@ -1,0 +1,104 @@
+//! `trialscope bench` as a harness (issue #9, point 6): `--rounds` measures each side once per
+//! round in a rotating order and keeps every round's figures; `--against` measures another
+//! build of `trialscope` in the same rounds; a side that cannot run leaves its figures out.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::corpus;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_trialscope"))
+}
+
+/// Three rounds against this same binary: each round holds both import times, the result's
+/// best is the best round's, and the text form prints the ratios round by round.
+#[test]
+fn bench_rounds_against_another_build_keep_every_round() {
+    let trace = corpus("chromium_scaling/scaling_n1000_r0.pb.gz");
+    let me = env!("CARGO_BIN_EXE_trialscope");
+    let out = bin()
+        .args([
+            "bench",
+            "--runs",
+            "1",
+            "--rounds",
+            "3",
+            "--json",
+            "--against",
+            me,
+        ])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v[0];
+    let rounds = r["rounds"].as_array().expect("rounds kept");
+    assert_eq!(rounds.len(), 3, "{r}");
+    let mut fastest = f64::MAX;
+    for x in rounds {
+        let ours = x["import_s"].as_f64().unwrap();
+        let theirs = x["against_s"].as_f64().expect("the other build measured");
+        assert!(ours > 0.0 && theirs > 0.0, "{x}");
+        assert!(x["peer_s"].is_null(), "no peer was asked for: {x}");
+        fastest = fastest.min(ours);
+    }
+    assert_eq!(r["best_import_s"].as_f64().unwrap(), fastest, "{r}");
+    assert!(r["slices"].as_u64().unwrap() > 0, "{r}");
+
+    let text = bin()
+        .args(["bench", "--runs", "1", "--rounds", "2", "--against", me])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(text.status.success());
+    let s = String::from_utf8_lossy(&text.stdout);
+    let line = s
+        .lines()
+        .find(|l| l.contains("this binary's import time over the other's"))
+        .unwrap_or_else(|| panic!("no ratio line: {s}"));
+    // Two ratios, a median and the worst.
+    assert_eq!(line.matches('/').count(), 1, "{line}");
+    assert!(line.contains("median") && line.contains("worst"), "{line}");
+}
+
+/// A peer or another build that cannot run leaves its figures out, says why on stderr, and
+/// this binary's figures are still printed (exit 0); one round without `--against` keeps no
+/// per-round list (the output of a plain `bench` is unchanged).
+#[test]
+fn bench_sides_that_cannot_run_are_left_out() {
+    let trace = corpus("chromium_scaling/scaling_n1000_r0.pb.gz");
+    let missing = std::env::temp_dir().join("trialscope-no-such-build");
+    let out = bin()
+        .args(["bench", "--runs", "1", "--rounds", "2", "--json", "--peers"])
+        .arg("--python")
+        .arg(&missing)
+        .arg("--against")
+        .arg(&missing)
+        .arg(&trace)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("peer:"), "{err}");
+    assert!(err.contains("--against"), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rounds = v[0]["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 2);
+    assert!(rounds
+        .iter()
+        .all(|x| x["import_s"].as_f64().unwrap() > 0.0 && x["against_s"].is_null()));
+    assert!(v[0]["peer"].is_null());
+
+    let plain = bin()
+        .args(["bench", "--runs", "1", "--json"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(plain.status.success());
+    let v: Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert!(v[0].get("rounds").is_none(), "{}", v[0]);
+}
