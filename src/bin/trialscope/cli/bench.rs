@@ -25,6 +25,7 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
+use trialscope::analysis::stats;
 use trialscope::formats::{self, LoadOptions};
 
 /// Arguments of `trialscope bench`.
@@ -499,7 +500,7 @@ fn print_rounds(r: &BenchResult, against: Option<&Path>) {
             "{}: {what}, round by round: {} (median {:.2}, worst {worst:.2})",
             r.file,
             shown.join(" / "),
-            median(&sorted)
+            stats::median(&sorted).unwrap_or(f64::NAN)
         );
     };
     let peer = r.peer.as_ref().map_or("the peer", |p| p.backend.as_str());
@@ -527,16 +528,6 @@ fn print_rounds(r: &BenchResult, against: Option<&Path>) {
             r.rounds.iter().filter_map(Round::against_ratio).collect(),
             false,
         );
-    }
-}
-
-/// The median of `sorted` (ascending, not empty): the middle value, or the mean of the two.
-fn median(sorted: &[f64]) -> f64 {
-    let n = sorted.len();
-    if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
     }
 }
 
