@@ -1,6 +1,7 @@
 //! `trialscope bench` as a harness (issue #9, point 6): `--rounds` measures each side once per
 //! round in a rotating order and keeps every round's figures; `--against` measures another
-//! build of `trialscope` in the same rounds; a side that cannot run leaves its figures out.
+//! build of `trialscope` in the same rounds; a peer that cannot run leaves its figures out, an
+//! `--against` that is no executable file is a usage error.
 
 use std::process::Command;
 
@@ -60,14 +61,18 @@ fn bench_rounds_against_another_build_keep_every_round() {
         .lines()
         .find(|l| l.contains("this binary's import time over the other's"))
         .unwrap_or_else(|| panic!("no ratio line: {s}"));
-    // Two ratios, a median and the worst.
-    assert_eq!(line.matches('/').count(), 1, "{line}");
-    assert!(line.contains("median") && line.contains("worst"), "{line}");
+    // Two ratios, a median and the worst (for a time ratio, the highest).
+    assert_eq!(line.matches(" / ").count(), 1, "{line}");
+    assert!(
+        line.contains("median") && line.contains("highest"),
+        "{line}"
+    );
 }
 
-/// A peer or another build that cannot run leaves its figures out, says why on stderr, and
-/// this binary's figures are still printed (exit 0); one round without `--against` keeps no
-/// per-round list (the output of a plain `bench` is unchanged).
+/// A peer that cannot run leaves its figures out, says why on stderr, and this binary's
+/// figures are still printed (exit 0); one round without `--against` keeps no per-round list
+/// (the output of a plain `bench` is unchanged). An `--against` that is no executable file is
+/// a usage error before anything is measured; a bare name is a file in the current directory.
 #[test]
 fn bench_sides_that_cannot_run_are_left_out() {
     let trace = corpus("chromium_scaling/scaling_n1000_r0.pb.gz");
@@ -76,21 +81,18 @@ fn bench_sides_that_cannot_run_are_left_out() {
         .args(["bench", "--runs", "1", "--rounds", "2", "--json", "--peers"])
         .arg("--python")
         .arg(&missing)
-        .arg("--against")
-        .arg(&missing)
         .arg(&trace)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("peer:"), "{err}");
-    assert!(err.contains("--against"), "{err}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let rounds = v[0]["rounds"].as_array().unwrap();
     assert_eq!(rounds.len(), 2);
     assert!(rounds
         .iter()
-        .all(|x| x["import_s"].as_f64().unwrap() > 0.0 && x["against_s"].is_null()));
+        .all(|x| x["import_s"].as_f64().unwrap() > 0.0 && x["peer_ratio"].is_null()));
     assert!(v[0]["peer"].is_null());
 
     let plain = bin()
@@ -101,4 +103,41 @@ fn bench_sides_that_cannot_run_are_left_out() {
     assert!(plain.status.success());
     let v: Value = serde_json::from_slice(&plain.stdout).unwrap();
     assert!(v[0].get("rounds").is_none(), "{}", v[0]);
+
+    for bad in [missing.clone(), corpus("chromium_scaling/runs.jsonl")] {
+        let out = bin()
+            .args(["bench", "--runs", "1", "--against"])
+            .arg(&bad)
+            .arg(&trace)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {err}");
+        assert!(
+            err.contains("--against") && err.contains(&*bad.to_string_lossy()),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty(), "nothing measured");
+    }
+
+    // `--against trialscope` run from the binary's own folder: that file, not a command
+    // looked up on PATH.
+    let me = std::path::Path::new(env!("CARGO_BIN_EXE_trialscope"));
+    let name = me.file_name().unwrap();
+    let out = bin()
+        .current_dir(me.parent().unwrap())
+        .env("PATH", "")
+        .args(["bench", "--runs", "1", "--json", "--against"])
+        .arg(name)
+        .arg(&trace)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let x = &v[0]["rounds"][0];
+    assert!(x["against_s"].as_f64().unwrap() > 0.0, "{x} {err}");
+    let ratio = x["against_ratio"].as_f64().unwrap();
+    let want = x["import_s"].as_f64().unwrap() / x["against_s"].as_f64().unwrap();
+    assert!((ratio - want).abs() < 1e-12, "{x}");
 }

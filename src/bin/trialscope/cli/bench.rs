@@ -49,11 +49,12 @@ pub struct Args {
     /// import (a fresh child process, best of `--runs`), the peer's (with `--peers`) and the
     /// `--against` binary's, in an order that rotates from round to round. Prints each round's
     /// ratios, so that a shared machine's drifting speed hits both sides of a ratio alike.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub rounds: u32,
     /// Another `trialscope` executable (say, the build a change started from) measured in the
     /// same rounds on the same files (`EXE bench --child`); prints its import time beside this
-    /// binary's, round by round.
+    /// binary's, round by round. A path (a bare name is a file in the current directory, not
+    /// a command looked up on `PATH`); a usage error (exit 2) when it is not an executable file.
     #[arg(long)]
     pub against: Option<PathBuf>,
     /// The Python interpreter for `--peers` (needs `protobuf` with the upb backend and the
@@ -211,6 +212,12 @@ pub struct Round {
     pub peer_s: Option<f64>,
     /// The `--against` binary's best import wall time, seconds.
     pub against_s: Option<f64>,
+    /// [`Round::peer_ratio`] (in `--json`, for readers that do not divide).
+    #[serde(default)]
+    pub peer_ratio: Option<f64>,
+    /// [`Round::against_ratio`].
+    #[serde(default)]
+    pub against_ratio: Option<f64>,
 }
 
 impl Round {
@@ -264,6 +271,12 @@ pub fn run(args: Args) -> ExitCode {
         return ExitCode::from(2);
     }
     let runs = args.runs.max(1);
+    if let Some(exe) = &args.against {
+        if let Err(e) = check_against(exe) {
+            errln!("trialscope bench: --against {}: {e}", exe.display());
+            return ExitCode::from(2);
+        }
+    }
     let mut results = Vec::new();
     let mut failed = false;
     for f in &args.files {
@@ -464,6 +477,8 @@ fn measure_rounds(args: &Args, file: &Path, runs: u32) -> Result<BenchResult, St
                 }
             }
         }
+        round.peer_ratio = round.peer_ratio();
+        round.against_ratio = round.against_ratio();
         per_round.push(round);
     }
     let mut r = best.ok_or_else(|| format!("{}: no result", file.display()))?;
@@ -484,20 +499,22 @@ fn print_rounds(r: &BenchResult, against: Option<&Path>) {
     if r.rounds.is_empty() {
         return;
     }
-    let line = |what: &str, xs: Vec<f64>, worst_is_low: bool| {
+    // `low_is_worse`: the figure's worst is its lowest (a rate ratio) or its highest (a time
+    // ratio).
+    let line = |what: &str, xs: Vec<f64>, low_is_worse: bool| {
         if xs.is_empty() {
             return;
         }
         let shown: Vec<String> = xs.iter().map(|x| format!("{x:.2}")).collect();
         let mut sorted = xs.clone();
         sorted.sort_by(f64::total_cmp);
-        let worst = if worst_is_low {
-            sorted[0]
+        let (worst, which) = if low_is_worse {
+            (sorted[0], "lowest")
         } else {
-            sorted[sorted.len() - 1]
+            (sorted[sorted.len() - 1], "highest")
         };
         outln!(
-            "{}: {what}, round by round: {} (median {:.2}, worst {worst:.2})",
+            "{}: {what}, round by round: {} (median {:.2}, {which} {worst:.2})",
             r.file,
             shown.join(" / "),
             stats::median(&sorted).unwrap_or(f64::NAN)
@@ -505,7 +522,7 @@ fn print_rounds(r: &BenchResult, against: Option<&Path>) {
     };
     let peer = r.peer.as_ref().map_or("the peer", |p| p.backend.as_str());
     line(
-        &format!("trialscope's rate over {peer}'s in the same round"),
+        &format!("trialscope's rate over {peer}'s in the same round (above 1: trialscope faster)"),
         r.rounds.iter().filter_map(Round::peer_ratio).collect(),
         true,
     );
@@ -524,16 +541,54 @@ fn print_rounds(r: &BenchResult, against: Option<&Path>) {
             secs(|x| x.against_s).join(" / ")
         );
         line(
-            "this binary's import time over the other's in the same round",
+            &format!("{}'s rate over {peer}'s in the same round", exe.display()),
+            r.rounds
+                .iter()
+                .filter_map(|x| x.peer_s.zip(x.against_s.filter(|&a| a > 0.0)))
+                .map(|(p, a)| p / a)
+                .collect(),
+            true,
+        );
+        line(
+            "this binary's import time over the other's in the same round (below 1: this binary faster)",
             r.rounds.iter().filter_map(Round::against_ratio).collect(),
             false,
         );
     }
+    if r.peer.is_some() {
+        outln!(
+            "{}: (the table's ratio is the best run against the peer's best, which may come from different rounds; quote the median of the same-round ratios)",
+            r.file
+        );
+    }
+}
+
+/// Checks that `exe` (`--against`) is an executable file. Errors: it is missing, not a
+/// file, or (Unix) has no execute permission.
+fn check_against(exe: &Path) -> Result<(), String> {
+    let m = std::fs::metadata(exe).map_err(|e| e.to_string())?;
+    if !m.is_file() {
+        return Err("not a file".into());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if m.permissions().mode() & 0o111 == 0 {
+            return Err("not executable".into());
+        }
+    }
+    Ok(())
 }
 
 /// Runs `exe bench --child --runs RUNS FILE` (this binary or `--against`'s) and reads its
 /// result. Errors: the child fails or prints no result.
 fn measure_in_child(exe: &Path, file: &Path, runs: u32) -> Result<BenchResult, String> {
+    // A bare name is a file here, not a command on `PATH` (`Command` would search `PATH`).
+    let exe = if exe.components().count() == 1 && exe.is_relative() {
+        Path::new(".").join(exe)
+    } else {
+        exe.to_path_buf()
+    };
     let out = Command::new(exe)
         .arg("bench")
         .arg("--child")
