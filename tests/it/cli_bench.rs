@@ -13,29 +13,26 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_trialscope"))
 }
 
+/// Runs `cmd` (a `bench --json`), which must succeed, and gives its JSON and stderr.
+fn json_of(cmd: &mut Command) -> (Value, String) {
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    (serde_json::from_slice(&out.stdout).unwrap(), err)
+}
+
 /// Three rounds against this same binary: each round holds both import times, the result's
 /// best is the best round's, and the text form prints the ratios round by round.
 #[test]
 fn bench_rounds_against_another_build_keep_every_round() {
     let trace = corpus("chromium_scaling/scaling_n1000_r0.pb.gz");
     let me = env!("CARGO_BIN_EXE_trialscope");
-    let out = bin()
-        .args([
-            "bench",
-            "--runs",
-            "1",
-            "--rounds",
-            "3",
-            "--json",
-            "--against",
-            me,
-        ])
-        .arg(&trace)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (v, _) = json_of(
+        bin()
+            .args(["bench", "--runs", "1", "--rounds", "3", "--json"])
+            .args(["--against", me])
+            .arg(&trace),
+    );
     let r = &v[0];
     let rounds = r["rounds"].as_array().expect("rounds kept");
     assert_eq!(rounds.len(), 3, "{r}");
@@ -77,17 +74,14 @@ fn bench_rounds_against_another_build_keep_every_round() {
 fn bench_sides_that_cannot_run_are_left_out() {
     let trace = corpus("chromium_scaling/scaling_n1000_r0.pb.gz");
     let missing = std::env::temp_dir().join("trialscope-no-such-build");
-    let out = bin()
-        .args(["bench", "--runs", "1", "--rounds", "2", "--json", "--peers"])
-        .arg("--python")
-        .arg(&missing)
-        .arg(&trace)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    let (v, err) = json_of(
+        bin()
+            .args(["bench", "--runs", "1", "--rounds", "2", "--json", "--peers"])
+            .arg("--python")
+            .arg(&missing)
+            .arg(&trace),
+    );
     assert!(err.contains("peer:"), "{err}");
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let rounds = v[0]["rounds"].as_array().unwrap();
     assert_eq!(rounds.len(), 2);
     assert!(rounds
@@ -95,13 +89,7 @@ fn bench_sides_that_cannot_run_are_left_out() {
         .all(|x| x["import_s"].as_f64().unwrap() > 0.0 && x["peer_ratio"].is_null()));
     assert!(v[0]["peer"].is_null());
 
-    let plain = bin()
-        .args(["bench", "--runs", "1", "--json"])
-        .arg(&trace)
-        .output()
-        .unwrap();
-    assert!(plain.status.success());
-    let v: Value = serde_json::from_slice(&plain.stdout).unwrap();
+    let (v, _) = json_of(bin().args(["bench", "--runs", "1", "--json"]).arg(&trace));
     assert!(v[0].get("rounds").is_none(), "{}", v[0]);
 
     for bad in [missing.clone(), corpus("chromium_scaling/runs.jsonl")] {
@@ -124,17 +112,14 @@ fn bench_sides_that_cannot_run_are_left_out() {
     // looked up on PATH.
     let me = std::path::Path::new(env!("CARGO_BIN_EXE_trialscope"));
     let name = me.file_name().unwrap();
-    let out = bin()
-        .current_dir(me.parent().unwrap())
-        .env("PATH", "")
-        .args(["bench", "--runs", "1", "--json", "--against"])
-        .arg(name)
-        .arg(&trace)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (v, err) = json_of(
+        bin()
+            .current_dir(me.parent().unwrap())
+            .env("PATH", "")
+            .args(["bench", "--runs", "1", "--json", "--against"])
+            .arg(name)
+            .arg(&trace),
+    );
     let x = &v[0]["rounds"][0];
     assert!(x["against_s"].as_f64().unwrap() > 0.0, "{x} {err}");
     let ratio = x["against_ratio"].as_f64().unwrap();
