@@ -212,29 +212,13 @@ pub struct Round {
     pub peer_s: Option<f64>,
     /// The `--against` binary's best import wall time, seconds.
     pub against_s: Option<f64>,
-    /// [`Round::peer_ratio`] (in `--json`, for readers that do not divide).
-    #[serde(default)]
-    pub peer_ratio: Option<f64>,
-    /// [`Round::against_ratio`].
-    #[serde(default)]
-    pub against_ratio: Option<f64>,
-}
-
-impl Round {
     /// This binary's rate over the peer's in this round (`peer_s / import_s`: both decode the
     /// same bytes).
-    pub fn peer_ratio(&self) -> Option<f64> {
-        self.peer_s
-            .filter(|_| self.import_s > 0.0)
-            .map(|p| p / self.import_s)
-    }
-
+    #[serde(default)]
+    pub peer_ratio: Option<f64>,
     /// This binary's import time over the `--against` binary's in this round (below 1: faster).
-    pub fn against_ratio(&self) -> Option<f64> {
-        self.against_s
-            .filter(|&a| a > 0.0)
-            .map(|a| self.import_s / a)
-    }
+    #[serde(default)]
+    pub against_ratio: Option<f64>,
 }
 
 /// Runs the subcommand.
@@ -429,14 +413,10 @@ fn measure_rounds(args: &Args, file: &Path, runs: u32) -> Result<BenchResult, St
     let mut peer_failed = false;
     for k in 0..rounds as usize {
         let mut round = Round::default();
-        // The format is known once this binary has read the file: in a round where the peer
-        // comes first, it waits until this binary has run.
+        // Round 0 starts with this binary (the peer needs the format it reads); a later round
+        // without its result has already returned the error.
         let mut order: Vec<Side> = sides.clone();
         order.rotate_left(k % sides.len());
-        if best.is_none() {
-            order.retain(|s| !matches!(s, Side::This));
-            order.insert(0, Side::This);
-        }
         for side in order {
             match side {
                 Side::This => {
@@ -477,8 +457,14 @@ fn measure_rounds(args: &Args, file: &Path, runs: u32) -> Result<BenchResult, St
                 }
             }
         }
-        round.peer_ratio = round.peer_ratio();
-        round.against_ratio = round.against_ratio();
+        round.peer_ratio = round
+            .peer_s
+            .filter(|_| round.import_s > 0.0)
+            .map(|p| p / round.import_s);
+        round.against_ratio = round
+            .against_s
+            .filter(|&a| a > 0.0)
+            .map(|a| round.import_s / a);
         per_round.push(round);
     }
     let mut r = best.ok_or_else(|| format!("{}: no result", file.display()))?;
@@ -523,7 +509,7 @@ fn print_rounds(r: &BenchResult, against: Option<&Path>) {
     let peer = r.peer.as_ref().map_or("the peer", |p| p.backend.as_str());
     line(
         &format!("trialscope's rate over {peer}'s in the same round (above 1: trialscope faster)"),
-        r.rounds.iter().filter_map(Round::peer_ratio).collect(),
+        r.rounds.iter().filter_map(|x| x.peer_ratio).collect(),
         true,
     );
     if let Some(exe) = against {
@@ -551,7 +537,7 @@ fn print_rounds(r: &BenchResult, against: Option<&Path>) {
         );
         line(
             "this binary's import time over the other's in the same round (below 1: this binary faster)",
-            r.rounds.iter().filter_map(Round::against_ratio).collect(),
+            r.rounds.iter().filter_map(|x| x.against_ratio).collect(),
             false,
         );
     }
