@@ -782,6 +782,11 @@ struct SeqState {
     /// annotation bytes mean here (incremental state cleared, an annotation name or string
     /// iid given a different string).
     args_gen: u64,
+    /// The counter track this sequence's last sample went to, as
+    /// [`Importer::counter_tracks`] resolved it (that entry never changes once made): a
+    /// sequence's samples mostly go to one track (Chromium: one per thread), so most skip the
+    /// map.
+    last_counter: Option<(u64, CounterInfo)>,
 }
 
 impl SeqState {
@@ -1068,6 +1073,16 @@ impl<'m> Importer<'m> {
             if d.is_empty() {
                 return;
             }
+            // The common record, read as the general case below reads it: a packet (field 1,
+            // length-delimited) of 1–127 bytes, whole in the window.
+            if let [0x0a, len @ 1..=0x7f, ..] = *d {
+                let total = 2 + usize::from(len);
+                if total <= d.len() {
+                    self.packet_bytes(&d[2..total], 0, offset);
+                    win.consume(total);
+                    continue;
+                }
+            }
             let Some((tag, p)) = read_varint(d, 0) else {
                 self.truncated(offset);
                 return;
@@ -1271,7 +1286,10 @@ impl<'m> Importer<'m> {
     /// One-pass mode: applies a packet's snapshots and descriptors before the packet itself,
     /// and notes when one comes too late for the one pass.
     fn collect_packet(&mut self, p: &view::PacketView<'_>) {
-        for b in p.snapshot_parts.iter() {
+        let Some(cold) = p.cold() else {
+            return;
+        };
+        for b in cold.snapshot_parts.iter() {
             if let Ok(s) = ClockSnapshot::decode(b) {
                 let (readings, primary) = snapshot_readings(&s);
                 if self.clocks.add_snapshot_late(&readings, primary) {
@@ -1280,7 +1298,7 @@ impl<'m> Importer<'m> {
                 }
             }
         }
-        for b in p.descriptor_parts.iter() {
+        for b in cold.descriptor_parts.iter() {
             if let Ok(d) = TrackDescriptor::decode(b) {
                 let uuid = d.uuid.unwrap_or(0);
                 if add_descriptor(&mut self.descriptors, d)
@@ -1353,6 +1371,7 @@ impl<'m> Importer<'m> {
             return;
         }
         let seq_id = p.trusted_packet_sequence_id.unwrap_or(0);
+        let cold = p.cold();
         if !self.seqs.contains_key(&seq_id) && self.seqs.len() >= MAX_SEQUENCES {
             self.diag(Diag::TooManySequences, || None);
             return;
@@ -1381,7 +1400,7 @@ impl<'m> Importer<'m> {
         }
         let valid = seq.valid == Some(true);
         // Step 3: defaults.
-        if let Some(d) = &p.trace_packet_defaults {
+        if let Some(d) = cold.and_then(|c| c.trace_packet_defaults.as_ref()) {
             seq.default_clock = d.timestamp_clock_id;
             match &d.track_event_defaults {
                 Some(t) => {
@@ -1404,7 +1423,7 @@ impl<'m> Importer<'m> {
         }
         // Step 5: clock snapshot (sequence-scoped clocks only; machine-wide ones are in the
         // graph from pass 1).
-        if let Some(snap) = &p.clock_snapshot {
+        if let Some(snap) = cold.and_then(|c| c.clock_snapshot.as_ref()) {
             self.sequence_clocks(&mut seq, snap);
         }
         // Step 6.
@@ -1420,21 +1439,21 @@ impl<'m> Importer<'m> {
         if let Some(ts) = ts {
             seq.last_ts = ts;
         }
-        if let Some(pd) = &p.process_descriptor {
+        if let Some(pd) = cold.and_then(|c| c.process_descriptor.as_ref()) {
             self.process_info(pd);
             if let Some(pid) = pd.pid {
                 let tid = seq.thread.map(|t| t.1).unwrap_or(0);
                 seq.thread = Some((i64::from(pid), tid));
             }
         }
-        if let Some(td) = &p.thread_descriptor {
+        if let Some(td) = cold.and_then(|c| c.thread_descriptor.as_ref()) {
             self.thread_info(td);
             seq.thread = Some((i64::from(td.pid.unwrap_or(0)), td.tid.unwrap_or(0)));
             seq.legacy_us = td.reference_timestamp_us;
             seq.legacy_thread_time_us = td.reference_thread_time_us;
             seq.legacy_instructions = td.reference_thread_instruction_count;
         }
-        if let Some(d) = &p.track_descriptor {
+        if let Some(d) = cold.and_then(|c| c.track_descriptor.as_ref()) {
             if let Some(pd) = &d.process {
                 self.process_info(pd);
             }
@@ -1450,7 +1469,7 @@ impl<'m> Importer<'m> {
                 }
             }
         }
-        if let Some(tree) = &p.process_tree {
+        if let Some(tree) = cold.and_then(|c| c.process_tree.as_ref()) {
             for pr in &tree.processes {
                 if let Some(pid) = pr.pid {
                     let cmd: Vec<StrId> = pr.cmdline.iter().map(|c| self.text(c)).collect();
@@ -1755,21 +1774,34 @@ impl<'m> Importer<'m> {
         Some(track)
     }
 
-    fn counter_sample(&mut self, seq: &mut SeqState, uuid: u64, ts: i64, raw: f64) {
+    /// The counter track of `uuid`, resolved on first use; `None` (with a diagnostic) when
+    /// no descriptor makes it a counter track.
+    fn counter_info(&mut self, uuid: u64) -> Option<CounterInfo> {
         // A uuid is in `counter_tracks` only once `uuid_track` resolved it.
-        let info = match self.counter_tracks.get(&uuid) {
-            Some(&info) => info,
-            None => {
-                if self.uuid_track(uuid, 0, true).is_none() {
-                    self.diag(Diag::TrackUuidUnknown, || Some(format!("uuid {uuid}")));
-                    return;
-                }
-                let Some(&info) = self.counter_tracks.get(&uuid) else {
-                    self.diag(Diag::CounterWithoutTrack, || {
-                        Some(format!("track uuid {uuid} is not a counter track"))
-                    });
+        if let Some(&info) = self.counter_tracks.get(&uuid) {
+            return Some(info);
+        }
+        if self.uuid_track(uuid, 0, true).is_none() {
+            self.diag(Diag::TrackUuidUnknown, || Some(format!("uuid {uuid}")));
+            return None;
+        }
+        let info = self.counter_tracks.get(&uuid).copied();
+        if info.is_none() {
+            self.diag(Diag::CounterWithoutTrack, || {
+                Some(format!("track uuid {uuid} is not a counter track"))
+            });
+        }
+        info
+    }
+
+    fn counter_sample(&mut self, seq: &mut SeqState, uuid: u64, ts: i64, raw: f64) {
+        let info = match seq.last_counter {
+            Some((u, info)) if u == uuid => info,
+            _ => {
+                let Some(info) = self.counter_info(uuid) else {
                     return;
                 };
+                seq.last_counter = Some((uuid, info));
                 info
             }
         };
@@ -1862,7 +1894,7 @@ impl<'m> Importer<'m> {
         }
 
         let ty = ev.r#type.unwrap_or(0);
-        let legacy = ev.legacy_event.as_ref();
+        let legacy = ev.legacy_event();
         let phase = legacy.and_then(|l| l.phase).unwrap_or(0);
 
         // Extra counter values ride on any event type.
@@ -1965,7 +1997,7 @@ impl<'m> Importer<'m> {
         let args = self.args(seq, ev);
 
         let mut key = FrameKey::named(Provider::PerfettoTrackEvent, name, category);
-        let loc = if let Some(l) = &ev.source_location {
+        let loc = if let Some(l) = ev.source_location() {
             Some(self.src_loc(l))
         } else if let Some(iid) = ev.source_location_iid {
             match seq.source_locations.get(&iid) {
@@ -2057,7 +2089,7 @@ impl<'m> Importer<'m> {
         ty: i32,
         phase: i32,
     ) -> Option<TrackId> {
-        let legacy = ev.legacy_event.as_ref();
+        let legacy = ev.legacy_event();
         if let Some(l) = legacy {
             if l.pid_override.is_some() || l.tid_override.is_some() {
                 let pid = l

@@ -283,23 +283,11 @@ fn merge_msg<M: Message + Default>(slot: &mut Option<M>, b: &[u8]) -> R<()> {
     }
 }
 
-/// As [`merge_msg`] for a message kept boxed: the cold, large ones, so that a view stays a few
-/// hundred bytes and is cheap to build and move for every packet.
-fn merge_box<M: Message + Default>(slot: &mut Option<Box<M>>, b: &[u8]) -> R<()> {
-    match slot {
-        Some(m) => m
-            .merge(b)
-            .map_err(|_| DecodeError("invalid nested message")),
-        None => {
-            *slot = Some(Box::new(
-                M::decode(b).map_err(|_| DecodeError("invalid nested message"))?,
-            ));
-            Ok(())
-        }
-    }
-}
-
 /// The fields of one `TracePacket` the importer reads (tags as in [`TracePacket`]).
+///
+/// The fields of most packets are inline; the rare ones are in [`PacketCold`], boxed, so that
+/// building and dropping a view for every packet touches a few hundred bytes and one pointer
+/// for them all.
 #[derive(Default)]
 pub(super) struct PacketView<'a> {
     pub timestamp: Option<u64>,
@@ -310,20 +298,29 @@ pub(super) struct PacketView<'a> {
     pub previous_packet_dropped: Option<u32>,
     /// `interned_data` = 12, walked by [`InternedView`].
     pub interned_data: Parts<'a>,
-    pub trace_packet_defaults: Option<Box<TracePacketDefaults>>,
     /// `track_event` = 11, validated; read by [`EventView`].
     pub track_event: Option<EventView<'a>>,
-    pub track_descriptor: Option<Box<TrackDescriptor>>,
-    /// Each `track_descriptor` occurrence (the first pass decodes each on its own).
-    pub descriptor_parts: Parts<'a>,
-    pub clock_snapshot: Option<Box<ClockSnapshot>>,
-    /// Each `clock_snapshot` occurrence (the first pass adds each as its own snapshot).
-    pub snapshot_parts: Parts<'a>,
     pub compressed_packets: Option<&'a [u8]>,
     pub zstd_compressed_packets: bool,
-    pub process_descriptor: Option<Box<ProcessDescriptor>>,
-    pub thread_descriptor: Option<Box<ThreadDescriptor>>,
-    pub process_tree: Option<Box<ProcessTree>>,
+    /// The rare fields, when the packet has one.
+    cold: Option<Box<PacketCold<'a>>>,
+}
+
+/// The rare fields of a `TracePacket` (descriptors, clock snapshots, defaults, process trees):
+/// decoded with the prost messages of [`super::proto`], merged as prost merges a repeated
+/// occurrence of a singular message field.
+#[derive(Default)]
+pub(super) struct PacketCold<'a> {
+    pub trace_packet_defaults: Option<TracePacketDefaults>,
+    pub track_descriptor: Option<TrackDescriptor>,
+    /// Each `track_descriptor` occurrence (the first pass decodes each on its own).
+    pub descriptor_parts: Parts<'a>,
+    pub clock_snapshot: Option<ClockSnapshot>,
+    /// Each `clock_snapshot` occurrence (the first pass adds each as its own snapshot).
+    pub snapshot_parts: Parts<'a>,
+    pub process_descriptor: Option<ProcessDescriptor>,
+    pub thread_descriptor: Option<ThreadDescriptor>,
+    pub process_tree: Option<ProcessTree>,
 }
 
 impl<'a> PacketView<'a> {
@@ -351,26 +348,33 @@ impl<'a> PacketView<'a> {
                     InternedView::validate(b)?;
                     v.interned_data.push(b);
                 }
-                59 => merge_box(&mut v.trace_packet_defaults, rd.len(wt)?)?,
+                59 => merge_msg(&mut v.cold_mut().trace_packet_defaults, rd.len(wt)?)?,
                 11 => ev_parts.push(rd.len(wt)?),
                 60 => {
                     let b = rd.len(wt)?;
-                    merge_box(&mut v.track_descriptor, b)?;
-                    v.descriptor_parts.push(b);
+                    let c = v.cold_mut();
+                    merge_msg(&mut c.track_descriptor, b)?;
+                    c.descriptor_parts.push(b);
                 }
                 6 => {
                     let b = rd.len(wt)?;
-                    merge_box(&mut v.clock_snapshot, b)?;
-                    v.snapshot_parts.push(b);
+                    let c = v.cold_mut();
+                    merge_msg(&mut c.clock_snapshot, b)?;
+                    c.snapshot_parts.push(b);
                 }
                 50 => v.compressed_packets = Some(rd.len(wt)?),
                 133 => {
                     rd.len(wt)?;
                     v.zstd_compressed_packets = true;
                 }
-                43 => merge_box(&mut v.process_descriptor, rd.len(wt)?)?,
-                44 => merge_box(&mut v.thread_descriptor, rd.len(wt)?)?,
-                2 => merge_box(&mut v.process_tree, rd.len(wt)?)?,
+                43 => merge_msg(&mut v.cold_mut().process_descriptor, rd.len(wt)?)?,
+                44 => merge_msg(&mut v.cold_mut().thread_descriptor, rd.len(wt)?)?,
+                2 => merge_msg(&mut v.cold_mut().process_tree, rd.len(wt)?)?,
+                // An unread varint, as `skip` reads it, without the call: every packet
+                // Chromium writes has one (`trusted_uid` = 3).
+                _ if wt == VARINT => {
+                    rd.varint()?;
+                }
                 _ => rd.skip(num, wt)?,
             }
         }
@@ -380,6 +384,16 @@ impl<'a> PacketView<'a> {
                 .parse_into(ev_parts)?;
         }
         Ok(())
+    }
+
+    /// The rare fields, allocated at the first one.
+    fn cold_mut(&mut self) -> &mut PacketCold<'a> {
+        self.cold.get_or_insert_with(Box::default)
+    }
+
+    /// The rare fields ([`PacketCold`]; `None` when the packet has none of them).
+    pub(super) fn cold(&self) -> Option<&PacketCold<'a>> {
+        self.cold.as_deref()
     }
 
     /// Validates the event's deferred debug annotations
@@ -430,15 +444,22 @@ pub(super) struct EventView<'a> {
     pub annotations: [&'a [u8]; INLINE_ANNOTATIONS],
     pub task_execution: Option<TaskExecution>,
     pub log_message: Option<LogMessage>,
-    pub source_location: Option<Box<SourceLocation>>,
     pub source_location_iid: Option<u64>,
-    pub legacy_event: Option<LegacyEvent>,
     pub timestamp_delta_us: Option<i64>,
     pub timestamp_absolute_us: Option<i64>,
     pub thread_time_delta_us: Option<i64>,
     pub thread_time_absolute_us: Option<i64>,
     pub thread_instruction_count_delta: Option<i64>,
     pub thread_instruction_count_absolute: Option<i64>,
+    /// The rare fields, when the event has one.
+    cold: Option<Box<EventCold>>,
+}
+
+/// The rare fields of a `TrackEvent`, boxed as [`PacketCold`] is.
+#[derive(Default)]
+pub(super) struct EventCold {
+    pub source_location: Option<SourceLocation>,
+    pub legacy_event: Option<LegacyEvent>,
 }
 
 /// Debug annotations an [`EventView`] keeps without a second walk.
@@ -516,9 +537,9 @@ impl<'a> EventView<'a> {
                     }
                     5 => merge_msg(&mut v.task_execution, rd.len(wt)?)?,
                     21 => merge_msg(&mut v.log_message, rd.len(wt)?)?,
-                    33 => merge_box(&mut v.source_location, rd.len(wt)?)?,
+                    33 => merge_msg(&mut v.cold_mut().source_location, rd.len(wt)?)?,
                     34 => v.source_location_iid = Some(rd.u64(wt)?),
-                    6 => merge_msg(&mut v.legacy_event, rd.len(wt)?)?,
+                    6 => merge_msg(&mut v.cold_mut().legacy_event, rd.len(wt)?)?,
                     1 => v.timestamp_delta_us = Some(rd.i64(wt)?),
                     16 => v.timestamp_absolute_us = Some(rd.i64(wt)?),
                     2 => v.thread_time_delta_us = Some(rd.i64(wt)?),
@@ -531,6 +552,21 @@ impl<'a> EventView<'a> {
         }
         v.parts = parts;
         Ok(())
+    }
+
+    /// The rare fields, allocated at the first one.
+    fn cold_mut(&mut self) -> &mut EventCold {
+        self.cold.get_or_insert_with(Box::default)
+    }
+
+    /// `source_location` (33), when the event has one.
+    pub(super) fn source_location(&self) -> Option<&SourceLocation> {
+        self.cold.as_ref()?.source_location.as_ref()
+    }
+
+    /// `legacy_event` (6), when the event has one.
+    pub(super) fn legacy_event(&self) -> Option<&LegacyEvent> {
+        self.cold.as_ref()?.legacy_event.as_ref()
     }
 
     /// The debug annotations [`EventView::parse_into`] kept without validating them: the first
