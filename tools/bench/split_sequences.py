@@ -10,7 +10,8 @@ first, each to the part with the fewest bytes so far; every packet without a tra
 its own process, then times an ideal split: no merge of the parts' models and no shared state.
 
 Usage: split_sequences.py TRACE.pb OUT_PREFIX [N]   (writes OUT_PREFIX0.pb … OUT_PREFIX{N-1}.pb)
-Needs the `perfetto` package (the peer venv of README "Running the benchmarks").
+Needs the `perfetto` package (the peer venv of README "Command line", `bench`). The rounds of
+session 31: tools/bench/split_ceiling.sh.
 """
 
 import collections
