@@ -574,42 +574,53 @@ impl<'a> Iterator for Records<'a> {
 }
 
 /// Adds a track descriptor to `descriptors`, merging into an earlier one of the same uuid as
-/// trace_processor does. Returns whether anything changed.
-fn add_descriptor(descriptors: &mut FastMap<u64, TrackDescriptor>, d: TrackDescriptor) -> bool {
+/// trace_processor does. Returns whether anything changed. Clones only what it keeps: a
+/// descriptor sent again unchanged (Chromium repeats each after every incremental-state clear)
+/// costs no allocation.
+fn add_descriptor(descriptors: &mut FastMap<u64, TrackDescriptor>, d: &TrackDescriptor) -> bool {
     let Some(uuid) = d.uuid else { return false };
     match descriptors.get_mut(&uuid) {
         None => {
             if descriptors.len() < MAX_DESCRIPTORS {
-                descriptors.insert(uuid, d);
+                descriptors.insert(uuid, d.clone());
                 true
             } else {
                 false
             }
         }
         Some(old) => {
-            let before = old.clone();
+            // Each field is replaced only when it differs, so `changed` is whether the merged
+            // descriptor differs from the one before.
+            fn fill<T: Clone + PartialEq>(old: &mut T, new: &T) -> bool {
+                let differs = old != new;
+                if differs {
+                    old.clone_from(new);
+                }
+                differs
+            }
+            let mut changed = false;
             // TP: the first non-null name wins (the last one with merge behaviour NONE);
             // fill in what the first copy lacked.
             let merge_none =
                 d.sibling_merge_behavior == Some(2) || old.sibling_merge_behavior == Some(2);
-            if desc_name(old).is_none() || (merge_none && desc_name(&d).is_some()) {
-                old.name = d.name;
-                old.static_name = d.static_name;
-                old.atrace_name = d.atrace_name;
+            if desc_name(old).is_none() || (merge_none && desc_name(d).is_some()) {
+                changed |= fill(&mut old.name, &d.name);
+                changed |= fill(&mut old.static_name, &d.static_name);
+                changed |= fill(&mut old.atrace_name, &d.atrace_name);
             }
             if old.parent_uuid.is_none() {
-                old.parent_uuid = d.parent_uuid;
+                changed |= fill(&mut old.parent_uuid, &d.parent_uuid);
             }
             if old.process.is_none() {
-                old.process = d.process;
+                changed |= fill(&mut old.process, &d.process);
             }
             if old.thread.is_none() {
-                old.thread = d.thread;
+                changed |= fill(&mut old.thread, &d.thread);
             }
             if old.counter.is_none() {
-                old.counter = d.counter;
+                changed |= fill(&mut old.counter, &d.counter);
             }
-            *old != before
+            changed
         }
     }
 }
@@ -1258,7 +1269,7 @@ impl<'m> Importer<'m> {
                 }
                 Some((60, Field::Len(b))) => {
                     if let Ok(d) = TrackDescriptor::decode(b) {
-                        add_descriptor(&mut self.descriptors, d);
+                        add_descriptor(&mut self.descriptors, &d);
                     }
                 }
                 Some((50, Field::Len(b))) if depth < MAX_BUNDLE_DEPTH => {
@@ -1298,16 +1309,28 @@ impl<'m> Importer<'m> {
                 }
             }
         }
+        // One occurrence (the usual case): the walk's merged descriptor is that occurrence's
+        // decode, so it is not decoded again.
+        let single = cold
+            .track_descriptor
+            .as_ref()
+            .filter(|_| cold.descriptor_parts.is_single());
+        let mut decoded = None;
         for b in cold.descriptor_parts.iter() {
-            if let Ok(d) = TrackDescriptor::decode(b) {
-                let uuid = d.uuid.unwrap_or(0);
-                if add_descriptor(&mut self.descriptors, d)
-                    && (self.uuid_tracks.contains_key(&uuid) || self.missed.contains_key(&uuid))
-                {
-                    let missed = self.missed.contains_key(&uuid);
-                    self.note_late(|| format!("descriptor {uuid} (missed before: {missed})"));
-                    self.late = true;
-                }
+            let d = match single {
+                Some(d) => d,
+                None => match TrackDescriptor::decode(b) {
+                    Ok(d) => decoded.insert(d),
+                    Err(_) => continue,
+                },
+            };
+            let uuid = d.uuid.unwrap_or(0);
+            if add_descriptor(&mut self.descriptors, d)
+                && (self.uuid_tracks.contains_key(&uuid) || self.missed.contains_key(&uuid))
+            {
+                let missed = self.missed.contains_key(&uuid);
+                self.note_late(|| format!("descriptor {uuid} (missed before: {missed})"));
+                self.late = true;
             }
         }
     }
@@ -2962,6 +2985,15 @@ fn encode_nested(n: &NestedValue, depth: u32, buf: &mut Vec<u8>) {
     }
 }
 
+/// `b` as text, invalid UTF-8 replaced by U+FFFD: as [`String::from_utf8_lossy`], whose
+/// chunked scan costs more than [`std::str::from_utf8`] on the valid text nearly all traces hold.
+fn lossy(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(b) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(b),
+    }
+}
+
 /// As [`encode_nested`], read from the wire (`b`: a validated `NestedValue`).
 fn encode_nested_wire(b: &[u8], depth: u32, buf: &mut Vec<u8>) {
     if depth > 32 {
@@ -2972,16 +3004,10 @@ fn encode_nested_wire(b: &[u8], depth: u32, buf: &mut Vec<u8>) {
         1 => {
             let m = n.n_dict_keys.min(n.n_dict_values);
             enc::dict_text(buf, m);
-            let (mut keys, mut values) = (view::Rd::new(b), view::Rd::new(b));
-            for _ in 0..m {
-                let (Some(k), Some(v)) =
-                    (view::next_len(&mut keys, 2), view::next_len(&mut values, 3))
-                else {
-                    break;
-                };
-                enc::key_text(buf, &String::from_utf8_lossy(k));
+            view::each_pair(b, (2, 3), m, |k, v| {
+                enc::key_text(buf, &lossy(k));
                 encode_nested_wire(v, depth + 1, buf);
-            }
+            });
         }
         2 => {
             enc::array(buf, n.n_array_values);
@@ -2995,7 +3021,7 @@ fn encode_nested_wire(b: &[u8], depth: u32, buf: &mut Vec<u8>) {
             } else if let Some(v) = n.bool_value {
                 enc::bool(buf, v)
             } else if let Some(v) = n.string_value {
-                enc::text(buf, &String::from_utf8_lossy(v))
+                enc::text(buf, &lossy(v))
             } else {
                 enc::null(buf)
             }

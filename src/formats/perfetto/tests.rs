@@ -843,6 +843,46 @@ fn nested_annotations_read_from_the_wire_render_as_the_decoded_reference() {
         prost::encoding::encode_varint(body.len() as u64, out);
         out.extend_from_slice(body);
     }
+    /// `n` encoded as a protozero writer does: each dict key beside its value (prost writes
+    /// all keys, then all values), here with some out of turn and an unknown field between.
+    fn interleaved(n: &NestedValue, r: &mut Rng, pairs: &mut usize) -> Vec<u8> {
+        let mut out = NestedValue {
+            nested_type: n.nested_type,
+            ..Default::default()
+        }
+        .encode_to_vec();
+        let (keys, values) = (&n.dict_keys, &n.dict_values);
+        *pairs += keys.len().min(values.len());
+        let (mut i, mut j) = (0, 0);
+        while i < keys.len() || j < values.len() {
+            // Mostly the list that is behind (k v k v …); one time in six the other one.
+            let key_turn = i <= j;
+            let take_key = j == values.len() || (i < keys.len() && (key_turn == (r.below(6) != 0)));
+            if take_key {
+                field(2, &keys[i], &mut out);
+                i += 1;
+            } else {
+                field(3, &interleaved(&values[j], r, pairs), &mut out);
+                j += 1;
+            }
+            if r.below(10) == 0 {
+                prost::encoding::encode_varint(99 << 3, &mut out);
+                prost::encoding::encode_varint(r.below(300), &mut out);
+            }
+        }
+        for v in &n.array_values {
+            field(4, &interleaved(v, r, pairs), &mut out);
+        }
+        let leaves = NestedValue {
+            int_value: n.int_value,
+            double_value: n.double_value,
+            bool_value: n.bool_value,
+            string_value: n.string_value.clone(),
+            ..Default::default()
+        };
+        out.extend_from_slice(&leaves.encode_to_vec());
+        out
+    }
 
     let mut start = seq_start(1, 10, vec![name(1, "ev")]);
     {
@@ -851,6 +891,7 @@ fn nested_annotations_read_from_the_wire_render_as_the_decoded_reference() {
         i.debug_annotation_string_values = vec![name(4, "interned value")];
     }
     let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut interleaved_dicts = 0;
     for round in 0..40 {
         let mut bytes = encode_trace(&[thread_desc(1, 10, 1, 2, "t"), start.clone()]);
         let mut anns: Vec<Vec<u8>> = Vec::new();
@@ -859,7 +900,13 @@ fn nested_annotations_read_from_the_wire_render_as_the_decoded_reference() {
             if k % 3 == 0 {
                 a.leaf_clear();
             }
+            // A top-level `NestedValue` written as protozero writes it (keys beside values);
+            // those inside dict entries and arrays as prost does (all keys, then all values).
+            let protozero = a.nested_value.take();
             let mut b = a.encode_to_vec();
+            if let Some(n) = &protozero {
+                field(8, &interleaved(n, &mut r, &mut interleaved_dicts), &mut b);
+            }
             // A repeated nested_value (prost merges the occurrences).
             if r.below(6) == 0 {
                 field(8, &nested(&mut r, 0).encode_to_vec(), &mut b);
@@ -916,6 +963,8 @@ fn nested_annotations_read_from_the_wire_render_as_the_decoded_reference() {
             }
         }
     }
+    // The protozero order was exercised (dict entries written that way, at any depth).
+    assert!(interleaved_dicts >= 100, "{interleaved_dicts} dict entries");
 }
 
 impl DebugAnnotation {
@@ -1324,4 +1373,65 @@ fn a_bad_annotation_fails_its_packet_whatever_the_args_cache_holds() {
         body.extend(extra);
         assert_eq!(TrackEvent::decode(&body[..]).is_ok(), ok);
     }
+}
+
+/// A descriptor sent again unchanged changes nothing (Chromium repeats each after every
+/// incremental-state clear, and a change to a used track makes the import read twice); what a
+/// later copy adds (a first name, a parent, a process) or replaces (a name under merge
+/// behaviour NONE) is a change, kept as trace_processor merges it.
+#[test]
+fn a_descriptor_sent_again_changes_only_what_it_adds() {
+    let mut all = super::FastMap::default();
+    let bare = TrackDescriptor {
+        uuid: Some(7),
+        ..Default::default()
+    };
+    assert!(super::add_descriptor(&mut all, &bare), "a new uuid");
+    assert!(!super::add_descriptor(&mut all, &bare), "the same again");
+    let named = TrackDescriptor {
+        name: Some(b"first".to_vec()),
+        parent_uuid: Some(1),
+        process: Some(Box::new(ProcessDescriptor {
+            pid: Some(5),
+            ..Default::default()
+        })),
+        ..bare.clone()
+    };
+    assert!(
+        super::add_descriptor(&mut all, &named),
+        "a name, a parent, a process added"
+    );
+    assert_eq!(all[&7], named);
+    assert!(
+        !super::add_descriptor(&mut all, &named),
+        "the named copy again"
+    );
+    let renamed = TrackDescriptor {
+        name: Some(b"second".to_vec()),
+        parent_uuid: Some(2),
+        ..bare.clone()
+    };
+    assert!(
+        !super::add_descriptor(&mut all, &renamed),
+        "the first name and parent stay"
+    );
+    assert_eq!(all[&7], named);
+    let merge_none = TrackDescriptor {
+        sibling_merge_behavior: Some(2),
+        ..renamed.clone()
+    };
+    assert!(
+        super::add_descriptor(&mut all, &merge_none),
+        "merge behaviour NONE renames"
+    );
+    assert_eq!(all[&7].name.as_deref(), Some(&b"second"[..]));
+    assert_eq!(all[&7].parent_uuid, Some(1));
+    assert!(
+        !super::add_descriptor(&mut all, &merge_none),
+        "and the same again changes nothing"
+    );
+    assert!(
+        !super::add_descriptor(&mut all, &TrackDescriptor::default()),
+        "no uuid"
+    );
 }

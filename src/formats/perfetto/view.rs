@@ -263,6 +263,11 @@ impl<'a> Parts<'a> {
         self.first.is_some()
     }
 
+    /// Whether there is exactly one occurrence.
+    pub(super) fn is_single(&self) -> bool {
+        self.first.is_some() && self.more.is_none()
+    }
+
     pub(super) fn iter(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
         self.first
             .into_iter()
@@ -751,7 +756,7 @@ pub(super) fn each_len<'a>(b: &'a [u8], num: u32, mut f: impl FnMut(&'a [u8])) {
 }
 
 /// The next occurrence of length-delimited field `num` from `rd` on (a validated message).
-pub(super) fn next_len<'a>(rd: &mut Rd<'a>, num: u32) -> Option<&'a [u8]> {
+fn next_len<'a>(rd: &mut Rd<'a>, num: u32) -> Option<&'a [u8]> {
     while let Ok(Some((n, wt))) = rd.field() {
         if n == num && wt == LEN {
             return rd.bytes().ok();
@@ -759,6 +764,57 @@ pub(super) fn next_len<'a>(rd: &mut Rd<'a>, num: u32) -> Option<&'a [u8]> {
         rd.skip(n, wt).ok()?;
     }
     None
+}
+
+/// The first `m` pairs of a validated message's length-delimited fields `a` and `b` (the i-th
+/// occurrence of `a` with the i-th of `b`), as `f(a, b)`; fewer when either runs out. Writers
+/// put each pair's two fields side by side (a `NestedValue`'s dict keys and values), so one
+/// walk pairs them; where they do not, the pairs from the first unpaired repeat on are found by
+/// a walk for each field.
+pub(super) fn each_pair<'a>(
+    msg: &'a [u8],
+    (a, b): (u32, u32),
+    m: usize,
+    mut f: impl FnMut(&'a [u8], &'a [u8]),
+) {
+    let mut rd = Rd::new(msg);
+    let mut pending: Option<(u32, &'a [u8])> = None;
+    let mut done = 0usize;
+    while done < m {
+        let Ok(Some((n, wt))) = rd.field() else {
+            return;
+        };
+        if (n == a || n == b) && wt == LEN {
+            let Ok(x) = rd.bytes() else { return };
+            match pending.take() {
+                None => pending = Some((n, x)),
+                Some((p, y)) if p != n => {
+                    if p == a {
+                        f(y, x)
+                    } else {
+                        f(x, y)
+                    }
+                    done += 1;
+                }
+                // Two of one field in a row: pair the rest by field.
+                Some(_) => break,
+            }
+        } else if rd.skip(n, wt).is_err() {
+            return;
+        }
+    }
+    if done == m {
+        return;
+    }
+    let (mut ra, mut rb) = (Rd::new(msg), Rd::new(msg));
+    for i in 0..m {
+        let (Some(x), Some(y)) = (next_len(&mut ra, a), next_len(&mut rb, b)) else {
+            return;
+        };
+        if i >= done {
+            f(x, y);
+        }
+    }
 }
 
 /// The fields of a validated `NestedValue` (tags as in [`NestedValue`]; scalars: the last
