@@ -900,8 +900,9 @@ fn nested_annotations_read_from_the_wire_render_as_the_decoded_reference() {
             if k % 3 == 0 {
                 a.leaf_clear();
             }
-            // A top-level `NestedValue` written as protozero writes it (keys beside values);
-            // those inside dict entries and arrays as prost does (all keys, then all values).
+            // The annotation's own `NestedValue` written as protozero writes it (keys beside
+            // values, at every level); those of its dict entries and array values (annotations
+            // themselves) stay in prost's order (all keys, then all values).
             let protozero = a.nested_value.take();
             let mut b = a.encode_to_vec();
             if let Some(n) = &protozero {
