@@ -196,9 +196,25 @@ pub const DEFAULT_INPUT_PATTERN: &str =
     r"(?i)(?:^|[^a-z0-9])(?:n|x|size|input|len|length)[=_\-]?([0-9]+(?:\.[0-9]+)?)(?:[^a-z0-9]|$)";
 
 /// Compiles an input regex, requiring exactly one capture group (the number).
+/// [`DEFAULT_INPUT_PATTERN`] is compiled once per process (per worker in the browser) and
+/// cloned after that (a `Regex` clone shares the compiled program): the trial table asks for
+/// it once per file, and each compile is a full regex build (in the browser, 18 demo trials'
+/// builds were enough to make V8 recompile that code in its optimising tier, ~0.4 s of a
+/// compile thread's time on the 2-core VM).
 ///
 /// Errors: the regex does not compile, or it has zero or several capture groups.
 pub fn compile_input_regex(pattern: &str) -> Result<Regex, String> {
+    static DEFAULT: std::sync::OnceLock<Result<Regex, String>> = std::sync::OnceLock::new();
+    if pattern == DEFAULT_INPUT_PATTERN {
+        return DEFAULT
+            .get_or_init(|| build_input_regex(DEFAULT_INPUT_PATTERN))
+            .clone();
+    }
+    build_input_regex(pattern)
+}
+
+/// [`compile_input_regex`] without the cache.
+fn build_input_regex(pattern: &str) -> Result<Regex, String> {
     let re = Regex::new(pattern).map_err(|e| format!("invalid input regex: {e}"))?;
     let groups = re.captures_len() - 1;
     if groups != 1 {
