@@ -358,14 +358,29 @@ fn free_port() -> u16 {
 
 impl Driver {
     /// Starts `chromedriver --port=<free>` with `TMPDIR` = `tmp` and waits until it listens.
+    /// With `TRIALSCOPE_CHROME_LOGS` set (benchmarks only), chromedriver runs with
+    /// `--enable-chrome-logs` and its output and Chromium's reach the test's own: what V8
+    /// prints for `TRIALSCOPE_CHROME_ARGS=--js-flags=--trace-wasm-compilation-times`, read
+    /// by `tools/bench/wasm_tierup.sh`.
     pub fn start(tmp: &Path) -> Driver {
         let port = free_port();
-        let child = Command::new("chromedriver")
-            .process_group(0)
-            .arg(format!("--port={port}"))
+        let logs = std::env::var_os("TRIALSCOPE_CHROME_LOGS").is_some();
+        let out = || {
+            if logs {
+                Stdio::inherit()
+            } else {
+                Stdio::null()
+            }
+        };
+        let mut cmd = Command::new("chromedriver");
+        cmd.process_group(0).arg(format!("--port={port}"));
+        if logs {
+            cmd.arg("--enable-chrome-logs");
+        }
+        let child = cmd
             .env("TMPDIR", tmp)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stdout(out())
+            .stderr(out())
             .spawn()
             .expect("chromedriver on PATH (Debian package chromium-driver; run .ci/setup)");
         let start = Instant::now();

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Which wasm functions V8 recompiled in its optimising tier (TurboFan) during a browser
+# benchmark, by name. The release site has no name section, so this rebuilds the two modules
+# as Trunk does (wasm-bindgen, then binaryen's wasm-opt -Os) with `-g` to keep the names,
+# checks that every function body has the size the site's has (same indices), and reads V8's
+# `--trace-wasm-compilation-times` lines ("Compiled function 0x…#<index> using TurboFan, took
+# <µs> …") from LOG.
+#
+#   bash .ci/build-site ./ dist     # the site the benchmark serves, built from this tree
+#   TRIALSCOPE_CHROME_LOGS=1 \
+#   TRIALSCOPE_CHROME_ARGS=--js-flags=--trace-wasm-compilation-times \
+#   TRIALSCOPE_SCALE_ONLY=demo TRIALSCOPE_SCALE_RUNS=1 TRIALSCOPE_SCALE_PICK_DELAY_MS=1500 \
+#     cargo test --release --test it -- --ignored --nocapture benchmark_browser_scale > LOG 2>&1
+#   bash tools/bench/wasm_tierup.sh LOG [MIN_MS]
+#
+# Prints, per module (app = the page, worker = the import and session workers, which share one
+# compiled module), the TurboFan and Liftoff compile time summed (wall µs as V8 prints them, so
+# they grow with the machine's load), then every TurboFan compile of at least MIN_MS (default
+# 10) in the order V8 finished them: the rank, the running total ms, its ms, its body size in
+# bytes, its name. The warm-up's compiles come first (README "Crash isolation and parallel
+# import"). Not part of the app build; uses the tools .ci/setup installs.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/../.." && pwd)"
+log="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+min_ms="${2:-10}"
+cd "$here"
+export PATH="$here/.tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+wasm="target/wasm32-unknown-unknown/wasm-release"
+features=(--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
+  --enable-mutable-globals)
+wasm-bindgen --target web --out-dir "$work/app" --no-typescript "$wasm/app.wasm"
+wasm-bindgen --target no-modules --out-dir "$work/worker" --no-typescript "$wasm/worker.wasm"
+wasm-opt -Os -g "${features[@]}" "$work/app/app_bg.wasm" -o "$work/app.wasm"
+wasm-opt -Os -g "${features[@]}" "$work/worker/worker_bg.wasm" -o "$work/worker.wasm"
+app_site="$(ls dist/app-*_bg.wasm)"
+python3 - "$log" "$min_ms" "$work/app.wasm" "$app_site" "$work/worker.wasm" \
+  dist/worker_bg.wasm <<'EOF'
+import collections, re, sys
+
+log, min_ms = sys.argv[1], float(sys.argv[2])
+pairs = {"app": (sys.argv[3], sys.argv[4]), "worker": (sys.argv[5], sys.argv[6])}
+
+
+def leb(b, i):
+    r = s = 0
+    while True:
+        x = b[i]
+        i += 1
+        r |= (x & 0x7F) << s
+        s += 7
+        if x < 0x80:
+            return r, i
+
+
+def read(path):
+    """(function imports, body sizes in index order, {function index: name})."""
+    b = open(path, "rb").read()
+    i, imports, bodies, names = 8, 0, [], {}
+    while i < len(b):
+        sid = b[i]
+        n, i = leb(b, i + 1)
+        end = i + n
+        if sid == 2:
+            cnt, j = leb(b, i)
+            for _ in range(cnt):
+                for _ in range(2):  # module and field names
+                    ln, j = leb(b, j)
+                    j += ln
+                kind = b[j]
+                j += 1
+                if kind == 0:  # function: type index
+                    _, j = leb(b, j)
+                    imports += 1
+                elif kind == 1:  # table: element type, limits
+                    flags = b[j + 1]
+                    _, j = leb(b, j + 2)
+                    if flags & 1:
+                        _, j = leb(b, j)
+                elif kind == 2:  # memory: limits
+                    flags = b[j]
+                    _, j = leb(b, j + 1)
+                    if flags & 1:
+                        _, j = leb(b, j)
+                elif kind == 3:  # global: value type, mutability
+                    j += 2
+        elif sid == 10:
+            cnt, j = leb(b, i)
+            for _ in range(cnt):
+                sz, j = leb(b, j)
+                bodies.append(sz)
+                j += sz
+        elif sid == 0:
+            nl, j = leb(b, i)
+            if b[j : j + nl] == b"name":
+                j += nl
+                while j < end:
+                    sub = b[j]
+                    sl, j = leb(b, j + 1)
+                    if sub == 1:
+                        cnt, k = leb(b, j)
+                        for _ in range(cnt):
+                            idx, k = leb(b, k)
+                            ln, k = leb(b, k)
+                            names[idx] = b[k : k + ln].decode("utf8", "replace")
+                            k += ln
+                    j += sl
+        i = end
+    return imports, bodies, names
+
+
+def demangle(name):
+    """A Rust function name without its hash (a legacy _ZN…E symbol as a path)."""
+    m = re.match(r"_ZN(.*)E$", name)
+    if not m:  # already demangled (rustc's name section): only the hash goes
+        return re.sub(r"::h[0-9a-f]{16}$", "", name)
+    s, parts, i = m.group(1), [], 0
+    while i < len(s) and s[i].isdigit():
+        j = i
+        while s[j].isdigit():
+            j += 1
+        parts.append(s[j : j + int(s[i:j])])
+        i = j + int(s[i:j])
+    if parts and re.match(r"h[0-9a-f]{16}$", parts[-1]):
+        parts.pop()
+    out = "::".join(parts)
+    for a, b in (("$LT$", "<"), ("$GT$", ">"), ("$u20$", " "), ("$RF$", "&"), ("$C$", ","),
+                 ("$u7b$", "{"), ("$u7d$", "}"), ("..", "::")):
+        out = out.replace(a, b)
+    return out
+
+
+modules = {}
+for mod, (named, site) in pairs.items():
+    imports, nb, nm = read(named)
+    _, sb, _ = read(site)
+    if nb != sb:
+        sys.exit(f"{mod}: the rebuilt module's bodies differ from {site}: rebuild the site "
+                 "(bash .ci/build-site ./ dist) from this tree first")
+    modules[mod] = (imports, nb, nm)
+
+line = re.compile(r"Compiled function (0x[0-9a-f]+)#(\d+) using (\w+), took (\d+) .s"
+                  r".*bodysize (\d+)")
+by_ptr = collections.OrderedDict()
+for text in open(log, encoding="utf8", errors="replace"):
+    m = line.match(text)
+    if m:
+        by_ptr.setdefault(m.group(1), []).append(
+            (int(m.group(2)), m.group(3), int(m.group(4)), int(m.group(5))))
+if not by_ptr:
+    sys.exit("no 'Compiled function' lines in the log: run with TRIALSCOPE_CHROME_LOGS=1 and "
+             "TRIALSCOPE_CHROME_ARGS=--js-flags=--trace-wasm-compilation-times")
+
+
+def which(entries):
+    """The module in which every compiled function's index has the body size V8 printed."""
+    for mod, (imports, bodies, _) in modules.items():
+        if all(0 <= i - imports < len(bodies) and bodies[i - imports] == size
+               for i, _, _, size in entries):
+            return mod
+    return None
+
+
+for ptr, entries in by_ptr.items():
+    mod = which(entries)
+    tiers = collections.Counter()
+    for _, tier, us, _ in entries:
+        tiers[tier] += us
+    print(f"module {ptr} ({mod or 'not this build'}): " + ", ".join(
+        f"{t} {us / 1000:.0f} ms ({sum(1 for e in entries if e[1] == t)} functions)"
+        for t, us in tiers.most_common()))
+    names = modules[mod][2] if mod else {}
+    total = 0
+    for rank, (i, tier, us, size) in enumerate((e for e in entries if e[1] == "TurboFan"), 1):
+        total += us
+        if us >= min_ms * 1000:
+            name = demangle(names.get(i, f"#{i}"))
+            print(f"  {rank:4} {total / 1000:7.0f} {us / 1000:6.0f} {size:7}  {name[:140]}")
+EOF
