@@ -17,20 +17,10 @@ session 31: tools/bench/split_ceiling.sh.
 import collections
 import sys
 
+from leb128 import varint
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
 SEQ_INCREMENTAL_STATE_CLEARED = 1
-
-
-def varint(b, i):
-    v, shift = 0, 0
-    while True:
-        c = b[i]
-        i += 1
-        v |= (c & 0x7F) << shift
-        shift += 7
-        if c < 0x80:
-            return v, i
 
 
 def main():

@@ -36,22 +36,14 @@ wasm-opt -Os -g "${features[@]}" "$work/app/app_bg.wasm" -o "$work/app.wasm"
 wasm-opt -Os -g "${features[@]}" "$work/worker/worker_bg.wasm" -o "$work/worker.wasm"
 app_site="$(ls dist/app-*_bg.wasm)"
 python3 - "$log" "$min_ms" "$work/app.wasm" "$app_site" "$work/worker.wasm" \
-  dist/worker_bg.wasm <<'EOF'
+  dist/worker_bg.wasm "$here/tools/bench" <<'EOF'
 import collections, re, sys
+
+sys.path.insert(0, sys.argv[7])
+from leb128 import varint as leb  # noqa: E402
 
 log, min_ms = sys.argv[1], float(sys.argv[2])
 pairs = {"app": (sys.argv[3], sys.argv[4]), "worker": (sys.argv[5], sys.argv[6])}
-
-
-def leb(b, i):
-    r = s = 0
-    while True:
-        x = b[i]
-        i += 1
-        r |= (x & 0x7F) << s
-        s += 7
-        if x < 0x80:
-            return r, i
 
 
 def read(path):
