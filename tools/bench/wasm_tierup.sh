@@ -13,12 +13,16 @@
 #     cargo test --release --test it -- --ignored --nocapture benchmark_browser_scale > LOG 2>&1
 #   bash tools/bench/wasm_tierup.sh LOG [MIN_MS]
 #
-# Prints, per module (app = the page, worker = the import and session workers, which share one
-# compiled module), the TurboFan and Liftoff compile time summed (wall µs as V8 prints them, so
-# they grow with the machine's load), then every TurboFan compile of at least MIN_MS (default
-# 10) in the order V8 finished them: the rank, the running total ms, its ms, its body size in
-# bytes, its name. The warm-up's compiles come first (README "Crash isolation and parallel
-# import"). Not part of the app build; uses the tools .ci/setup installs.
+# Prints, per compiled module (app = the page; worker = the import and session workers, which
+# usually share one compiled module, but a worker started later can compile its own: then a
+# second worker line, whose compiles repeat the first's), the TurboFan and Liftoff compile time
+# summed (wall ms from V8's µs, so they grow with the machine's load; not CPU time), then every
+# TurboFan compile of at least MIN_MS (default 10) in the order V8 finished them: its place in
+# that order, the running total ms, its ms, its body size in bytes, its name. The import
+# worker's warm-up (README "Crash isolation and parallel import") compiles first; a line marks
+# where the first gzip file of the batch was inflated (the warm-up's trace is not compressed),
+# so the compiles below it came with the dropped files. Not part of the app build; uses the
+# tools .ci/setup installs; the two `wasm-opt -g` rebuilds take ~1 min.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 log="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -163,10 +167,21 @@ for ptr, entries in by_ptr.items():
         f"{t} {us / 1000:.0f} ms ({sum(1 for e in entries if e[1] == t)} functions)"
         for t, us in tiers.most_common()))
     names = modules[mod][2] if mod else {}
-    total = 0
-    for rank, (i, tier, us, size) in enumerate((e for e in entries if e[1] == "TurboFan"), 1):
+    # The warm-up's trace is not compressed, so the first compile of inflate (Liftoff compiles
+    # a function at its first call) is the first gzip file of the batch.
+    batch = next((k for k, e in enumerate(entries) if "miniz_oxide" in names.get(e[0], "")),
+                 None)
+    total, order, marked = 0, 0, False
+    for k, (i, tier, us, size) in enumerate(entries):
+        if tier != "TurboFan":
+            continue
+        order += 1
         total += us
+        if batch is not None and k > batch and not marked:
+            marked = True
+            print(f"  ---- from here on: after the first inflate (a gzip file of the batch; "
+                  f"{total / 1000 - us / 1000:.0f} ms before it) ----")
         if us >= min_ms * 1000:
             name = demangle(names.get(i, f"#{i}"))
-            print(f"  {rank:4} {total / 1000:7.0f} {us / 1000:6.0f} {size:7}  {name[:140]}")
+            print(f"  {order:4} {total / 1000:7.0f} {us / 1000:6.0f} {size:7}  {name[:140]}")
 EOF
