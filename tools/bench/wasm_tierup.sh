@@ -106,25 +106,9 @@ def read(path):
     return imports, bodies, names
 
 
-def demangle(name):
-    """A Rust function name without its hash (a legacy _ZN…E symbol as a path)."""
-    m = re.match(r"_ZN(.*)E$", name)
-    if not m:  # already demangled (rustc's name section): only the hash goes
-        return re.sub(r"::h[0-9a-f]{16}$", "", name)
-    s, parts, i = m.group(1), [], 0
-    while i < len(s) and s[i].isdigit():
-        j = i
-        while s[j].isdigit():
-            j += 1
-        parts.append(s[j : j + int(s[i:j])])
-        i = j + int(s[i:j])
-    if parts and re.match(r"h[0-9a-f]{16}$", parts[-1]):
-        parts.pop()
-    out = "::".join(parts)
-    for a, b in (("$LT$", "<"), ("$GT$", ">"), ("$u20$", " "), ("$RF$", "&"), ("$C$", ","),
-                 ("$u7b$", "{"), ("$u7d$", "}"), ("..", "::")):
-        out = out.replace(a, b)
-    return out
+def short(name):
+    """A function's name without its hash (rustc writes the name section demangled)."""
+    return re.sub(r"::h[0-9a-f]{16}$", "", name)
 
 
 modules = {}
@@ -182,6 +166,6 @@ for ptr, entries in by_ptr.items():
             print(f"  ---- from here on: after the first inflate (a gzip file of the batch; "
                   f"{total / 1000 - us / 1000:.0f} ms before it) ----")
         if us >= min_ms * 1000:
-            name = demangle(names.get(i, f"#{i}"))
+            name = short(names.get(i, f"#{i}"))
             print(f"  {order:4} {total / 1000:7.0f} {us / 1000:6.0f} {size:7}  {name[:140]}")
 EOF
