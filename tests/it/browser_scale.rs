@@ -67,9 +67,11 @@ use crate::support::perfetto::{self as pf, event, thread_track, track_event};
 use crate::support::procmem::Sampler;
 
 /// Installed on the page before files are picked: every `longtask` entry (a main-thread task
-/// of 50 ms or more) and the longest gap between the ticks of a 10 ms timer.
-const PROBE: &str = "window.__probe = {longest: 0, longtasks: 0, gap: 0, tasks: []}; \
+/// of 50 ms or more) and the longest gap between the ticks of a 10 ms timer, from `since`
+/// (`performance.now()` ms; 0 until [`PROBE_FROM_NOW`] sets it at a pick).
+const PROBE: &str = "window.__probe = {since: 0, longest: 0, longtasks: 0, gap: 0, tasks: []}; \
     new PerformanceObserver(l => { for (const e of l.getEntries()) { \
+      if (e.startTime < window.__probe.since) continue; \
       window.__probe.longtasks += 1; \
       window.__probe.tasks.push([Math.round(e.startTime), Math.round(e.duration), \
         document.querySelectorAll('tr[data-testid=trial-row]').length]); \
@@ -77,7 +79,37 @@ const PROBE: &str = "window.__probe = {longest: 0, longtasks: 0, gap: 0, tasks: 
       .observe({type: 'longtask'}); \
     let last = performance.now(); \
     setInterval(() => { const t = performance.now(); \
-      window.__probe.gap = Math.max(window.__probe.gap, t - last); last = t; }, 10);";
+      if (last >= window.__probe.since) window.__probe.gap = Math.max(window.__probe.gap, t - last); \
+      last = t; }, 10);";
+
+/// Restarts [`PROBE`]'s figures at this moment: what it saw before (the page's start-up) is
+/// dropped, and a long task that began earlier is not counted when its entry arrives later.
+const PROBE_FROM_NOW: &str = "const p = window.__probe; p.since = performance.now(); \
+    p.longest = 0; p.longtasks = 0; p.gap = 0; p.tasks = [];";
+
+/// Waits until the page has started as a person sees it before picking a file: its session
+/// worker and first import worker have said `ready` (two `trialscope:msg ready` marks) and the
+/// import worker has warmed up (`trialscope:warmup`). The caller then restarts [`PROBE`]
+/// ([`PROBE_FROM_NOW`]) as it picks.
+/// The large-trace checks are about the page while a file imports. Picked the moment the file
+/// input appeared, the pick's task landed among the start-up's (the workers compiling and
+/// warming up on the 2 cores): 26–36 ms on this VM (2026-12-07, two Chromium traces; 18 ms of
+/// it V8 compiling the pick's wasm functions on their first call); CI recorded a task of
+/// 50 ms in the start-up (2026-12-05) and failed this test again with its message cut
+/// (2026-12-07). `browser_scale_200_trials` still picks during the start-up (its limit: no
+/// task of 500 ms).
+async fn settle(c: &Client) {
+    wait_until(
+        Duration::from_secs(60),
+        "the page's start-up (workers ready, import worker warmed up)",
+        || async {
+            let ready = marks(c, "trialscope:msg ready").await.len();
+            let warm = marks(c, "trialscope:warmup ").await.len();
+            (ready >= 2 && warm >= 1).then_some(())
+        },
+    )
+    .await;
+}
 
 /// What [`PROBE`] measured so far.
 #[derive(Clone, Copy, Debug, Default)]
@@ -207,6 +239,8 @@ struct Large {
     /// While it loaded (until its row was in the trial table), and until the hotspot table.
     loading: Responsiveness,
     overall: Responsiveness,
+    /// The page's long tasks while it loaded, as [`long_tasks`] gives them (for messages).
+    tasks_loading: Value,
     /// Peak RSS while it loaded: the tab's renderer processes, every browser process, bytes.
     tab_peak: u64,
     browser_peak: u64,
@@ -352,7 +386,9 @@ async fn pick_large(
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     let c = connect(driver, &tmp()).await;
     let input = open(&c, server, "").await;
+    settle(&c).await;
     pick_delay().await;
+    c.execute(PROBE_FROM_NOW, vec![]).await.unwrap();
     let sampler = Sampler::start(driver.pid());
     let cpu0 = crate::support::procmem::tab_cpu_s(driver.pid());
     let t0 = Instant::now();
@@ -426,10 +462,10 @@ async fn pick_large(
     let tab_cpu_s = crate::support::procmem::tab_cpu_s(driver.pid()) - cpu0;
     let (tab_peak, browser_peak) = sampler.peaks();
     drop(sampler);
-    let tasks = long_tasks(&c).await;
+    let tasks_loading = long_tasks(&c).await;
     println!(
         "{name}: long tasks while loading [start ms, duration ms, trial rows then, last \
-         message]: {tasks}"
+         message]: {tasks_loading}"
     );
 
     // The bar moved forward while the file loaded, and never back.
@@ -535,6 +571,7 @@ async fn pick_large(
         format,
         loading,
         overall,
+        tasks_loading,
         tab_peak,
         browser_peak,
         handover,
@@ -579,8 +616,9 @@ fn assert_worker_replaced(l: &Large) {
 fn assert_responsive(l: &Large) {
     assert_eq!(
         l.loading.long_tasks, 0,
-        "{}: main-thread tasks of ≥ 50 ms while it loaded (longest {:.0} ms)",
-        l.name, l.loading.longest_task_ms
+        "{}: main-thread tasks of ≥ 50 ms while it loaded (longest {:.0} ms; [start ms, \
+         duration ms, trial rows then, last message]: {})",
+        l.name, l.loading.longest_task_ms, l.tasks_loading
     );
 }
 
