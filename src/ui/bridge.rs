@@ -380,9 +380,55 @@ fn fail_id(state: AppState, id: FileId, message: String) {
     }
 }
 
+thread_local! {
+    /// The worker module compiled on the page ([`compile_worker_module`]), started by the first
+    /// worker and sent to every worker after it.
+    static WORKER_MODULE: RefCell<Option<js_sys::Promise>> = const { RefCell::new(None) };
+}
+
+/// Starts a Web Worker on `worker_loader.js` (`www/worker_loader.js`) and sends it, as its
+/// first message, `{module}`: the worker module (`worker_bg.wasm`) compiled once on the page,
+/// which it instantiates instead of compiling its own (`{}` when that compile failed: the
+/// worker then fetches and compiles the module itself).
+///
+/// One compiled module for the session worker and every import worker, replacements
+/// included: the code V8 optimises for one worker (TurboFan, after the import worker's
+/// warm-up) serves all of them. Each compiling its own, V8 shares the compile only when it
+/// finds the same bytes in its process-wide cache; a new user's run of the demo benchmark
+/// (2026-12-07, `tools/bench/wasm_tierup.sh`) had the import worker started at the pick
+/// compile the import's hot functions again, 1.6 s of TurboFan on the 2-core VM.
+/// Errors: the browser refused to start the worker (e.g. Web Workers blocked).
+pub(super) fn new_worker() -> Result<Worker, JsValue> {
+    let worker = Worker::new("./worker_loader.js")?;
+    let module = WORKER_MODULE.with(|m| {
+        m.borrow_mut()
+            .get_or_insert_with(compile_worker_module)
+            .clone()
+    });
+    let to = worker.clone();
+    spawn_local(async move {
+        let msg = js_sys::Object::new();
+        if let Ok(module) = wasm_bindgen_futures::JsFuture::from(module).await {
+            let _ = js_sys::Reflect::set(&msg, &JsValue::from_str("module"), &module);
+        }
+        let _ = to.post_message(&msg);
+    });
+    Ok(worker)
+}
+
+/// `WebAssembly.compileStreaming(fetch("./worker_bg.wasm"))`: the worker module, compiled
+/// off the main thread (a rejected promise without a window, or when the response is not
+/// `application/wasm`).
+fn compile_worker_module() -> js_sys::Promise {
+    match web_sys::window() {
+        Some(w) => js_sys::WebAssembly::compile_streaming(&w.fetch_with_str("./worker_bg.wasm")),
+        None => js_sys::Promise::reject(&JsValue::from_str("no window")),
+    }
+}
+
 /// Creates a worker for the current generation; false when the browser refuses.
 fn spawn(state: AppState) -> bool {
-    let worker = match Worker::new("./worker_loader.js") {
+    let worker = match new_worker() {
         Ok(w) => w,
         Err(e) => {
             web_sys::console::error_1(&e);

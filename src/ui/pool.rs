@@ -315,7 +315,7 @@ fn spawn(i: usize) {
     let Some(state) = POOL.with(|p| p.borrow().state) else {
         return;
     };
-    let worker = match Worker::new("./worker_loader.js") {
+    let worker = match super::bridge::new_worker() {
         Ok(w) => w,
         Err(e) => {
             web_sys::console::error_1(&e);

@@ -562,6 +562,16 @@ fn browser_importer_crash_fails_only_that_file() {
             1 + pool + 2,
             "the session worker, {pool} import worker(s) and two replacements"
         );
+        // They all run the one module the page compiled (`ui::bridge::new_worker`): the
+        // worker module crossed the network once, for the page, and no worker fetched its own
+        // (without the sharing, the two started first each fetch it before the service
+        // worker is in charge).
+        let module_fetches: Vec<_> = harness::proxy_log(&c)
+            .await
+            .into_iter()
+            .filter(|(_, u)| u.ends_with("/worker_bg.wasm"))
+            .collect();
+        assert_eq!(module_fetches.len(), 1, "{module_fetches:?}");
         assert_local_only(&c, &server).await;
         c.close().await.unwrap();
     });

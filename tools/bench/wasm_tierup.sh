@@ -14,8 +14,9 @@
 #   bash tools/bench/wasm_tierup.sh LOG [MIN_MS]
 #
 # Prints, per compiled module (app = the page; worker = the import and session workers, which
-# usually share one compiled module, but a worker started later can compile its own: then a
-# second worker line, whose compiles repeat the first's), the TurboFan and Liftoff compile time
+# share the one module the page compiles, `ui::bridge::new_worker`; a site built before that
+# could have a worker started later compile its own: then a second worker line, whose
+# compiles repeat the first's), the TurboFan and Liftoff compile time
 # summed (wall ms from V8's µs, so they grow with the machine's load; not CPU time), then every
 # TurboFan compile of at least MIN_MS (default 10) in the order V8 finished them: its place in
 # that order, the running total ms, its ms, its body size in bytes, its name. The import
