@@ -349,6 +349,22 @@ pub fn load_demo(state: AppState) {
                 })
             })
             .unwrap_or_default();
+        // A demo file already listed (imported or on its way) is not added again: the same
+        // trial twice would count twice in every statistic. One that failed is tried again.
+        let listed: std::collections::BTreeSet<String> = state.files.with_untracked(|f| {
+            f.iter()
+                .filter(|r| !r.status.with_untracked(|s| matches!(s, Status::Failed(_))))
+                .map(|r| r.name.clone())
+                .collect()
+        });
+        let total = names.len();
+        let names: Vec<String> = names.into_iter().filter(|n| !listed.contains(n)).collect();
+        if names.is_empty() {
+            state.demo_status.set(Some(format!(
+                "demo: its {total} trials are already loaded (\"Clear\" removes them)"
+            )));
+            return;
+        }
         state.demo_status.set(Some(format!(
             "demo: {} Chromium trials of a DOM-building benchmark at 6 input sizes",
             names.len()

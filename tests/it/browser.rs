@@ -6,7 +6,8 @@
 //!   corrupt file go through the file picker; the hotspot table must show `scalingBuildDom` and
 //!   `Layout` with ρ ≥ 0.8 and q < 0.05, selecting `scalingBuildDom` must plot 18 trial points,
 //!   and the corrupt file must get its own error while the 18 trials load.
-//! * `demo_loads_by_default`: opening the site without `?demo=0` shows the demo's hotspots.
+//! * `demo_loads_by_default`: opening the site without `?demo=0` shows the demo's hotspots;
+//!   "Load demo" then adds no second copy of its trials, and after "Clear" brings them back.
 //! * `dropped_files_load`: files dropped on the drop zone (a synthesized `drop` event) load.
 //! * `picked_folder_loads`: a folder with sub-folders picked through the folder input loads.
 //! * `benchmark_import_in_browser` (`#[ignore]`, run with `--ignored --nocapture`): prints
@@ -299,6 +300,51 @@ fn demo_loads_by_default() {
         if let Ok(png) = c.screenshot().await {
             let _ = std::fs::write(tmp().join("demo-plot.png"), png);
         }
+        // "Load demo" with the demo loaded adds nothing (each trial would count twice); after
+        // "Clear" it brings the 12 trials back.
+        c.find(Locator::Css("[data-testid=load-demo]"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let status = wait_until(Duration::from_secs(30), "the demo's status", || async {
+            let t = c
+                .find(Locator::Css("[data-testid=demo-status]"))
+                .await
+                .ok()?
+                .text()
+                .await
+                .ok()?;
+            t.contains("already loaded").then_some(t)
+        })
+        .await;
+        assert_eq!(
+            status,
+            "demo: its 12 trials are already loaded (\"Clear\" removes them)"
+        );
+        assert_eq!(count(&c, "tr[data-testid=trial-row]").await, 12);
+        c.find(Locator::Css("[data-testid=clear]"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait_until(Duration::from_secs(30), "the cleared table", || async {
+            (count(&c, "tr[data-testid=trial-row]").await == 0).then_some(())
+        })
+        .await;
+        c.find(Locator::Css("[data-testid=load-demo]"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait_for_report(&c, 12, Duration::from_secs(240)).await;
+        let rows = assert_all_visible(&c, "tr[data-testid=trial-row] td.name").await;
+        assert_eq!(rows.len(), 12, "{rows:?}");
+        let distinct: std::collections::BTreeSet<&String> = rows.iter().collect();
+        assert_eq!(distinct.len(), 12, "{rows:?}");
         c.close().await.unwrap();
     });
 }
