@@ -302,12 +302,7 @@ fn demo_loads_by_default() {
         }
         // "Load demo" with the demo loaded adds nothing (each trial would count twice); after
         // "Clear" it brings the 12 trials back.
-        c.find(Locator::Css("[data-testid=load-demo]"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        harness::click(&c, "[data-testid=load-demo]").await;
         let status = wait_until(Duration::from_secs(30), "the demo's status", || async {
             let t = c
                 .find(Locator::Css("[data-testid=demo-status]"))
@@ -324,22 +319,12 @@ fn demo_loads_by_default() {
             "demo: its 12 trials are already loaded (\"Clear\" removes them)"
         );
         assert_eq!(count(&c, "tr[data-testid=trial-row]").await, 12);
-        c.find(Locator::Css("[data-testid=clear]"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        harness::click(&c, "[data-testid=clear]").await;
         wait_until(Duration::from_secs(30), "the cleared table", || async {
             (count(&c, "tr[data-testid=trial-row]").await == 0).then_some(())
         })
         .await;
-        c.find(Locator::Css("[data-testid=load-demo]"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        harness::click(&c, "[data-testid=load-demo]").await;
         wait_for_report(&c, 12, Duration::from_secs(240)).await;
         let rows = assert_all_visible(&c, "tr[data-testid=trial-row] td.name").await;
         assert_eq!(rows.len(), 12, "{rows:?}");

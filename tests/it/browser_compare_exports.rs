@@ -10,10 +10,11 @@
 
 use crate::support::artifacts::{assert_png, assert_well_formed_svg};
 use crate::support::browser as harness;
+use crate::support::browser::click;
 
 use std::time::Duration;
 
-use fantoccini::{Client, Locator};
+use fantoccini::Locator;
 use harness::{
     assert_local_only, assert_visible, connect, count, dist, download, download_bytes,
     open_without_demo, serial, tmp, wait_until, Driver, Server, PREFIX,
@@ -29,15 +30,6 @@ fn titles(svg: &str) -> Vec<&str> {
         .skip(1)
         .filter_map(|t| t.split("</title>").next())
         .collect()
-}
-
-async fn click(c: &Client, css: &str) {
-    c.find(Locator::Css(css))
-        .await
-        .unwrap_or_else(|e| panic!("{css}: {e}"))
-        .click()
-        .await
-        .unwrap();
 }
 
 #[test]

@@ -13,6 +13,7 @@
 
 use crate::support::artifacts::{assert_png, assert_well_formed_svg};
 use crate::support::browser as harness;
+use crate::support::browser::click;
 use crate::support::corpus;
 use crate::support::memory_fixture as perfetto4;
 
@@ -114,15 +115,6 @@ fn paths(v: &[PathBuf]) -> Vec<String> {
 async fn pick(c: &Client, files: &[String]) {
     let input = c.find(Locator::Css("#file-input")).await.unwrap();
     input.send_keys(&files.join("\n")).await.unwrap();
-}
-
-async fn click(c: &Client, css: &str) {
-    c.find(Locator::Css(css))
-        .await
-        .unwrap_or_else(|e| panic!("{css}: {e}"))
-        .click()
-        .await
-        .unwrap();
 }
 
 #[test]

@@ -7,6 +7,7 @@
 
 use crate::memory_browser::open_memory;
 use crate::support::browser as harness;
+use crate::support::browser::click;
 use crate::support::memory_fixture as perfetto4;
 
 use std::time::Duration;
@@ -48,15 +49,6 @@ async fn changed_from(c: &Client, old: (i64, i64), what: &str) -> (i64, i64) {
         (w.len() == 4 && w.iter().all(|x| *x == w[0]) && w[0] != old).then(|| w[0])
     })
     .await
-}
-
-async fn click(c: &Client, css: &str) {
-    c.find(Locator::Css(css))
-        .await
-        .unwrap_or_else(|e| panic!("{css}: {e}"))
-        .click()
-        .await
-        .unwrap();
 }
 
 async fn class_of(c: &Client, css: &str) -> String {

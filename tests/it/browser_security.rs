@@ -22,6 +22,7 @@
 //!   and the triage of the second set against them is unchanged.
 
 use crate::support::browser as harness;
+use crate::support::browser::click;
 use crate::support::perfetto as pb;
 
 use std::time::Duration;
@@ -585,15 +586,6 @@ fn jax(name: &str) -> String {
         .expect("../shared/corpus/jax_compile beside the checkout")
         .display()
         .to_string()
-}
-
-async fn click(c: &Client, css: &str) {
-    c.find(Locator::Css(css))
-        .await
-        .unwrap_or_else(|e| panic!("{css}: {e}"))
-        .click()
-        .await
-        .unwrap_or_else(|e| panic!("click {css}: {e}"));
 }
 
 /// (pins in force, actionable findings) as the triage view shows them.

@@ -35,6 +35,7 @@
 //! All assert that every request the page made stayed on the test server (or data:/blob:).
 
 use crate::support::browser as harness;
+use crate::support::browser::click;
 
 use std::time::Duration;
 
@@ -71,15 +72,6 @@ fn odd_record_file() -> String {
     )
     .unwrap();
     p.display().to_string()
-}
-
-async fn click(c: &Client, css: &str) {
-    c.find(Locator::Css(css))
-        .await
-        .unwrap_or_else(|e| panic!("{css}: {e}"))
-        .click()
-        .await
-        .unwrap_or_else(|e| panic!("click {css}: {e}"));
 }
 
 /// Picks files through the page's file input.

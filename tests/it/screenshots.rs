@@ -5,6 +5,7 @@
 //! Each file is checked to be a PNG under 200 KB.
 
 use crate::support::browser as harness;
+use crate::support::browser::click;
 use crate::support::corpus;
 use crate::support::memory_fixture as perfetto4;
 
@@ -17,15 +18,6 @@ use harness::{
 };
 
 const WAIT: Duration = Duration::from_secs(120);
-
-async fn click(c: &Client, css: &str) {
-    c.find(Locator::Css(css))
-        .await
-        .unwrap_or_else(|e| panic!("{css}: {e}"))
-        .click()
-        .await
-        .unwrap();
-}
 
 async fn pick(c: &Client, files: &[String]) {
     c.find(Locator::Css("#file-input"))

@@ -574,6 +574,17 @@ pub fn dist() -> PathBuf {
     d
 }
 
+/// Clicks the element `css` names. Panics (naming `css`) when there is none or the click fails.
+#[allow(dead_code)]
+pub async fn click(c: &Client, css: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("click {css}: {e}"));
+}
+
 #[allow(dead_code)]
 pub fn tmp() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
