@@ -14,7 +14,8 @@ const wasm = await init({ module_or_path: plain(here.searchParams.get("wasm")) }
 dispatchEvent(new CustomEvent("TrunkApplicationStarted", { detail: { wasm } }));
 
 // Offline use (README "Offline use"): the service worker `sw.js` keeps the app shell in a cache
-// named after this build, so the same js= and wasm= names go to its registration URL: every
+// named after this build, so the same js= and wasm= names (and the worker's hash) go to its
+// registration URL: every
 // deploy registers a new script URL, hence a new worker and a new cache (its `activate` deletes
 // the old ones). Its scope is this file's folder, the site's base. Once the worker of *this*
 // build is active (its install has cached the whole shell), the page says "offline ready".
@@ -23,6 +24,11 @@ const offlineReady = async () => {
   const sw = new URL("sw.js", here);
   sw.searchParams.set("js", here.searchParams.get("js"));
   sw.searchParams.set("wasm", here.searchParams.get("wasm"));
+  // The worker's files are versioned apart from the app's (.ci/hash-worker): a deploy that
+  // changes only the worker still gets a new service worker and cache.
+  const meta = document.querySelector('meta[name="trialscope-worker"]');
+  const worker = meta && /^[0-9a-f]{16}$/.test(meta.content) ? meta.content : "";
+  sw.searchParams.set("worker", worker);
   const reg = await navigator.serviceWorker.register(sw.href, { scope: new URL("./", here).href });
   await new Promise((resolve, reject) => {
     const check = () => {
@@ -39,7 +45,8 @@ const offlineReady = async () => {
     reg.addEventListener("updatefound", () => watch(reg.installing));
     check();
   });
-  const cache = `trialscope-shell:${here.searchParams.get("js")}:${here.searchParams.get("wasm")}`;
+  const cache = `trialscope-shell:${here.searchParams.get("js")}:${here.searchParams.get("wasm")}` +
+    (worker ? `:${worker}` : "");
   if (!(await caches.has(cache))) return;
   const badge = document.createElement("p");
   badge.id = "offline-ready";

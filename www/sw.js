@@ -1,24 +1,25 @@
 // The service worker that keeps the app shell for offline use (README "Offline use"). boot.js
-// registers it as `sw.js?js=app-<hash>.js&wasm=app-<hash>_bg.wasm`, scope = the site's base
+// registers it as `sw.js?js=app-<hash>.js&wasm=app-<hash>_bg.wasm&worker=<h>`, scope = the site's base
 // (the folder of this file), so it works at `/` and under any sub-path.
 //
-// * Version: the cache is named after the build (`trialscope-shell:<js>:<wasm>`, from this
-//   file's query). A new deploy has new hashed names, so boot.js registers a new script URL: the
+// * Version: the cache is named after the build (`trialscope-shell:<js>:<wasm>:<h>`, from this
+//   file's query `js=…&wasm=…&worker=<h>`, <h> the worker's hash). A new deploy has new hashed names, so boot.js registers a new script URL: the
 //   browser installs the new worker, which fills a new cache; `activate` deletes every older
 //   `trialscope-shell:` cache.
 // * What is cached (the app shell only, fetched once at install): index.html (the base URL),
 //   boot.js, the files index.html names beside it (the app's hashed JS, wasm and CSS), the
-//   worker loader and the JS and wasm it names. The demo (`demo/index.json` and the traces it
+//   worker loader of this build (`worker_loader-<h>.js`) and the JS and wasm it names. The demo (`demo/index.json` and the traces it
 //   lists) is kept as it passes, when a page this worker controls loads it (a plain visit
 //   after the first, or "Load demo"): never fetched by the worker itself, so a visit by a
 //   `?trace=` link or with `?demo=0` fetches nothing the link did not name, and no visit
 //   downloads the demo twice. Nothing
 //   else is ever put in the cache: not `?trace=` URLs (of any origin, even a relative one into
 //   `demo/`: only a request without a query is kept), not any other request.
-// * Strategy: content-hashed names (`app-<hash>.js`, `app-<hash>_bg.wasm`, `style-<hash>.css`) are
-//   cache-first: such a name never changes its bytes. Everything else of the shell — the page
-//   itself (navigations in scope, whatever their query), boot.js, the worker's loader, JS and
-//   wasm (Trunk does not hash a worker's names) and the demo — is network-first with this
+// * Strategy: content-hashed names (`app-<hash>.js`, `app-<hash>_bg.wasm`, `style-<hash>.css`,
+//   and the worker's `worker_loader-<h>.js`, `worker-<h>.js`, `worker-<h>_bg.wasm`, named by
+//   .ci/hash-worker) are cache-first: such a name never changes its bytes. Everything else of
+//   the shell — the page itself (navigations in scope, whatever their query), boot.js and the
+//   demo — is network-first with this
 //   version's cache as the fallback when the network fails or the server answers with an error:
 //   an online visit always gets the newest deploy (so it registers the new worker, and the page
 //   and its worker never come from two builds), an offline one still starts. Requests that are
@@ -33,8 +34,12 @@ const plainName = (name) =>
   typeof name === "string" && /^[A-Za-z0-9_.-]+$/.test(name) && !name.startsWith(".");
 const JS = params.get("js");
 const WASM = params.get("wasm");
-const VALID = plainName(JS) && plainName(WASM);
-const CACHE = `${PREFIX}${JS}:${WASM}`;
+/// The hash in the worker's file names (`worker_loader-<h>.js`, `worker-<h>.js`,
+/// `worker-<h>_bg.wasm`; .ci/hash-worker), from index.html's `<meta name="trialscope-worker">`
+/// by way of boot.js; empty for a build with the plain names.
+const WORKER = params.get("worker") || "";
+const VALID = plainName(JS) && plainName(WASM) && /^(?:[0-9a-f]{16})?$/.test(WORKER);
+const CACHE = `${PREFIX}${JS}:${WASM}${WORKER ? `:${WORKER}` : ""}`;
 const BASE = new URL("./", self.location.href);
 
 /// A content-hashed file name of Trunk (`<stem>-<hex hash>[_bg].<js|wasm|css>`).
@@ -81,11 +86,11 @@ async function precache() {
   names.add("boot.js");
   names.add(JS);
   names.add(WASM);
-  names.add("worker_loader.js");
-  const loader = await fetchOk(new URL("worker_loader.js", BASE).href);
+  const loaderName = WORKER ? `worker_loader-${WORKER}.js` : "worker_loader.js";
+  const loader = await fetchOk(new URL(loaderName, BASE).href);
   for (const n of namesIn(await loader.clone().text())) names.add(n);
-  await put(new URL("worker_loader.js", BASE).href, loader);
-  names.delete("worker_loader.js");
+  await put(new URL(loaderName, BASE).href, loader);
+  names.delete(loaderName);
   names.delete("sw.js");
   const urls = [...names].map((n) => new URL(n, BASE).href);
   await Promise.all(urls.map(async (u) => put(u, await fetchOk(u))));

@@ -3,6 +3,8 @@
 // the page compiled once for all its workers (src/ui/bridge.rs `new_worker`), and
 // instantiates it; without one (the page's compile failed) it fetches and compiles the module
 // itself. The worker's own message handler replaces this one once the module runs.
+// The build (.ci/hash-worker) renames this file worker_loader-<h>.js and rewrites the two
+// "./…" names below to the content-addressed worker-<h>.js and worker-<h>_bg.wasm.
 importScripts("./worker.js");
 self.onmessage = (event) => {
   self.onmessage = null;

@@ -386,10 +386,50 @@ thread_local! {
     static WORKER_MODULE: RefCell<Option<js_sys::Promise>> = const { RefCell::new(None) };
 }
 
-/// Starts a Web Worker on `worker_loader.js` (`www/worker_loader.js`) and sends it, as its
-/// first message, `{module}`: the worker module (`worker_bg.wasm`) compiled once on the page,
-/// which it instantiates instead of compiling its own (`{}` when that compile failed: the
-/// worker then fetches and compiles the module itself).
+/// The worker's files as this page's build names them: `worker_loader-<h>.js` (which loads
+/// `worker-<h>.js`) and `worker-<h>_bg.wasm`, `<h>` being the 16 hex digits of the SHA-256
+/// of the three files that `.ci/hash-worker` (a Trunk `post_build` hook, Trunk.toml) writes
+/// into index.html's `<meta name="trialscope-worker" content="<h>">` and the files' names.
+///
+/// Trunk does not hash a worker's names; a plain `worker_bg.wasm` is cached by the browser
+/// (GitHub Pages: `max-age=600`), so a page reloaded just after a deploy could run the
+/// previous deploy's worker beside the new app. Content-addressed names make that
+/// impossible: a new worker has new names. Without the meta (or with anything but 16 hex
+/// digits in it), the plain names Trunk writes.
+struct WorkerFiles {
+    /// The Web Worker's script (`www/worker_loader.js`, renamed).
+    loader: String,
+    /// The worker module.
+    wasm: String,
+}
+
+fn worker_files() -> WorkerFiles {
+    let hash = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| {
+            d.query_selector("meta[name=\"trialscope-worker\"]")
+                .ok()
+                .flatten()
+        })
+        .and_then(|m| m.get_attribute("content"))
+        .filter(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()));
+    match hash {
+        Some(h) => WorkerFiles {
+            loader: format!("./worker_loader-{h}.js"),
+            wasm: format!("./worker-{h}_bg.wasm"),
+        },
+        None => WorkerFiles {
+            loader: "./worker_loader.js".into(),
+            wasm: "./worker_bg.wasm".into(),
+        },
+    }
+}
+
+/// Starts a Web Worker on the worker loader (`www/worker_loader.js`, named as in
+/// [`worker_files`]) and sends it, as its first message, `{module}`: the worker module
+/// (`worker-<h>_bg.wasm`) compiled once on the page, which it instantiates instead of
+/// compiling its own (`{}` when that compile failed: the worker then fetches and compiles
+/// the module itself).
 ///
 /// One compiled module for the session worker and every import worker, replacements
 /// included: the code V8 optimises for one worker (TurboFan, after the import worker's
@@ -399,10 +439,11 @@ thread_local! {
 /// compile the import's hot functions again, 1.6 s of TurboFan on the 2-core VM.
 /// Errors: the browser refused to start the worker (e.g. Web Workers blocked).
 pub(super) fn new_worker() -> Result<Worker, JsValue> {
-    let worker = Worker::new("./worker_loader.js")?;
+    let files = worker_files();
+    let worker = Worker::new(&files.loader)?;
     let module = WORKER_MODULE.with(|m| {
         m.borrow_mut()
-            .get_or_insert_with(compile_worker_module)
+            .get_or_insert_with(|| compile_worker_module(&files.wasm))
             .clone()
     });
     let to = worker.clone();
@@ -416,12 +457,12 @@ pub(super) fn new_worker() -> Result<Worker, JsValue> {
     Ok(worker)
 }
 
-/// `WebAssembly.compileStreaming(fetch("./worker_bg.wasm"))`: the worker module, compiled
-/// off the main thread (a rejected promise without a window, or when the response is not
+/// `WebAssembly.compileStreaming(fetch(url))`: the worker module at `url`, compiled off the
+/// main thread (a rejected promise without a window, or when the response is not
 /// `application/wasm`).
-fn compile_worker_module() -> js_sys::Promise {
+fn compile_worker_module(url: &str) -> js_sys::Promise {
     match web_sys::window() {
-        Some(w) => js_sys::WebAssembly::compile_streaming(&w.fetch_with_str("./worker_bg.wasm")),
+        Some(w) => js_sys::WebAssembly::compile_streaming(&w.fetch_with_str(url)),
         None => js_sys::Promise::reject(&JsValue::from_str("no window")),
     }
 }

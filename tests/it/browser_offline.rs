@@ -7,6 +7,9 @@
 //!   visit on, as the page loads it, never downloaded twice); then the server stops answering, the page is
 //!   reloaded, and the app starts from the cache and analyses dropped demo traces (the hotspot
 //!   table appears) with not one request answered by the server.
+//! * `reload_after_deploy_runs_the_new_worker`: a page reloaded just after a deploy, its
+//!   browser holding the previous deploy (cached as GitHub Pages allows), runs the new
+//!   deploy's worker, never the previous one under the same name.
 
 use crate::support::browser as harness;
 
@@ -35,8 +38,14 @@ fn copy_dir(from: &Path, to: &Path) {
 /// The app's hashed wasm name in `site`'s index.html (`app-<hash>_bg.wasm`).
 fn app_wasm(site: &Path) -> String {
     let html = std::fs::read_to_string(site.join("index.html")).unwrap();
-    let end = html.find("_bg.wasm").expect("the app's wasm in index.html");
-    let start = html[..end].rfind("app-").expect("an app-<hash> name");
+    let start = html
+        .find("wasm=app-")
+        .expect("boot.js's wasm=app-<hash>_bg.wasm")
+        + 5;
+    let end = start
+        + html[start..]
+            .find("_bg.wasm")
+            .expect("an app-<hash>_bg.wasm name");
     format!("{}_bg.wasm", &html[start..end])
 }
 
@@ -138,18 +147,17 @@ fn offline_after_first_visit() {
         let first = cache_names(&c).await;
         assert_eq!(first.len(), 1, "{first:?}");
         assert!(
-            first[0].starts_with("trialscope-shell:app-") && first[0].ends_with(&wasm),
+            first[0].starts_with("trialscope-shell:app-") && first[0].contains(&wasm),
             "{first:?} does not name {wasm}"
         );
         let base = format!("http://127.0.0.1:{}{PREFIX}", site.port);
         let kept = cached_urls(&c, &first[0]).await;
-        for part in [
-            "",
-            "boot.js",
-            "worker_loader.js",
-            "worker.js",
-            "worker_bg.wasm",
-        ] {
+        let worker = harness::worker_files(&root);
+        assert!(
+            first[0].ends_with(&format!(":{}", worker.hash)),
+            "{first:?}"
+        );
+        for part in ["", "boot.js", &worker.loader, &worker.glue, &worker.wasm] {
             let u = format!("{base}{part}");
             assert!(kept.contains(&u), "{u} not in {kept:?}");
         }
@@ -186,7 +194,7 @@ fn offline_after_first_visit() {
             (names.len() == 1 && names[0] != first[0]).then_some(names)
         })
         .await;
-        assert!(second[0].ends_with(&renamed), "{second:?}");
+        assert!(second[0].contains(&renamed), "{second:?}");
 
         // The server goes away; the reloaded page starts from the cache and analyses files.
         site.stop();
@@ -213,6 +221,114 @@ fn offline_after_first_visit() {
             answered,
             "the stopped server answered: {:?}",
             &log[answered..]
+        );
+        c.close().await.unwrap();
+        let _ = std::fs::remove_dir_all(&root);
+    });
+}
+
+/// The worker glue of the "previous deploy" in [`reload_after_deploy_runs_the_new_worker`]:
+/// it defines `wasm_bindgen` as the real glue does but never starts the module, so a worker
+/// that runs it never says `ready` and the page never analyses anything.
+const PREVIOUS_GLUE: &str =
+    "// the previous deploy's worker glue\nvar wasm_bindgen = function () {};\n";
+
+/// The worker's hash in `site`'s index.html (`<meta name="trialscope-worker" content="<h>">`),
+/// or None for a site with Trunk's plain worker names.
+fn worker_hash(site: &Path) -> Option<String> {
+    let html = std::fs::read_to_string(site.join("index.html")).unwrap();
+    let tag = r#"<meta name="trialscope-worker" content=""#;
+    let at = html.find(tag)? + tag.len();
+    let h = html[at..].split('"').next()?;
+    (h.len() == 16).then(|| h.to_string())
+}
+
+/// A deploy while a visitor's browser still holds the previous one (served as GitHub Pages
+/// serves, `Cache-Control: max-age=600`): the reloaded page gets the new index.html from the
+/// server but may take any sub-resource from the browser's cache. The previous deploy's worker
+/// is a glue that never starts ([`PREVIOUS_GLUE`]), named as this build names the worker's
+/// files: by content (`.ci/hash-worker`), so under other names than the new deploy's. After
+/// the reload the demo must be analysed, i.e. the page runs the new deploy's worker. With
+/// Trunk's plain names (`worker.js`, as before the worker was content-addressed) the previous
+/// glue comes from the cache under the same name and the test fails waiting for the rows.
+#[test]
+fn reload_after_deploy_runs_the_new_worker() {
+    serial(async {
+        let root: PathBuf = tmp().join(format!("deploy-site-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        copy_dir(&dist(), &root);
+        let new_html = std::fs::read_to_string(root.join("index.html")).unwrap();
+        // The previous deploy: its index.html and its worker glue's name.
+        let (previous_html, previous_glue, plain_glue) = match worker_hash(&root) {
+            Some(h) => {
+                let worker = harness::worker_files(&root);
+                let old = if h == "0123456789abcdef" {
+                    "fedcba9876543210"
+                } else {
+                    "0123456789abcdef"
+                };
+                let loader = std::fs::read_to_string(root.join(&worker.loader)).unwrap();
+                std::fs::write(
+                    root.join(format!("worker_loader-{old}.js")),
+                    loader.replace(&h, old),
+                )
+                .unwrap();
+                std::fs::write(root.join(format!("worker-{old}.js")), PREVIOUS_GLUE).unwrap();
+                std::fs::copy(
+                    root.join(&worker.wasm),
+                    root.join(format!("worker-{old}_bg.wasm")),
+                )
+                .unwrap();
+                (new_html.replace(&h, old), format!("worker-{old}.js"), None)
+            }
+            None => {
+                let real = std::fs::read(root.join("worker.js")).unwrap();
+                std::fs::write(root.join("worker.js"), PREVIOUS_GLUE).unwrap();
+                (new_html.clone(), "worker.js".to_string(), Some(real))
+            }
+        };
+        std::fs::write(root.join("index.html"), &previous_html).unwrap();
+        let site = Server::start_pages(root.clone(), PREFIX);
+        let driver = Driver::start(&tmp());
+        let c = connect(&driver, &tmp()).await;
+
+        // A visit to the previous deploy: its workers load its glue (and the browser keeps it).
+        open_query(&c, &site, "").await;
+        let glue_path = format!("{PREFIX}{previous_glue}");
+        wait_until(
+            Duration::from_secs(60),
+            "the previous deploy's worker glue fetched",
+            || async {
+                let log = site.log.lock().unwrap().clone();
+                log.iter()
+                    .any(|(_, p, s)| p == &glue_path && *s == 200)
+                    .then_some(())
+            },
+        )
+        .await;
+
+        // The new deploy, then a reload: the demo is analysed by the new deploy's worker.
+        std::fs::write(root.join("index.html"), &new_html).unwrap();
+        if let Some(real) = plain_glue {
+            std::fs::write(root.join("worker.js"), real).unwrap();
+        }
+        let answered = site.log.lock().unwrap().len();
+        c.refresh().await.unwrap();
+        wait_until(
+            Duration::from_secs(120),
+            "the demo's hotspot rows after the reload (a worker of the previous deploy never \
+             says ready)",
+            || async { (count(&c, "tr[data-testid=hotspot-row]").await > 0).then_some(()) },
+        )
+        .await;
+        assert_visible(&c, "[data-testid=hotspot-table]").await;
+        assert_eq!(count(&c, "[data-testid=file-error]").await, 0);
+        // The reloaded page asked the server for its index.html (the reload) and its worker
+        // (new names), and for nothing of the previous deploy's worker.
+        let after = site.log.lock().unwrap()[answered..].to_vec();
+        assert!(
+            after.iter().all(|(_, p, _)| !p.starts_with(&glue_path)),
+            "the previous glue was requested again: {after:?}"
         );
         c.close().await.unwrap();
         let _ = std::fs::remove_dir_all(&root);

@@ -570,7 +570,7 @@ fn browser_importer_crash_fails_only_that_file() {
         let module_fetches: Vec<_> = harness::proxy_log(&c)
             .await
             .into_iter()
-            .filter(|(_, u)| u.ends_with("/worker_bg.wasm"))
+            .filter(|(_, u)| u.ends_with(&format!("/{}", harness::worker_files(&dist()).wasm)))
             .collect();
         assert_eq!(module_fetches.len(), 1, "{module_fetches:?}");
         assert_local_only(&c, &server).await;
@@ -595,14 +595,20 @@ async fn pins_and_actionable(c: &Client) -> Option<(String, String)> {
     Some((pins, actionable))
 }
 
-/// How many workers the page has started so far: its requests for `worker_loader.js` (the
-/// session worker's and every import worker's, replacements included).
+/// How many workers the page has started so far: the `ready` messages it has had (its
+/// `trialscope:msg ready` marks, `ui::bridge::mark_message`), one from the session worker and
+/// one from every import worker, replacements included. (Not the requests for the worker
+/// loader: its name is content-addressed, so once the service worker holds the shell it
+/// answers them from its cache and they never reach the network.)
 async fn worker_loads(c: &fantoccini::Client) -> usize {
-    harness::proxy_log(c)
-        .await
-        .iter()
-        .filter(|(_, u)| u.ends_with("/worker_loader.js"))
-        .count()
+    c.execute(
+        "return performance.getEntriesByName('trialscope:msg ready', 'mark').length;",
+        vec![],
+    )
+    .await
+    .ok()
+    .and_then(|v| v.as_u64())
+    .unwrap_or(0) as usize
 }
 
 /// The import pool's size as the page computes it (`session::schedule::pool_size`: one import

@@ -38,6 +38,7 @@ fn subpath_build_works_under_its_path() {
             html.contains("src=\"/trialscope/boot.js?"),
             "not a /trialscope/ build: {html}"
         );
+        let worker = harness::worker_files(&root);
         let site = Server::start(root, PREFIX);
         let driver = Driver::start(&tmp());
         let c = connect(&driver, &tmp()).await;
@@ -84,7 +85,7 @@ fn subpath_build_works_under_its_path() {
             .unwrap();
         let cached: Vec<String> = serde_json::from_value(cached).unwrap();
         let base = format!("http://127.0.0.1:{}{PREFIX}", site.port);
-        for part in ["", "boot.js", "worker.js", "worker_bg.wasm"] {
+        for part in ["", "boot.js", &worker.glue, &worker.wasm] {
             let u = format!("{base}{part}");
             assert!(cached.contains(&u), "{u} not cached: {cached:?}");
         }

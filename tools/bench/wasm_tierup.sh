@@ -41,7 +41,7 @@ wasm-opt -Os -g "${features[@]}" "$work/app/app_bg.wasm" -o "$work/app.wasm"
 wasm-opt -Os -g "${features[@]}" "$work/worker/worker_bg.wasm" -o "$work/worker.wasm"
 app_site="$(ls dist/app-*_bg.wasm)"
 python3 - "$log" "$min_ms" "$work/app.wasm" "$app_site" "$work/worker.wasm" \
-  dist/worker_bg.wasm "$here/tools/bench" <<'EOF'
+  "$(ls dist/worker-*_bg.wasm)" "$here/tools/bench" <<'EOF'
 import collections, re, sys
 
 sys.path.insert(0, sys.argv[7])

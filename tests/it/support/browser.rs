@@ -50,7 +50,7 @@ fn serve_one(
     mut stream: TcpStream,
     root: &Path,
     prefix: &str,
-    cors: bool,
+    (cors, cache): (bool, &str),
     log: &Mutex<Vec<Logged>>,
 ) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
@@ -100,7 +100,7 @@ fn serve_one(
         ""
     };
     let head = format!(
-        "HTTP/1.1 {status} {reason}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nCache-Control: no-store\r\n{cors}Connection: close\r\n\r\n",
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nCache-Control: {cache}\r\n{cors}Connection: close\r\n\r\n",
         body.len()
     );
     let _ = stream.write_all(head.as_bytes());
@@ -113,17 +113,25 @@ fn serve_one(
 impl Server {
     /// Starts serving `root` in background threads.
     pub fn start(root: PathBuf, prefix: &'static str) -> Server {
-        Server::start_with(root, prefix, false)
+        Server::start_with(root, prefix, false, "no-store")
+    }
+
+    /// [`Server::start`] whose answers the browser may keep as GitHub Pages' may be kept:
+    /// `Cache-Control: max-age=600` (and no validators, so a reloaded page's own request goes
+    /// to the server while its sub-resources may come from the browser's cache).
+    #[allow(dead_code)]
+    pub fn start_pages(root: PathBuf, prefix: &'static str) -> Server {
+        Server::start_with(root, prefix, false, "max-age=600")
     }
 
     /// [`Server::start`] that also answers every request with
     /// `Access-Control-Allow-Origin: *` (a second origin the page may fetch traces from).
     #[allow(dead_code)]
     pub fn start_cors(root: PathBuf, prefix: &'static str) -> Server {
-        Server::start_with(root, prefix, true)
+        Server::start_with(root, prefix, true, "no-store")
     }
 
-    fn start_with(root: PathBuf, prefix: &'static str, cors: bool) -> Server {
+    fn start_with(root: PathBuf, prefix: &'static str, cors: bool, cache: &'static str) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let port = listener.local_addr().unwrap().port();
         let log = Arc::new(Mutex::new(Vec::new()));
@@ -140,7 +148,7 @@ impl Server {
                 }
                 let root = root.clone();
                 let log = log2.clone();
-                std::thread::spawn(move || serve_one(stream, &root, prefix, cors, &log));
+                std::thread::spawn(move || serve_one(stream, &root, prefix, (cors, cache), &log));
             }
         });
         Server { port, log, stopped }
@@ -574,6 +582,79 @@ pub fn dist() -> PathBuf {
     d
 }
 
+/// The Web Worker's files of the site in `site`, as `.ci/hash-worker` (Trunk's `post_build`
+/// hook) names them: `<h>` from index.html's `<meta name="trialscope-worker" content="<h>">`,
+/// and `worker_loader-<h>.js`, `worker-<h>.js`, `worker-<h>_bg.wasm`.
+#[allow(dead_code)]
+pub struct WorkerFiles {
+    /// 16 hex digits.
+    pub hash: String,
+    pub loader: String,
+    pub glue: String,
+    pub wasm: String,
+}
+
+/// Reads [`WorkerFiles`] of `site` and checks that they are content-addressed: the three
+/// files exist, the plain names Trunk writes (`worker_loader.js`, `worker.js`,
+/// `worker_bg.wasm`) do not, and `<h>` is the first 16 hex digits of the SHA-256 of the
+/// loader as written in `www/worker_loader.js`, the glue and the module. Panics otherwise.
+#[allow(dead_code)]
+pub fn worker_files(site: &Path) -> WorkerFiles {
+    use sha2::{Digest, Sha256};
+    let html = std::fs::read_to_string(site.join("index.html")).expect("index.html");
+    let tag = r#"<meta name="trialscope-worker" content=""#;
+    let at = html
+        .find(tag)
+        .unwrap_or_else(|| panic!("{}: no {tag}\"> in index.html", site.display()))
+        + tag.len();
+    let hash = html[at..].split('"').next().unwrap_or("").to_string();
+    assert!(
+        hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{}: the worker's hash is {hash:?}, not 16 hex digits (was .ci/hash-worker run?)",
+        site.display()
+    );
+    let f = WorkerFiles {
+        loader: format!("worker_loader-{hash}.js"),
+        glue: format!("worker-{hash}.js"),
+        wasm: format!("worker-{hash}_bg.wasm"),
+        hash,
+    };
+    for plain in ["worker_loader.js", "worker.js", "worker_bg.wasm"] {
+        assert!(
+            !site.join(plain).exists(),
+            "{}: {plain} is left",
+            site.display()
+        );
+    }
+    let source = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/www/worker_loader.js"));
+    let mut h = Sha256::new();
+    h.update(std::fs::read(source).unwrap());
+    for name in [&f.glue, &f.wasm] {
+        let bytes = std::fs::read(site.join(name))
+            .unwrap_or_else(|e| panic!("{}: {name}: {e}", site.display()));
+        h.update(bytes);
+    }
+    let want: String = h.finalize()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        f.hash,
+        want,
+        "{}: the worker's name is not its content's hash",
+        site.display()
+    );
+    let loader = std::fs::read_to_string(site.join(&f.loader)).expect("the worker loader");
+    for name in [&f.glue, &f.wasm] {
+        assert!(
+            loader.contains(&format!("\"./{name}\"")),
+            "{} does not name {name}",
+            f.loader
+        );
+    }
+    f
+}
+
 /// Clicks the element `css` names. Panics (naming `css`) when there is none or the click fails.
 #[allow(dead_code)]
 pub async fn click(c: &Client, css: &str) {
@@ -716,7 +797,7 @@ pub async fn assert_local_only_with(c: &Client, server: &Server, others: &[&Serv
         to_origin >= 5,
         "only {to_origin} requests to the test server: {urls:?}"
     );
-    // Every request of the browser, the worker's included (worker_loader.js, worker.js and its
+    // Every request of the browser, the worker's included (worker_loader-<h>.js, worker-<h>.js and its
     // wasm are not in the page's performance log), passed the proxy: all went to the server.
     let proxied: Vec<Proxied> = proxy_log(c)
         .await
@@ -726,7 +807,7 @@ pub async fn assert_local_only_with(c: &Client, server: &Server, others: &[&Serv
     for (m, u) in &proxied {
         assert!(allowed(u), "a request left the test server: {m} {u}");
     }
-    for part in ["/worker_loader.js", "_bg.wasm", "/boot.js"] {
+    for part in ["/worker_loader-", "_bg.wasm", "/boot.js"] {
         assert!(
             proxied.iter().any(|(_, u)| u.contains(part)),
             "the proxy saw no request for {part}: {proxied:?}"
