@@ -1,11 +1,11 @@
 // The service worker that keeps the app shell for offline use (README "Offline use"). boot.js
-// registers it as `sw.js?js=app-<hash>.js&wasm=app-<hash>_bg.wasm&worker=<h>`, scope = the site's base
-// (the folder of this file), so it works at `/` and under any sub-path.
+// registers it as `sw.js?js=app-<hash>.js&wasm=app-<hash>_bg.wasm&worker=<h>`, scope = the
+// site's base (the folder of this file), so it works at `/` and under any sub-path.
 //
 // * Version: the cache is named after the build (`trialscope-shell:<js>:<wasm>:<h>`, from this
-//   file's query `js=…&wasm=…&worker=<h>`, <h> the worker's hash). A new deploy has new hashed names, so boot.js registers a new script URL: the
-//   browser installs the new worker, which fills a new cache; `activate` deletes every older
-//   `trialscope-shell:` cache.
+//   file's query, <h> being the worker's hash). A new deploy has new hashed names, so boot.js
+//   registers a new script URL: the browser installs the new worker, which fills a new cache;
+//   `activate` deletes every older `trialscope-shell:` cache.
 // * What is cached (the app shell only, fetched once at install): index.html (the base URL),
 //   boot.js, the files index.html names beside it (the app's hashed JS, wasm and CSS), the
 //   worker loader of this build (`worker_loader-<h>.js`) and the JS and wasm it names. The demo (`demo/index.json` and the traces it

@@ -394,8 +394,9 @@ thread_local! {
 /// Trunk does not hash a worker's names; a plain `worker_bg.wasm` is cached by the browser
 /// (GitHub Pages: `max-age=600`), so a page reloaded just after a deploy could run the
 /// previous deploy's worker beside the new app. Content-addressed names make that
-/// impossible: a new worker has new names. Without the meta (or with anything but 16 hex
-/// digits in it), the plain names Trunk writes.
+/// impossible: a new worker has new names. Without the meta (or with anything but 16
+/// lower-case hex digits in it, as boot.js and the service worker also require), the plain
+/// names Trunk writes.
 struct WorkerFiles {
     /// The Web Worker's script (`www/worker_loader.js`, renamed).
     loader: String,
@@ -412,7 +413,7 @@ fn worker_files() -> WorkerFiles {
                 .flatten()
         })
         .and_then(|m| m.get_attribute("content"))
-        .filter(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()));
+        .filter(|h| h.len() == 16 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')));
     match hash {
         Some(h) => WorkerFiles {
             loader: format!("./worker_loader-{h}.js"),
