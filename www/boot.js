@@ -16,8 +16,9 @@ dispatchEvent(new CustomEvent("TrunkApplicationStarted", { detail: { wasm } }));
 // Offline use (README "Offline use"): the service worker `sw.js` keeps the app shell in a cache
 // named after this build, so the same js= and wasm= names (and the worker's hash) go to its
 // registration URL: every deploy registers a new script URL, hence a new worker and a new cache
-// (its `activate` deletes the old ones). Its scope is this file's folder, the site's base. Once the worker of *this*
-// build is active (its install has cached the whole shell), the page says "offline ready".
+// (its `activate` deletes the old ones). Its scope is this file's folder, the site's base. Once
+// the worker of *this* build is active (its install has cached the whole shell), the page says
+// "offline ready".
 const offlineReady = async () => {
   if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
   const sw = new URL("sw.js", here);

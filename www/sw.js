@@ -8,8 +8,8 @@
 //   `activate` deletes every older `trialscope-shell:` cache.
 // * What is cached (the app shell only, fetched once at install): index.html (the base URL),
 //   boot.js, the files index.html names beside it (the app's hashed JS, wasm and CSS), the
-//   worker loader of this build (`worker_loader-<h>.js`) and the JS and wasm it names. The demo (`demo/index.json` and the traces it
-//   lists) is kept as it passes, when a page this worker controls loads it (a plain visit
+//   worker loader of this build (`worker_loader-<h>.js`) and the JS and wasm it names. The
+//   demo (`demo/index.json` and the traces it lists) is kept as it passes, when a page this worker controls loads it (a plain visit
 //   after the first, or "Load demo"): never fetched by the worker itself, so a visit by a
 //   `?trace=` link or with `?demo=0` fetches nothing the link did not name, and no visit
 //   downloads the demo twice. Nothing
@@ -19,10 +19,10 @@
 //   and the worker's `worker_loader-<h>.js`, `worker-<h>.js`, `worker-<h>_bg.wasm`, named by
 //   .ci/hash-worker) are cache-first: such a name never changes its bytes. Everything else of
 //   the shell — the page itself (navigations in scope, whatever their query), boot.js and the
-//   demo — is network-first with this
-//   version's cache as the fallback when the network fails or the server answers with an error:
-//   an online visit always gets the newest deploy (so it registers the new worker, and the page
-//   and its worker never come from two builds), an offline one still starts. Requests that are
+//   demo — is network-first with this version's cache as the fallback when the network fails
+//   or the server answers with an error: an online visit always gets the newest deploy (so it
+//   registers the new worker, and the page and its worker never come from two builds), an
+//   offline one still starts. Requests that are
 //   not shell names are not touched (the browser handles them as if there were no service
 //   worker) and nothing they return is stored; the worker fetches nothing the page did not ask
 //   for except the shell at install.

@@ -304,13 +304,7 @@ fn demo_loads_by_default() {
         // "Clear" it brings the 12 trials back.
         harness::click(&c, "[data-testid=load-demo]").await;
         let status = wait_until(Duration::from_secs(30), "the demo's status", || async {
-            let t = c
-                .find(Locator::Css("[data-testid=demo-status]"))
-                .await
-                .ok()?
-                .text()
-                .await
-                .ok()?;
+            let t = harness::seen_text(&c, "[data-testid=demo-status]").await?;
             t.contains("already loaded").then_some(t)
         })
         .await;

@@ -233,16 +233,6 @@ fn offline_after_first_visit() {
 const PREVIOUS_GLUE: &str =
     "// the previous deploy's worker glue\nvar wasm_bindgen = function () {};\n";
 
-/// The worker's hash in `site`'s index.html (`<meta name="trialscope-worker" content="<h>">`),
-/// or None for a site with Trunk's plain worker names.
-fn worker_hash(site: &Path) -> Option<String> {
-    let html = std::fs::read_to_string(site.join("index.html")).unwrap();
-    let tag = r#"<meta name="trialscope-worker" content=""#;
-    let at = html.find(tag)? + tag.len();
-    let h = html[at..].split('"').next()?;
-    (h.len() == 16).then(|| h.to_string())
-}
-
 /// A deploy while a visitor's browser still holds the previous one (served as GitHub Pages
 /// serves, `Cache-Control: max-age=600`): the reloaded page gets the new index.html from the
 /// server but may take any sub-resource from the browser's cache. The previous deploy's worker
@@ -259,7 +249,8 @@ fn reload_after_deploy_runs_the_new_worker() {
         copy_dir(&dist(), &root);
         let new_html = std::fs::read_to_string(root.join("index.html")).unwrap();
         // The previous deploy: its index.html and its worker glue's name.
-        let (previous_html, previous_glue, plain_glue) = match worker_hash(&root) {
+        let hash = harness::worker_hash(&root).filter(|h| h.len() == 16);
+        let (previous_html, previous_glue, plain_glue) = match hash {
             Some(h) => {
                 let worker = harness::worker_files(&root);
                 let old = if h == "0123456789abcdef" {

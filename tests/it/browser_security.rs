@@ -567,10 +567,11 @@ fn browser_importer_crash_fails_only_that_file() {
         // worker module crossed the network once, for the page, and no worker fetched its own
         // (without the sharing, the two started first each fetch it before the service
         // worker is in charge).
+        let module = format!("/{}", harness::worker_files(&dist()).wasm);
         let module_fetches: Vec<_> = harness::proxy_log(&c)
             .await
             .into_iter()
-            .filter(|(_, u)| u.ends_with(&format!("/{}", harness::worker_files(&dist()).wasm)))
+            .filter(|(_, u)| u.ends_with(&module))
             .collect();
         assert_eq!(module_fetches.len(), 1, "{module_fetches:?}");
         assert_local_only(&c, &server).await;

@@ -594,6 +594,16 @@ pub struct WorkerFiles {
     pub wasm: String,
 }
 
+/// The `content` of `site`'s `<meta name="trialscope-worker" content="…">` (index.html): the
+/// worker's hash, empty in a build that kept Trunk's plain worker names; None without the meta.
+#[allow(dead_code)]
+pub fn worker_hash(site: &Path) -> Option<String> {
+    let html = std::fs::read_to_string(site.join("index.html")).expect("index.html");
+    let tag = r#"<meta name="trialscope-worker" content=""#;
+    let at = html.find(tag)? + tag.len();
+    Some(html[at..].split('"').next().unwrap_or("").to_string())
+}
+
 /// Reads [`WorkerFiles`] of `site` and checks that they are content-addressed: the three
 /// files exist, the plain names Trunk writes (`worker_loader.js`, `worker.js`,
 /// `worker_bg.wasm`) do not, and `<h>` is the first 16 hex digits of the SHA-256 of the
@@ -601,13 +611,12 @@ pub struct WorkerFiles {
 #[allow(dead_code)]
 pub fn worker_files(site: &Path) -> WorkerFiles {
     use sha2::{Digest, Sha256};
-    let html = std::fs::read_to_string(site.join("index.html")).expect("index.html");
-    let tag = r#"<meta name="trialscope-worker" content=""#;
-    let at = html
-        .find(tag)
-        .unwrap_or_else(|| panic!("{}: no {tag}\"> in index.html", site.display()))
-        + tag.len();
-    let hash = html[at..].split('"').next().unwrap_or("").to_string();
+    let hash = worker_hash(site).unwrap_or_else(|| {
+        panic!(
+            "{}: no <meta name=\"trialscope-worker\"> in index.html",
+            site.display()
+        )
+    });
     assert!(
         hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()),
         "{}: the worker's hash is {hash:?}, not 16 hex digits (was .ci/hash-worker run?)",
@@ -797,8 +806,9 @@ pub async fn assert_local_only_with(c: &Client, server: &Server, others: &[&Serv
         to_origin >= 5,
         "only {to_origin} requests to the test server: {urls:?}"
     );
-    // Every request of the browser, the worker's included (worker_loader-<h>.js, worker-<h>.js and its
-    // wasm are not in the page's performance log), passed the proxy: all went to the server.
+    // Every request of the browser, the worker's included (worker_loader-<h>.js, worker-<h>.js
+    // and its wasm are not in the page's performance log), passed the proxy: all went to the
+    // server.
     let proxied: Vec<Proxied> = proxy_log(c)
         .await
         .into_iter()
