@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::analysis::kept_counter::KeptCounter;
 use crate::analysis::stats;
 use crate::model::collective::{fold, has_collective_token, has_collective_token_in};
 use crate::model::facts::{rank_in_text, Facts};
@@ -595,10 +596,15 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
 
 /// One counter of `model` as a model-free [`Series`]: its name, its samples sorted by time,
 /// non-finite values dropped.
+/// Whether `c`'s samples are in time order and every value is finite (the common case): then
+/// they are what [`series_of`]'s filtering and stable sort would give.
+fn in_order_and_finite(c: &crate::model::CounterSeries) -> bool {
+    c.value.iter().all(|v| v.is_finite()) && c.ts_ns.windows(2).all(|w| w[0] <= w[1])
+}
+
 fn series_of(model: &Model, c: &crate::model::CounterSeries) -> Series {
-    // The common case (samples in time order, every value finite) is a copy: what filtering
-    // and a stable sort would give, without pairing, sorting and splitting again.
-    if c.value.iter().all(|v| v.is_finite()) && c.ts_ns.windows(2).all(|w| w[0] <= w[1]) {
+    // The common case is a copy, without pairing, sorting and splitting again.
+    if in_order_and_finite(c) {
         return Series {
             name: model.str(c.name).to_string(),
             ts_ns: c.ts_ns.clone(),
@@ -621,27 +627,36 @@ fn series_of(model: &Model, c: &crate::model::CounterSeries) -> Series {
 }
 
 /// Every counter of `model` as a [`Series`] (name, samples sorted by time, non-finite values
-/// dropped), in model order: what [`apply_mapping`] needs to map the counters again without the
-/// model (the browser worker keeps these, not the slices). Memory: 16 bytes per sample.
-pub fn counters_from_model(model: &Model) -> Vec<Series> {
-    model.counters.iter().map(|c| series_of(model, c)).collect()
+/// dropped), packed ([`KeptCounter`]), in model order: what [`apply_mapping`] needs to map the
+/// counters again without the model (the browser worker keeps these, not the slices). Memory:
+/// the packed samples, ~4 bytes a sample for integral values close in time, at most 18.
+pub fn counters_from_model(model: &Model) -> Vec<KeptCounter> {
+    model
+        .counters
+        .iter()
+        .map(|c| {
+            // The common case packs the model's columns as they are, without the copy
+            // `series_of` would make.
+            if in_order_and_finite(c) {
+                KeptCounter::from_columns(model.str(c.name).to_string(), &c.ts_ns, &c.value)
+            } else {
+                KeptCounter::new(&series_of(model, c))
+            }
+        })
+        .collect()
 }
 
 /// Replaces the four memory series of `out` by the ones `mapping` selects among `counters`
 /// (from [`counters_from_model`]), with the rule of [`series_from_model`]: per kind, a non-`cpu`
 /// counter wins, then the one with more samples, then the first. A kind no counter maps to
-/// becomes `None`. Markers, phases and identity stay.
-pub fn apply_mapping(out: &mut RankSeries, counters: &[Series], mapping: &Mapping) {
+/// becomes `None`. Markers, phases and identity stay. Only the picked counters are unpacked.
+pub fn apply_mapping(out: &mut RankSeries, counters: &[KeptCounter], mapping: &Mapping) {
     let mut best: BTreeMap<SeriesKind, (bool, usize, usize)> = BTreeMap::new();
     for (ci, c) in counters.iter().enumerate() {
-        let Some(kind) = mapping.classify(&c.name) else {
+        let Some(kind) = mapping.classify(c.name()) else {
             continue;
         };
-        let key = (
-            !fold(&c.name).contains("cpu"),
-            c.ts_ns.len(),
-            usize::MAX - ci,
-        );
+        let key = (!fold(c.name()).contains("cpu"), c.len(), usize::MAX - ci);
         if best.get(&kind).is_none_or(|b| key > *b) {
             best.insert(kind, key);
         }
@@ -649,7 +664,7 @@ pub fn apply_mapping(out: &mut RankSeries, counters: &[Series], mapping: &Mappin
     let pick = |k: SeriesKind| {
         best.get(&k)
             .and_then(|b| counters.get(usize::MAX - b.2))
-            .cloned()
+            .map(KeptCounter::series)
     };
     for k in SeriesKind::ALL {
         *out.kinds.get_mut(k) = pick(k);

@@ -8,5 +8,6 @@ pub mod compare;
 mod compile_records;
 pub mod compile_triage;
 pub mod flame;
+mod kept_counter;
 pub mod scaling;
 pub mod stats;

@@ -653,10 +653,12 @@ mod memory_tests {
 
     #[test]
     fn counters_kept_for_remapping_are_bounded() {
-        let series = |name: &str, n: usize| cm::Series {
-            name: name.into(),
-            ts_ns: (0..n as i64).collect(),
-            value: vec![1.0; n],
+        let series = |name: &str, n: usize| {
+            cm::KeptCounter::new(&cm::Series {
+                name: name.into(),
+                ts_ns: (0..n as i64).collect(),
+                value: vec![1.0; n],
+            })
         };
         let big = crate::workspace::MAX_KEPT_COUNTER_SAMPLES;
         let (kept, dropped) = crate::workspace::keep_counters(vec![
@@ -665,7 +667,7 @@ mod memory_tests {
             series("fb_bytes", 20),
             series("fan_rpm", 10),
         ]);
-        let names: Vec<&str> = kept.iter().map(|c| c.name.as_str()).collect();
+        let names: Vec<&str> = kept.iter().map(|c| c.name()).collect();
         // The default-mapped series always; then the others while the budget lasts.
         assert_eq!(names, ["GPU memory used", "cpu_freq", "fan_rpm"]);
         assert_eq!(dropped, 1);

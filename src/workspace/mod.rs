@@ -39,7 +39,8 @@ use crate::model::{Diagnostic, Diagnostics, TraceInfo};
 pub type FileId = u32;
 
 /// Counter samples a trace keeps for re-mapping beyond the series the default mapping picks
-/// (16 bytes each: 4 MiB per file).
+/// (packed, [`cm::KeptCounter`]: ~4 bytes each for integral values close in time, at most 18,
+/// so 1–4.5 MiB per file).
 pub const MAX_KEPT_COUNTER_SAMPLES: usize = 1 << 18;
 
 /// Counts of what a trace import read.
@@ -76,8 +77,8 @@ pub struct TraceFile {
     /// Memory series, markers and phases with the default mapping
     /// ([`cm::extract`]).
     pub memory: RankSeries,
-    /// Counters kept for re-mapping ([`cm::apply_mapping`]).
-    pub counters: Vec<cm::Series>,
+    /// Counters kept for re-mapping ([`cm::apply_mapping`]), packed.
+    pub counters: Vec<cm::KeptCounter>,
     /// A PyTorch trace that names no rank (the importer's `rank_unknown` warning).
     pub rank_unknown: bool,
 }
@@ -93,8 +94,8 @@ pub struct RecordsFile {
 pub struct TelemetryPart {
     /// Series with the default mapping; `rank` as the records state it.
     pub memory: RankSeries,
-    /// Every series, for re-mapping.
-    pub counters: Vec<cm::Series>,
+    /// Every series, for re-mapping, packed.
+    pub counters: Vec<cm::KeptCounter>,
     /// The part's facts (rank from the records, else the file name, else assigned).
     pub facts: Facts,
 }
@@ -680,18 +681,18 @@ impl Workspace {
 /// The counters a trace keeps for [`cm::apply_mapping`]: every counter the default mapping
 /// classifies, then the others in model order while their samples fit in
 /// [`MAX_KEPT_COUNTER_SAMPLES`]. Returns the kept ones and how many were dropped.
-pub(crate) fn keep_counters(all: Vec<cm::Series>) -> (Vec<cm::Series>, usize) {
+pub(crate) fn keep_counters(all: Vec<cm::KeptCounter>) -> (Vec<cm::KeptCounter>, usize) {
     let default = cm::Mapping::default();
     let mut budget = MAX_KEPT_COUNTER_SAMPLES;
     let mut dropped = 0;
     let kept = all
         .into_iter()
         .filter(|c| {
-            if default.classify(&c.name).is_some() {
+            if default.classify(c.name()).is_some() {
                 return true;
             }
-            if c.ts_ns.len() <= budget {
-                budget -= c.ts_ns.len();
+            if c.len() <= budget {
+                budget -= c.len();
                 true
             } else {
                 dropped += 1;

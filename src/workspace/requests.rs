@@ -439,7 +439,7 @@ impl Workspace {
             rank: Option<u32>,
             assigned: bool,
             series: &'a RankSeries,
-            counters: &'a [cm::Series],
+            counters: &'a [cm::KeptCounter],
         }
         let mut raw: Vec<Raw> = Vec::new();
         for e in &self.entries {

@@ -18,9 +18,10 @@ use postcard::ser_flavors::Flavor;
 
 use super::Prepared;
 
-/// Leading bytes of the wire form: `TSPW` and the format version (1). A payload of another
+/// Leading bytes of the wire form: `TSPW` and the format version (2 since the kept counters
+/// are packed, [`crate::analysis::collective_memory::KeptCounter`]). A payload of another
 /// version is refused with a message rather than misread.
-pub const MAGIC: &[u8; 5] = b"TSPW\x01";
+pub const MAGIC: &[u8; 5] = b"TSPW\x02";
 
 /// Piece size [`encode_chunks`] uses in the browser (8 MiB, as the file reads).
 pub const CHUNK_BYTES: usize = 8 << 20;
@@ -228,9 +229,11 @@ mod tests {
         assert!(decode(b"{\"Ok\":{}}")
             .unwrap_err()
             .contains("wrong leading bytes"));
-        let mut other = bytes.clone();
-        other[4] = 2;
-        assert!(decode(&other).is_err(), "another version is refused");
+        for version in [1, MAGIC[4] + 1] {
+            let mut other = bytes.clone();
+            other[4] = version;
+            assert!(decode(&other).is_err(), "version {version} is refused");
+        }
         for cut in [5, 6, bytes.len() / 2, bytes.len() - 1] {
             assert!(decode(&bytes[..cut]).is_err(), "cut at {cut}");
         }

@@ -8,7 +8,8 @@
 //! decompressed bytes (the import alone, plus its SHA-256); `formats::load_from` over the bytes
 //! as dropped (what the worker's load does: SHA-256 + inflate + import); `workspace::prepare`
 //! (that load + `keep`: the extracts the workspace keeps); `workspace::wire::encode` of the
-//! prepared file (the hand-over's postcard form).
+//! prepared file (the hand-over's postcard form); `workspace::wire::decode` of that form (the
+//! session worker's side of the hand-over).
 
 use std::io::Read;
 
@@ -124,12 +125,15 @@ pub fn run(
     })?;
     let prepared = prepared.ok_or("no run")?;
     prepared.as_ref().map_err(Clone::clone)?;
-    let mut wire_len = 0;
+    let mut encoded = Vec::new();
     time("wire encode", dec_len, &mut || {
-        wire_len = wire::encode(&prepared)?.len();
+        encoded = wire::encode(&prepared)?;
         Ok(())
     })?;
-    let _ = wire_len;
+    time("wire decode", dec_len, &mut || {
+        std::hint::black_box(wire::decode(&encoded)??);
+        Ok(())
+    })?;
     drop(plain);
     Ok(out)
 }
