@@ -1091,7 +1091,10 @@ struct BatchRun {
     /// Each import worker's busy and idle time ([`worker_use`]; empty on a site without the
     /// `trialscope:job` marks).
     workers: String,
+    /// Peak RSS while the batch loaded: the tab's renderer processes, every browser process,
+    /// bytes.
     tab_peak: u64,
+    browser_peak: u64,
 }
 
 /// Each import worker's busy time, idle time within the import span (first hand-out → last
@@ -1220,7 +1223,7 @@ async fn pick_batch(
             .unwrap_or_default();
         println!("marks after the pick:\n{marks}");
     }
-    let (tab_peak, _) = sampler.peaks();
+    let (tab_peak, browser_peak) = sampler.peaks();
     c.close().await.unwrap();
     BatchRun {
         e2e_ms,
@@ -1231,6 +1234,7 @@ async fn pick_batch(
         tasks,
         workers,
         tab_peak,
+        browser_peak,
     }
 }
 
@@ -1368,7 +1372,8 @@ fn benchmark_browser_scale() {
                         "[{part} {site}] run {run}: {} files, {:.1} MB decompressed; worker import \
                          {:.0} ms summed = {:.1} MB/s per worker; page pick → hotspot table \
                          {:.0} ms (test wall {:.0} ms); longest main-thread task {:.0} ms ({} ≥ \
-                         50 ms), timer gap {:.0} ms; peak tab {:.0} MB; load average {}",
+                         50 ms), timer gap {:.0} ms; peak tab {:.0} MB, browser {:.0} MB; load \
+                         average {}",
                         files.len(),
                         r.bytes / 1e6,
                         r.import_ms,
@@ -1379,6 +1384,7 @@ fn benchmark_browser_scale() {
                         r.resp.long_tasks,
                         r.resp.timer_gap_ms,
                         r.tab_peak as f64 / 1e6,
+                        r.browser_peak as f64 / 1e6,
                         load.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
                     );
                         println!("[{part} {site}] run {run}: long tasks {}", r.tasks);
