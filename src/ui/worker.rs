@@ -298,11 +298,15 @@ fn warm_up() {
 }
 
 /// Results up to this size (bytes of the wire form) are handed over as a `Uint8Array`, not a
-/// `Blob`: 1 MiB. A `Blob` is made, sliced and read through the browser's own process, about
+/// `Blob`: 256 KiB. A `Blob` is made, sliced and read through the browser's own process, about
 /// 3–5 ms a call on the 2-core VM (200 picked trials: 3 such calls a file, 2026-12-05), while
-/// a small array is copied with the message and held by the page's journal (up to 1 MiB per
-/// file; the 200 picked 3.6 KB trials' are a few KB each).
-const SMALL_HANDOVER_BYTES: usize = 1 << 20;
+/// a small array is copied with the message (the worker's, the page's and the session
+/// worker's copies live until their collections) and held by the page's journal (the 200
+/// picked 3.6 KB trials' are a few KB each). At 1 MiB the 18 demo trials' results (0.4–0.9 MB
+/// each since the kept counters are packed) crossed as arrays: the tab's peak was ~45 MB
+/// higher than at 256 KiB, where they cross as `Blob`s, for no faster table
+/// (docs/benchmarks.md, session 35).
+const SMALL_HANDOVER_BYTES: usize = 1 << 18;
 
 /// The import worker's result in its wire form ([`crate::workspace::wire`]: postcard of
 /// `Result<Prepared, String>`): a `Uint8Array` up to [`SMALL_HANDOVER_BYTES`], else a `Blob`

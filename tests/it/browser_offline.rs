@@ -297,6 +297,9 @@ fn reload_after_deploy_runs_the_new_worker() {
             },
         )
         .await;
+        // and its service worker finished installing: its precache requests (`?sw=install`)
+        // are the visit's, not the reload's (under load they once came after the reload).
+        wait_offline_ready(&c).await;
 
         // The new deploy, then a reload: the demo is analysed by the new deploy's worker.
         std::fs::write(root.join("index.html"), &new_html).unwrap();
