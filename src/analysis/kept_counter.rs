@@ -20,6 +20,7 @@ use serde::ser::{SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
 use super::collective_memory::Series;
+use crate::model::nested::enc::{varint as put_varint, zigzag};
 
 const MODE_INT: u8 = 0;
 const MODE_F64: u8 = 1;
@@ -38,14 +39,6 @@ fn exact_int(v: f64) -> Option<i64> {
     // `as` saturates; the round trip through the bits rejects saturation, fractions, NaN and -0.
     let i = v as i64;
     ((i as f64).to_bits() == v.to_bits()).then_some(i)
-}
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
 }
 
 /// The packed form with integral value deltas; `None` at the first value that is not an
@@ -78,10 +71,7 @@ fn pack_raw(ts_ns: &[i64], value: &[f64]) -> Vec<u8> {
     packed
 }
 
-fn zigzag(v: i64) -> u64 {
-    ((v << 1) ^ (v >> 63)) as u64
-}
-
+/// The inverse of [`zigzag`].
 fn unzigzag(v: u64) -> i64 {
     (v >> 1) as i64 ^ -((v & 1) as i64)
 }
@@ -98,9 +88,9 @@ struct Samples<'a> {
 impl<'a> Samples<'a> {
     /// `None` when `packed` has no valid mode byte.
     fn new(packed: &'a [u8]) -> Option<Self> {
-        let raw = match packed.first()? {
-            &MODE_INT => false,
-            &MODE_F64 => true,
+        let raw = match *packed.first()? {
+            MODE_INT => false,
+            MODE_F64 => true,
             _ => return None,
         };
         Some(Samples {

@@ -55,12 +55,19 @@ pub enum Leaf<'a> {
 pub mod enc {
     use super::*;
 
-    fn varint(buf: &mut Vec<u8>, mut v: u64) {
+    /// Appends `v` as a LEB128 varint (1–10 bytes).
+    pub(crate) fn varint(buf: &mut Vec<u8>, mut v: u64) {
         while v >= 0x80 {
             buf.push((v as u8) | 0x80);
             v >>= 7;
         }
         buf.push(v as u8);
+    }
+
+    /// `v` zigzag-mapped to an unsigned integer (0, -1, 1, -2 … → 0, 1, 2, 3 …), so that a
+    /// small magnitude takes few varint bytes.
+    pub(crate) fn zigzag(v: i64) -> u64 {
+        ((v << 1) ^ (v >> 63)) as u64
     }
 
     /// A JSON null.
@@ -70,7 +77,7 @@ pub mod enc {
     /// A signed integer.
     pub fn int(buf: &mut Vec<u8>, v: i64) {
         buf.push(INT);
-        varint(buf, ((v << 1) ^ (v >> 63)) as u64);
+        varint(buf, zigzag(v));
     }
     /// An unsigned integer.
     pub fn uint(buf: &mut Vec<u8>, v: u64) {
