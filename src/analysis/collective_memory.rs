@@ -594,14 +594,14 @@ pub fn series_from_model(model: &Model, mapping: &Mapping) -> RankSeries {
     out
 }
 
-/// One counter of `model` as a model-free [`Series`]: its name, its samples sorted by time,
-/// non-finite values dropped.
 /// Whether `c`'s samples are in time order and every value is finite (the common case): then
 /// they are what [`series_of`]'s filtering and stable sort would give.
 fn in_order_and_finite(c: &crate::model::CounterSeries) -> bool {
     c.value.iter().all(|v| v.is_finite()) && c.ts_ns.windows(2).all(|w| w[0] <= w[1])
 }
 
+/// One counter of `model` as a model-free [`Series`]: its name, its samples sorted by time,
+/// non-finite values dropped.
 fn series_of(model: &Model, c: &crate::model::CounterSeries) -> Series {
     // The common case is a copy, without pairing, sorting and splitting again.
     if in_order_and_finite(c) {
@@ -631,17 +631,38 @@ fn series_of(model: &Model, c: &crate::model::CounterSeries) -> Series {
 /// counters again without the model (the browser worker keeps these, not the slices). Memory:
 /// the packed samples, ~4 bytes a sample for integral values close in time, at most 18.
 pub fn counters_from_model(model: &Model) -> Vec<KeptCounter> {
+    counters_from_model_where(model, |_, _| true)
+}
+
+/// The counters of `model` that `keep` admits, packed as [`counters_from_model`] packs them, in
+/// model order. `keep(name, samples)` is called once per counter, in model order, before that
+/// counter is packed: `samples` is the count the packed counter will hold (its finite values,
+/// [`KeptCounter::len`]), so a budget of samples can be kept without packing what it refuses.
+pub fn counters_from_model_where(
+    model: &Model,
+    mut keep: impl FnMut(&str, usize) -> bool,
+) -> Vec<KeptCounter> {
     model
         .counters
         .iter()
-        .map(|c| {
+        .filter_map(|c| {
+            let name = model.str(c.name);
+            let common = in_order_and_finite(c);
+            let samples = if common {
+                c.value.len()
+            } else {
+                c.value.iter().filter(|v| v.is_finite()).count()
+            };
+            if !keep(name, samples) {
+                return None;
+            }
             // The common case packs the model's columns as they are, without the copy
             // `series_of` would make.
-            if in_order_and_finite(c) {
-                KeptCounter::from_columns(model.str(c.name).to_string(), &c.ts_ns, &c.value)
+            Some(if common {
+                KeptCounter::from_columns(name.to_string(), &c.ts_ns, &c.value)
             } else {
                 KeptCounter::new(&series_of(model, c))
-            }
+            })
         })
         .collect()
 }

@@ -651,26 +651,59 @@ mod memory_tests {
             .is_empty());
     }
 
+    /// The budget is asked before packing, with the sample count the packed counter holds
+    /// (finite values only): a counter with non-finite values must not spend them.
     #[test]
     fn counters_kept_for_remapping_are_bounded() {
-        let series = |name: &str, n: usize| {
-            cm::KeptCounter::new(&cm::Series {
-                name: name.into(),
-                ts_ns: (0..n as i64).collect(),
-                value: vec![1.0; n],
-            })
-        };
+        use crate::model::{CounterSeries, Model, TrackId};
         let big = crate::workspace::MAX_KEPT_COUNTER_SAMPLES;
-        let (kept, dropped) = crate::workspace::keep_counters(vec![
-            series("GPU memory used", big + 1),
-            series("cpu_freq", big - 10),
-            series("fb_bytes", 20),
-            series("fan_rpm", 10),
-        ]);
+        let mut m = Model::default();
+        let mut add = |name: &str, ts_ns: Vec<i64>, value: Vec<f64>| {
+            let name = m.strings.intern(name);
+            m.counters.push(CounterSeries {
+                track: TrackId(0),
+                name,
+                unit: name,
+                pid: None,
+                ts_ns,
+                value,
+            });
+        };
+        let ramp = |n: usize| (0..n as i64).collect::<Vec<i64>>();
+        add("GPU memory used", ramp(big + 1), vec![1.0; big + 1]);
+        // big - 5 samples, 5 of them NaN: it spends big - 10 of the budget, leaving 10.
+        let mut freq = vec![2.0; big - 5];
+        freq[..5].fill(f64::NAN);
+        add("cpu_freq", ramp(big - 5), freq);
+        add("fb_bytes", ramp(20), vec![3.0; 20]);
+        // Out of time order: packed from a sorted copy.
+        add(
+            "fan_rpm",
+            (0..10).rev().collect(),
+            (0..10).map(f64::from).collect(),
+        );
+        let mut budget = crate::workspace::CounterBudget::new();
+        let mut asked = Vec::new();
+        let kept = cm::counters_from_model_where(&m, |name, samples| {
+            asked.push((name.to_string(), samples));
+            budget.admit(name, samples)
+        });
         let names: Vec<&str> = kept.iter().map(|c| c.name()).collect();
         // The default-mapped series always; then the others while the budget lasts.
         assert_eq!(names, ["GPU memory used", "cpu_freq", "fan_rpm"]);
-        assert_eq!(dropped, 1);
+        assert_eq!(budget.dropped(), 1);
+        // Every counter was asked once, with what its packed form holds; the kept ones are
+        // exactly what packing every counter gives.
+        let all = cm::counters_from_model(&m);
+        let lens: Vec<(String, usize)> = all
+            .iter()
+            .map(|c| (c.name().to_string(), c.len()))
+            .collect();
+        assert_eq!(asked, lens);
+        assert_eq!(lens[1].1, big - 10);
+        let want: Vec<&cm::KeptCounter> = all.iter().filter(|c| c.name() != "fb_bytes").collect();
+        assert_eq!(kept.iter().collect::<Vec<_>>(), want);
+        assert_eq!(kept[2].series().ts_ns, (0..10).collect::<Vec<i64>>());
     }
 
     #[test]

@@ -472,7 +472,10 @@ pub fn keep(loaded: Loaded) -> Prepared {
             own.hostname = a.model.info.hostname.clone();
             let mut model = a.model;
             let m = &model;
-            let (counters, not_kept) = keep_counters(cm::counters_from_model(m));
+            let mut budget = CounterBudget::new();
+            let counters =
+                cm::counters_from_model_where(m, |name, samples| budget.admit(name, samples));
+            let not_kept = budget.dropped();
             let mut diagnostics = m.diagnostics.clone();
             if not_kept > 0 {
                 diagnostics.add_n(
@@ -678,29 +681,45 @@ impl Workspace {
     }
 }
 
-/// The counters a trace keeps for [`cm::apply_mapping`]: every counter the default mapping
-/// classifies, then the others in model order while their samples fit in
-/// [`MAX_KEPT_COUNTER_SAMPLES`]. Returns the kept ones and how many were dropped.
-pub(crate) fn keep_counters(all: Vec<cm::KeptCounter>) -> (Vec<cm::KeptCounter>, usize) {
-    let default = cm::Mapping::default();
-    let mut budget = MAX_KEPT_COUNTER_SAMPLES;
-    let mut dropped = 0;
-    let kept = all
-        .into_iter()
-        .filter(|c| {
-            if default.classify(c.name()).is_some() {
-                return true;
-            }
-            if c.len() <= budget {
-                budget -= c.len();
-                true
-            } else {
-                dropped += 1;
-                false
-            }
-        })
-        .collect();
-    (kept, dropped)
+/// Chooses the counters a trace keeps for [`cm::apply_mapping`], asked once per counter in
+/// model order ([`cm::counters_from_model_where`], so a refused counter is never packed):
+/// every counter the default mapping classifies, then the others while their samples fit in
+/// [`MAX_KEPT_COUNTER_SAMPLES`].
+pub(crate) struct CounterBudget {
+    default: cm::Mapping,
+    left: usize,
+    dropped: usize,
+}
+
+impl CounterBudget {
+    /// A budget of [`MAX_KEPT_COUNTER_SAMPLES`] with nothing admitted yet.
+    pub(crate) fn new() -> Self {
+        CounterBudget {
+            default: cm::Mapping::default(),
+            left: MAX_KEPT_COUNTER_SAMPLES,
+            dropped: 0,
+        }
+    }
+
+    /// Whether the counter `name` of `samples` samples is kept; a kept counter the default
+    /// mapping does not classify spends its samples from the budget.
+    pub(crate) fn admit(&mut self, name: &str, samples: usize) -> bool {
+        if self.default.classify(name).is_some() {
+            return true;
+        }
+        if samples <= self.left {
+            self.left -= samples;
+            true
+        } else {
+            self.dropped += 1;
+            false
+        }
+    }
+
+    /// How many counters were refused.
+    pub(crate) fn dropped(&self) -> usize {
+        self.dropped
+    }
 }
 
 #[cfg(not(target_arch = "wasm32"))]
