@@ -16,6 +16,7 @@
 
 pub mod compare;
 pub mod link;
+pub mod progress;
 mod protocol;
 pub mod schedule;
 mod views;

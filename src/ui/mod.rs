@@ -71,8 +71,9 @@ impl Status {
 pub struct FileRow {
     pub id: FileId,
     pub name: String,
-    /// Size as dropped, bytes.
-    pub size: f64,
+    /// Size as dropped, bytes; 0 while a downloaded file's (demo, `?trace=` link) bytes are
+    /// not all in: [`send_file`] sets it from the bytes handed to the import pool.
+    pub size: RwSignal<f64>,
     pub status: RwSignal<Status>,
     /// The user's input text; `None` = from the file name with the pattern.
     pub input_edit: RwSignal<Option<String>>,
@@ -347,7 +348,7 @@ pub fn add_file_row(state: AppState, name: String, size: f64) -> FileRow {
     let row = FileRow {
         id,
         name,
-        size,
+        size: RwSignal::new(size),
         status: RwSignal::new(Status::Reading),
         input_edit: RwSignal::new(None),
         variant: RwSignal::new(String::new()),
@@ -362,7 +363,11 @@ pub fn add_file_row(state: AppState, name: String, size: f64) -> FileRow {
 /// "`<name> (empty)`" ([`AppState::skipped`]), as `trialscope` skips an empty file of a folder
 /// and names it, instead of failing it as an unreadable trace.
 pub fn send_file(state: AppState, row: &FileRow, source: web_sys::Blob) {
-    if source.size() == 0.0 {
+    let size = source.size();
+    if row.size.get_untracked() != size {
+        row.size.set(size);
+    }
+    if size == 0.0 {
         state.files.update(|f| f.retain(|r| r.id != row.id));
         state.skipped.update(|s| s.push(row.name.clone()));
         request_analysis(state);

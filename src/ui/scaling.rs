@@ -11,6 +11,7 @@ use super::scatter::ScatterPlot;
 use super::{export, remove_file, request_analysis, AppState, FileRow, Status};
 use crate::analysis::scaling::{EvidenceStatus, Hotspot, Report};
 use crate::plot::format_value;
+use crate::session::progress::BatchProgress;
 use crate::session::{FileId, ImportSummary};
 
 /// The whole scaling tab.
@@ -157,7 +158,7 @@ fn trial_row(state: AppState, row: FileRow) -> impl IntoView {
             <td class="name">{row.name.clone()}</td>
             <td class="num">
                 {move || {
-                    let bytes = summary().map_or(size, |s| s.size_bytes as f64);
+                    let bytes = summary().map_or_else(|| size.get(), |s| s.size_bytes as f64);
                     if bytes > 0.0 { format_value(bytes, "bytes") } else { String::new() }
                 }}
             </td>
@@ -266,44 +267,19 @@ fn trial_row(state: AppState, row: FileRow) -> impl IntoView {
     }
 }
 
-/// Overall progress of the batch being loaded (the files added since the page was last idle,
-/// [`super::Timing::batch_first`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct BatchProgress {
-    /// Files in the batch, and those finished (imported or failed).
-    files: usize,
-    done: usize,
-    /// Bytes as dropped, summed over the batch.
-    bytes: f64,
-    /// Share of the batch's bytes read so far, in [0, 1]: a finished file counts whole, a file
-    /// in the worker by its reported fraction, a download by its fraction when known.
-    fraction: f64,
-}
-
+/// The batch being loaded: the files added since the page was last idle
+/// ([`super::Timing::batch_first`]).
 fn batch_progress(state: AppState) -> BatchProgress {
     let first = state.timing.with(|t| t.batch_first);
     state.files.with(|files| {
-        let mut b = BatchProgress::default();
-        let mut weighted = 0.0;
-        let mut total = 0.0;
-        for r in files.iter().filter(|r| r.id >= first) {
-            // A file of unknown size still counts as one byte, so it moves the bar.
-            let w = r.size.max(1.0);
-            let f = match r.status.get() {
-                Status::Imported(_) | Status::Failed(_) => {
-                    b.done += 1;
-                    1.0
-                }
-                Status::Importing(f) | Status::Fetching(Some(f)) => f.clamp(0.0, 1.0),
-                Status::Reading | Status::Fetching(None) => 0.0,
+        BatchProgress::of(files.iter().filter(|r| r.id >= first).map(|r| {
+            let (fraction, done) = match r.status.get() {
+                Status::Imported(_) | Status::Failed(_) => (1.0, true),
+                Status::Importing(f) | Status::Fetching(Some(f)) => (f, false),
+                Status::Reading | Status::Fetching(None) => (0.0, false),
             };
-            b.files += 1;
-            b.bytes += r.size.max(0.0);
-            weighted += w * f;
-            total += w;
-        }
-        b.fraction = if total > 0.0 { weighted / total } else { 0.0 };
-        b
+            (r.size.get(), fraction, done)
+        }))
     })
 }
 
@@ -365,16 +341,7 @@ fn TrialTable() -> impl IntoView {
                     ></progress>
                     " "
                     <span data-testid="batch-text">
-                        {move || {
-                            let b = batch.get();
-                            format!(
-                                "{} of {} files done, {:.0} % of {}",
-                                b.done,
-                                b.files,
-                                b.fraction * 100.0,
-                                format_value(b.bytes, "bytes"),
-                            )
-                        }}
+                        {move || batch.get().text()}
                     </span>
                 </p>
                 <ul class="loading" data-testid="loading-files">

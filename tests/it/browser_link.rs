@@ -2,7 +2,8 @@
 //! site on one 127.0.0.1 port, traces on others (one sending CORS headers, one not).
 //!
 //! * `trace_links_open_traces`: three `?trace=` URLs on the CORS server show the hotspot
-//!   table; the demo is not fetched; requests go only to the two local origins.
+//!   table; the demo is not fetched; requests go only to the two local origins. While the last
+//!   download is held, the batch's line gives the two others' bytes and "1 downloading".
 //! * `trace_link_errors_name_url_and_cause`: a server without CORS, a 404 and a file that is no
 //!   trace each give a visible per-file error naming the URL and the cause; a relative
 //!   `?trace=` with `&variant=` and an `?input=` pattern are applied.
@@ -58,7 +59,29 @@ fn trace_links_open_traces() {
             .iter()
             .map(|n| format!("trace={}", enc(&trace_url(&traces, n))))
             .collect();
+        // The last download is held: the batch's line counts it as downloading, with the
+        // bytes of the two others, never "of 0 B" (the links' sizes come with their bytes).
+        traces.hold(names[2]);
         open(&c, &site, &query.join("&")).await;
+        let batch = wait_until(Duration::from_secs(120), "2 of 3 files done", || async {
+            let el = c
+                .find(Locator::Css("[data-testid=batch-text]"))
+                .await
+                .ok()?;
+            let text = harness::visible_text(&c, &el).await.ok()?;
+            text.starts_with("2 of 3 files done").then_some(text)
+        })
+        .await;
+        let sizes: u64 = names[..2]
+            .iter()
+            .map(|n| std::fs::metadata(demo_dir().join(n)).unwrap().len())
+            .sum();
+        let want = format!(
+            ", {} so far, 1 downloading",
+            trialscope::plot::format_value(sizes as f64, "bytes")
+        );
+        assert!(batch.ends_with(&want), "{batch} (want …{want})");
+        traces.release();
         wait_until(Duration::from_secs(120), "the hotspot rows", || async {
             (count(&c, "tr[data-testid=hotspot-row]").await > 0).then_some(())
         })

@@ -32,6 +32,8 @@ pub struct Server {
     pub log: Arc<Mutex<Vec<Logged>>>,
     /// Set by [`Server::stop`]: connections are then closed unanswered.
     stopped: Arc<std::sync::atomic::AtomicBool>,
+    /// Set by [`Server::hold`]: requests whose path ends with it wait for [`Server::release`].
+    held: Arc<Mutex<Option<String>>>,
 }
 
 fn content_type(path: &Path) -> &'static str {
@@ -52,6 +54,7 @@ fn serve_one(
     prefix: &str,
     (cors, cache): (bool, &str),
     log: &Mutex<Vec<Logged>>,
+    held: &Mutex<Option<String>>,
 ) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
     let mut reader = BufReader::new(match stream.try_clone() {
@@ -83,6 +86,18 @@ fn serve_one(
     let mut file = root.join(rel);
     if rel.is_empty() || file.is_dir() {
         file = file.join("index.html");
+    }
+    // A held path waits (at most 5 minutes) before any answer, as a download that has not
+    // started yet.
+    let t0 = std::time::Instant::now();
+    while t0.elapsed() < Duration::from_secs(300)
+        && held
+            .lock()
+            .unwrap()
+            .as_deref()
+            .is_some_and(|h| path.ends_with(h))
+    {
+        std::thread::sleep(Duration::from_millis(50));
     }
     let safe = !rel.split('/').any(|c| c == "..");
     let (status, body, ctype) = match (safe, std::fs::read(&file)) {
@@ -138,6 +153,8 @@ impl Server {
         let log2 = log.clone();
         let stopped = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let stopped2 = stopped.clone();
+        let held = Arc::new(Mutex::new(None));
+        let held2 = held.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
                 if stopped2.load(std::sync::atomic::Ordering::SeqCst) {
@@ -148,10 +165,31 @@ impl Server {
                 }
                 let root = root.clone();
                 let log = log2.clone();
-                std::thread::spawn(move || serve_one(stream, &root, prefix, (cors, cache), &log));
+                let held = held2.clone();
+                std::thread::spawn(move || {
+                    serve_one(stream, &root, prefix, (cors, cache), &log, &held)
+                });
             }
         });
-        Server { port, log, stopped }
+        Server {
+            port,
+            log,
+            stopped,
+            held,
+        }
+    }
+
+    /// Holds every request whose path ends with `suffix` unanswered until [`Server::release`]
+    /// (a download whose bytes and size have not come yet).
+    #[allow(dead_code)]
+    pub fn hold(&self, suffix: &str) {
+        *self.held.lock().unwrap() = Some(suffix.to_string());
+    }
+
+    /// Answers the held requests.
+    #[allow(dead_code)]
+    pub fn release(&self) {
+        *self.held.lock().unwrap() = None;
     }
 
     /// Stops answering: every later connection is closed without a response (the browser
