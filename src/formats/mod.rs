@@ -321,6 +321,21 @@ pub fn load_from(
                 pins,
             }
         }
+        // A trace whose `traceEvents` member comes after the head: streamed as any trace, not
+        // read whole first to be tried as a record file.
+        Sniffed::Json if trace_member_later(&win) => {
+            let model = trace(Format::ChromeJson, name, &mut win, progress).map_err(err)?;
+            traced(
+                name,
+                src,
+                compression,
+                Format::ChromeJson,
+                model,
+                &mut win,
+                0,
+            )
+            .map_err(err)?
+        }
         Sniffed::Json => match win.read_all(records::MAX_RECORD_FILE_BYTES) {
             Ok(data) => match records::parse_records(name, &data) {
                 // JSON with the records' shape (a `records` object, or an entry with a key
@@ -403,6 +418,33 @@ fn neither_trace_nor_records(trace_says: &str) -> ImportError {
             "JSON that is neither a trace ({trace_says}) nor a compile-record file (no \
              object with a key field such as cell, hardware or cache_state)"
         ),
+    }
+}
+
+/// Whether the JSON in `win` (its head buffered, nothing consumed) is an object with a
+/// top-level `traceEvents` member past the head ([`chrome_json::TopLevelScan`]). Decided on the
+/// head when its top-level object ends there (JSON Lines, small objects) or has a `records`
+/// member first; else on a second pass over the stream ([`stream::Window::reopen`], up to
+/// [`records::MAX_RECORD_FILE_BYTES`]), so `win` holds only its head meanwhile.
+fn trace_member_later(win: &stream::Window<'_>) -> bool {
+    let head = win.data().trim_ascii_start();
+    let head = head.strip_prefix(&[0xef, 0xbb, 0xbf]).unwrap_or(head);
+    let mut scan = chrome_json::TopLevelScan::default();
+    if let Some(decided) = scan.feed(head) {
+        return decided;
+    }
+    if win.at_eof() {
+        return false;
+    }
+    match win.reopen() {
+        Some(Ok(mut pass)) => {
+            pass.fill(3);
+            if pass.data().starts_with(&[0xef, 0xbb, 0xbf]) {
+                pass.consume(3);
+            }
+            chrome_json::TopLevelScan::default().finish(&mut pass, records::MAX_RECORD_FILE_BYTES)
+        }
+        _ => false,
     }
 }
 
@@ -697,7 +739,7 @@ fn sniff(name: &str, data: &[u8]) -> Sniffed {
         Err(ImportError::NotATrace { seen }) => {
             // JSON Lines whose first line starts with a blank or a non-object still may be
             // records; let the record reader decide when the text is JSON-ish.
-            if records::looks_like_json_lines(data) {
+            if records::looks_like_json_lines(data) && looks_like_text(data) {
                 Sniffed::Json
             } else {
                 Sniffed::Unknown(seen)
@@ -705,6 +747,22 @@ fn sniff(name: &str, data: &[u8]) -> Sniffed {
         }
         Err(e) => Sniffed::Unknown(e.to_string()),
     }
+}
+
+/// Whether the head of `data` (its first 64 KiB after leading white space, what
+/// [`records::looks_like_json_lines`] looks at) could be JSON text: UTF-8 (a character cut at
+/// the head's end allowed), with no control character but tab, line feed and carriage return.
+/// Random bytes with a `\n{` somewhere were taken for JSON Lines and read as an empty trace.
+fn looks_like_text(data: &[u8]) -> bool {
+    let data = data.trim_ascii_start();
+    let head = &data[..data.len().min(SNIFF_BYTES)];
+    let utf8 = match std::str::from_utf8(head) {
+        Ok(_) => true,
+        Err(e) => e.error_len().is_none(),
+    };
+    utf8 && !head
+        .iter()
+        .any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
 }
 
 /// Removes gzip (all members) or zlib wrappers, recursively up to 3 levels, enforcing `limit`.

@@ -127,6 +127,62 @@ fn chunk_boundaries_never_change_the_model() {
     }
 }
 
+/// A trace whose `traceEvents` member comes after the sniffer's 64 KiB head (here after an
+/// 80 KB `otherData` object) is streamed as any trace: the loader finds the member on a pass
+/// of its own (the source opened twice), instead of reading the file whole to try it as a
+/// record file first. The model is the in-memory importer's, in reads of any size.
+#[test]
+fn a_late_trace_events_member_is_streamed() {
+    struct Opens<'a>(Chunked<'a>, std::cell::Cell<usize>);
+    impl formats::ByteSource for Opens<'_> {
+        fn size(&self) -> u64 {
+            self.0.size()
+        }
+        fn open(&self) -> std::io::Result<Box<dyn std::io::Read + '_>> {
+            self.1.set(self.1.get() + 1);
+            self.0.open()
+        }
+    }
+    let mut text = format!(
+        r#"{{"otherData":{{"note":"{}"}},"traceEvents":["#,
+        "x".repeat(80_000)
+    );
+    for i in 0..300 {
+        let sep = if i == 0 { "" } else { "," };
+        text.push_str(&format!(
+            r#"{sep}{{"ph":"X","name":"f{}","pid":1,"tid":{},"ts":{},"dur":5}}"#,
+            i % 7,
+            i % 3,
+            i * 10
+        ));
+    }
+    text.push_str("]}");
+    let bytes = text.as_bytes();
+    let mut m = Model::default();
+    formats::testing::chrome_json_import(bytes, "late.json", &mut m, &mut |_| {}).unwrap();
+    assert_eq!(m.slices.len(), 300);
+    // What a load adds: the size of the text it read.
+    m.stats.decompressed_bytes = bytes.len() as u64;
+    let want = dump(&m);
+    for chunk in [1, 7, 65_536, bytes.len()] {
+        let src = Opens(Chunked { bytes, chunk }, std::cell::Cell::new(0));
+        let got = match formats::load_from("late.json", &src, &LoadOptions::default(), &mut |_| {})
+        {
+            Ok(Loaded::Trace(a)) => dump(&a.model),
+            other => panic!("reads of {chunk}: not a trace: {:?}", other.err()),
+        };
+        assert!(got == want, "reads of {chunk}: the model differs");
+        // A pass of its own to find the member; none when the first read brought it along
+        // with the head.
+        let passes = if chunk == bytes.len() { 1 } else { 2 };
+        assert_eq!(
+            src.1.get(),
+            passes,
+            "reads of {chunk}: passes over the source"
+        );
+    }
+}
+
 /// The raw corpus file (gzip as stored) also gives the same model in small chunks.
 #[test]
 fn gzipped_chunks_match_whole() {

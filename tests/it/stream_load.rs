@@ -138,6 +138,13 @@ fn every_kind_of_file_loads_the_same_in_any_chunks() {
     check("rank1.trace.json.gz", &kineto);
     let chromium = read_corpus("chromium_misc/startup_trace_n4000.pb.gz");
     check("startup_trace_n4000.pb.gz", &chromium);
+    // A JSON trace whose `traceEvents` comes after the sniffer's 64 KiB head.
+    let late = format!(
+        r#"{{"otherData":"{}","traceEvents":[{{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2}}]}}"#,
+        "x".repeat(70_000)
+    );
+    check("late.json", late.as_bytes());
+    check("late.json.gz", &gzip(late.as_bytes()));
 }
 
 #[test]
@@ -146,6 +153,8 @@ fn errors_are_the_same_in_any_chunks() {
         ("zeros.bin", vec![0u8; 100_000]),
         ("empty.json", Vec::new()),
         ("cut.json.gz", gzip(&[b' '; 10])[..8].to_vec()),
+        // Binary with a line starting `{`: no JSON Lines (it read as an empty trace).
+        ("x.bin", b"[\x8b\n{\xff\xfe".to_vec()),
     ] {
         let whole = formats::load(name, &bytes, &LoadOptions::default(), &mut |_| {})
             .expect_err(name)

@@ -128,6 +128,126 @@ pub(crate) fn import_stream(
     Ok(())
 }
 
+/// Looks for a `"traceEvents"` member at the top level of a JSON object, past the sniffer's head:
+/// the loader then streams the file as a trace instead of reading it whole to try it as a
+/// compile-record file first (a trace with a long member, say `otherData`, before
+/// `traceEvents` was held whole, up to 256 MiB).
+///
+/// Fed the text in pieces of any size ([`TopLevelScan::feed`]), a byte at a time through the
+/// strings and the nesting, holding nothing. It decides at the member (a trace), at the object's
+/// end, at a `"records"` member before it (a compile-record file: the record reader decides),
+/// or at a text that does not start with `{` (no trace member). A key spelled with escapes is
+/// not recognised (no member: the loader's record-file path still reads such a trace right).
+#[derive(Debug, Default)]
+pub(crate) struct TopLevelScan {
+    started: bool,
+    depth: u32,
+    in_str: bool,
+    esc: bool,
+    /// A top-level key may start next (after `{` or `,`).
+    key_next: bool,
+    /// Bytes of the key being read that still match `traceEvents` / `records`.
+    trace_key: Option<usize>,
+    records_key: Option<usize>,
+    /// The key just read was `traceEvents` / `records` (a `:` confirms it).
+    was: Option<bool>,
+}
+
+impl TopLevelScan {
+    /// Feeds the next bytes of the text (after any BOM). `Some(true)`: the object has a
+    /// top-level `traceEvents` member; `Some(false)`: it has none before its end or a
+    /// `records` member, or the text is no object; `None`: not decided yet.
+    pub(crate) fn feed(&mut self, data: &[u8]) -> Option<bool> {
+        const TRACE: &[u8] = b"traceEvents";
+        const RECORDS: &[u8] = b"records";
+        let step = |k: Option<usize>, key: &[u8], b: u8| {
+            k.and_then(|k| (key.get(k) == Some(&b)).then_some(k + 1))
+        };
+        for &b in data {
+            if self.in_str {
+                if self.esc {
+                    self.esc = false;
+                    (self.trace_key, self.records_key) = (None, None);
+                } else if b == b'\\' {
+                    self.esc = true;
+                } else if b == b'"' {
+                    self.in_str = false;
+                    self.was = if self.trace_key == Some(TRACE.len()) {
+                        Some(true)
+                    } else if self.records_key == Some(RECORDS.len()) {
+                        Some(false)
+                    } else {
+                        None
+                    };
+                    (self.trace_key, self.records_key) = (None, None);
+                } else {
+                    self.trace_key = step(self.trace_key, TRACE, b);
+                    self.records_key = step(self.records_key, RECORDS, b);
+                }
+                continue;
+            }
+            if b.is_ascii_whitespace() {
+                continue;
+            }
+            if !self.started {
+                if b != b'{' {
+                    return Some(false);
+                }
+                (self.started, self.depth, self.key_next) = (true, 1, true);
+                continue;
+            }
+            if b == b':' && self.depth == 1 {
+                if let Some(trace) = self.was {
+                    return Some(trace);
+                }
+            }
+            self.was = None;
+            match b {
+                b'"' => {
+                    self.in_str = true;
+                    let key = self.depth == 1 && self.key_next;
+                    (self.trace_key, self.records_key) = if key {
+                        (Some(0), Some(0))
+                    } else {
+                        (None, None)
+                    };
+                    self.key_next = false;
+                }
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth -= 1;
+                    if self.depth == 0 {
+                        return Some(false);
+                    }
+                }
+                b',' => self.key_next = self.depth == 1,
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Feeds the rest of `win` (consumed as it goes, one chunk held) until decided; false at the
+    /// stream's end undecided or once past `cap` bytes (checked between reads).
+    pub(crate) fn finish(mut self, win: &mut Window<'_>, cap: u64) -> bool {
+        let start = win.offset();
+        loop {
+            if win.data().is_empty() && !win.more() {
+                return false;
+            }
+            let data = win.data();
+            let n = data.len();
+            if let Some(d) = self.feed(data) {
+                return d;
+            }
+            win.consume(n);
+            if win.offset() - start > cap {
+                return false;
+            }
+        }
+    }
+}
+
 /// Bytes kept buffered after a syntax error, so the unescaped-quote repair and the search for
 /// the broken element's end see what follows it.
 const LOOKAHEAD: usize = 64 << 10;
@@ -2326,6 +2446,76 @@ mod tests {
         let mut m = Model::default();
         import(json.as_bytes(), "t.json", &mut m, &mut |_| {}).unwrap();
         m
+    }
+
+    /// The top-level `traceEvents` member is found wherever the object has it, read in reads of
+    /// any size, and not where it is no top-level key; `cap` stops the search.
+    #[test]
+    fn top_level_trace_events_member() {
+        let pad = "x".repeat(70_000);
+        let cases: &[(String, bool)] = &[
+            (format!(r#"{{"otherData":"{pad}","traceEvents":[]}}"#), true),
+            (
+                format!("\u{feff} \n{{ \"a\" : [1,{{\"b\":\"{pad}\"}}] ,\n \"traceEvents\"\t: ["),
+                true,
+            ),
+            // Quotes and backslashes in strings before it.
+            (r#"{"a":"q\"x\\","traceEvents":[]}"#.to_string(), true),
+            // Not a top-level key: nested, a value, a longer or shorter key, escaped.
+            (r#"{"a":{"traceEvents":[]}}"#.to_string(), false),
+            (
+                r#"{"a":"traceEvents","b":["traceEvents"]}"#.to_string(),
+                false,
+            ),
+            (r#"{"traceEventsX":[],"traceEvent":[]}"#.to_string(), false),
+            (r#"{"trace\u0045vents":[]}"#.to_string(), false),
+            (r#"{"records":[{"cell":"c"}]}"#.to_string(), false),
+            (r#"{"records":[],"traceEvents":[]}"#.to_string(), false),
+            (
+                r#"{"a":1,"records" : {},"traceEvents":[]}"#.to_string(),
+                false,
+            ),
+            (r#"{"recordsX":[],"traceEvents":[]}"#.to_string(), true),
+            (r#"[{"traceEvents":[]}]"#.to_string(), false),
+            // After the object's end, or the key without its colon.
+            (r#"{"a":1} {"traceEvents":[]}"#.to_string(), false),
+            (r#"{"traceEvents""#.to_string(), false),
+        ];
+        for (text, want) in cases {
+            for chunk in [1, 7, 65_536, text.len().max(1)] {
+                let src = crate::formats::Chunked {
+                    bytes: text.as_bytes(),
+                    chunk,
+                };
+                let (_, mut win) = crate::formats::stream::open(&src, u64::MAX, false).unwrap();
+                win.fill(3);
+                if win.data().starts_with(&[0xef, 0xbb, 0xbf]) {
+                    win.consume(3);
+                }
+                let got = TopLevelScan::default().finish(&mut win, u64::MAX);
+                let head: String = text.chars().take(60).collect();
+                assert_eq!(got, *want, "{head:?}, reads of {chunk}");
+            }
+        }
+        let late = format!(r#"{{"otherData":"{pad}","traceEvents":[]}}"#);
+        let src = crate::formats::Chunked {
+            bytes: late.as_bytes(),
+            chunk: 4096,
+        };
+        let (_, mut win) = crate::formats::stream::open(&src, u64::MAX, false).unwrap();
+        assert!(!TopLevelScan::default().finish(&mut win, 1 << 10));
+        assert!(win.offset() < 10_000, "{}", win.offset());
+        assert!(!TopLevelScan::default().finish(&mut Window::from_bytes(b""), u64::MAX));
+        // Decided within a head: JSON Lines (the first object ends), undecided inside one.
+        let mut scan = TopLevelScan::default();
+        assert_eq!(
+            scan.feed(b"{\"cell\":\"c\"}\n{\"traceEvents\":[]}"),
+            Some(false)
+        );
+        let mut scan = TopLevelScan::default();
+        assert_eq!(scan.feed(b"{\"a\":\"trace"), None);
+        assert_eq!(scan.feed(b"Events\",\"traceEv"), None);
+        assert_eq!(scan.feed(b"ents\"  :"), Some(true));
     }
 
     #[test]
