@@ -132,6 +132,10 @@ fn b02b_truncated_mid_event() {
         .iter()
         .find(|d| d.kind == "json_truncated_event")
         .expect("truncation is reported");
+    // A truncated file lost data (the "Bad input"; scaling.md: such a trial
+    // contributes nothing for the frames it lacks, not 0).
+    assert_eq!(d.severity, trialscope::model::Severity::DataLoss);
+    assert!(m.diagnostics.has_data_loss());
     // The cut-off event starts on line 5, at this byte offset.
     let text = std::fs::read(quirks().join("B02b_truncated_mid_event.json")).unwrap();
     let line5 = text
