@@ -303,6 +303,11 @@ pub fn load_from(
     progress(0.02);
     let sniffed = sniff(name, win.data());
     let small = |win: &mut stream::Window<'_>, cap: u64| win.read_all(cap).map_err(err);
+    // A trace imported from where the window is, streamed.
+    let streamed = |format, win: &mut stream::Window<'_>, progress: &mut dyn FnMut(f64)| {
+        let model = trace(format, name, win, progress)?;
+        traced(name, src, compression, format, model, win, 0)
+    };
     let out = match sniffed {
         Sniffed::Telemetry => {
             let data = small(&mut win, records::MAX_RECORD_FILE_BYTES)?;
@@ -324,17 +329,7 @@ pub fn load_from(
         // A trace whose `traceEvents` member comes after the head: streamed as any trace, not
         // read whole first to be tried as a record file.
         Sniffed::Json if trace_member_later(&win) => {
-            let model = trace(Format::ChromeJson, name, &mut win, progress).map_err(err)?;
-            traced(
-                name,
-                src,
-                compression,
-                Format::ChromeJson,
-                model,
-                &mut win,
-                0,
-            )
-            .map_err(err)?
+            streamed(Format::ChromeJson, &mut win, progress).map_err(err)?
         }
         Sniffed::Json => match win.read_all(records::MAX_RECORD_FILE_BYTES) {
             Ok(data) => match records::parse_records(name, &data) {
@@ -375,24 +370,11 @@ pub fn load_from(
             },
             // Too big for a record file: a trace, streamed from where the window is.
             Err(ImportError::TooLarge { .. }) => {
-                let model = trace(Format::ChromeJson, name, &mut win, progress).map_err(err)?;
-                traced(
-                    name,
-                    src,
-                    compression,
-                    Format::ChromeJson,
-                    model,
-                    &mut win,
-                    0,
-                )
-                .map_err(err)?
+                streamed(Format::ChromeJson, &mut win, progress).map_err(err)?
             }
             Err(e) => return Err(err(e)),
         },
-        Sniffed::Trace(format) => {
-            let model = trace(format, name, &mut win, progress).map_err(err)?;
-            traced(name, src, compression, format, model, &mut win, 0).map_err(err)?
-        }
+        Sniffed::Trace(format) => streamed(format, &mut win, progress).map_err(err)?,
         Sniffed::Parquet => {
             let data = small(&mut win, MAX_AGGREGATE_FILE_BYTES)?;
             let source = source_of(name, src, compression, &data, &mut win);
