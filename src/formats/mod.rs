@@ -409,10 +409,8 @@ fn neither_trace_nor_records(trace_says: &str) -> ImportError {
 /// member first; else on a second pass over the stream ([`stream::Window::reopen`], up to
 /// [`records::MAX_RECORD_FILE_BYTES`]), so `win` holds only its head meanwhile.
 fn trace_member_later(win: &stream::Window<'_>) -> bool {
-    let head = win.data().trim_ascii_start();
-    let head = head.strip_prefix(&[0xef, 0xbb, 0xbf]).unwrap_or(head);
     let mut scan = chrome_json::TopLevelScan::default();
-    if let Some(decided) = scan.feed(head) {
+    if let Some(decided) = scan.feed(win.data()) {
         return decided;
     }
     if win.at_eof() {
@@ -420,10 +418,6 @@ fn trace_member_later(win: &stream::Window<'_>) -> bool {
     }
     match win.reopen() {
         Some(Ok(mut pass)) => {
-            pass.fill(3);
-            if pass.data().starts_with(&[0xef, 0xbb, 0xbf]) {
-                pass.consume(3);
-            }
             chrome_json::TopLevelScan::default().finish(&mut pass, records::MAX_RECORD_FILE_BYTES)
         }
         _ => false,
