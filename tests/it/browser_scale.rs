@@ -19,7 +19,9 @@
 //! * `benchmark_browser_scale` (`#[ignore]`, a harness, not a timed test): the 1 GB generated
 //!   Perfetto trace and 1 GB Kineto JSON as above, the 59 MB Chromium trace, the 18 demo
 //!   trials from pick to hotspot table, each Perfetto file next to the Python upb decode of the
-//!   same bytes in the same run (`tools/bench/peers.py`, venv `target/peervenv`).
+//!   same bytes in the same run and the Kineto JSON next to `json.loads` of the same bytes
+//!   (`tools/bench/peers.py`, venv `target/peervenv`; files of 400 MB or more decoded in 64 MB
+//!   pieces, so the peer's memory stays bounded).
 //!
 //!   `TRIALSCOPE_SCALE_ONLY=perfetto1g` (comma-separated: `heavy`, `heavyraw` — the same
 //!   trace uncompressed —, `perfetto1g`, `kineto1g`, `demo`, `many` — the 200 small trials
@@ -1036,8 +1038,16 @@ fn browser_pool_second_worker_takes_large_files() {
     });
 }
 
-/// The Python upb decode of `file` (`tools/bench/peers.py`), best of 2: MB/s and peak RSS.
-fn upb_peer(file: &Path) -> Option<(f64, u64)> {
+/// Files of at least this many bytes are decoded by the peer in pieces (`peers.py`'s
+/// `CHUNK_MB`): upb holds ~16× a generated trace whole (16.4 GB for the 1 GB one) and
+/// `json.loads` several times a JSON trace, more than this VM can spare beside a browser.
+const PEER_CHUNKED_FROM: u64 = 400_000_000;
+
+/// The peer decode of `file` in the same run (`tools/bench/peers.py`, best of 2): `kind`
+/// `perfetto` (Python upb `Trace.FromString`) or `json` (`json.loads`); MB/s of the
+/// decompressed bytes and peak RSS (bytes). Files of [`PEER_CHUNKED_FROM`] bytes or more are
+/// decoded in 64 MB pieces, the same bytes with the memory bounded (`peers.py`'s `CHUNK_MB`).
+fn peer(kind: &str, file: &Path) -> Option<(f64, u64)> {
     let python = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/target/peervenv/bin/python"
@@ -1050,17 +1060,24 @@ fn upb_peer(file: &Path) -> Option<(f64, u64)> {
         );
         return None;
     }
-    let out = Command::new(&python)
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tools/bench/peers.py"))
-        .args(["perfetto"])
+    let mut cmd = Command::new(&python);
+    cmd.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tools/bench/peers.py"))
+        .arg(kind)
         .arg(file)
-        .arg("2")
-        .output()
-        .ok()?;
+        .arg("2");
+    if std::fs::metadata(file).is_ok_and(|m| m.len() >= PEER_CHUNKED_FROM) {
+        cmd.arg("64");
+    }
+    let out = cmd.output().ok()?;
     let v: Value = serde_json::from_slice(&out.stdout).ok()?;
     let mbps = v["decompressed_bytes"].as_f64()? / 1e6 / v["seconds"].as_f64()?;
     println!(
-        "  peer, same run: Python upb Trace.FromString ({}) {:.1} MB/s, peak {:.0} MB",
+        "  peer, same run, same bytes: Python {} ({}) {:.1} MB/s, peak {:.0} MB",
+        if kind == "perfetto" {
+            "upb Trace.FromString"
+        } else {
+            "json.loads"
+        },
         v["backend"],
         mbps,
         v["peak_rss_bytes"].as_f64().unwrap_or(0.0) / 1e6
@@ -1245,9 +1262,6 @@ fn benchmark_browser_scale() {
         .canonicalize()
         .expect("../shared/corpus/chromium_large/heavy_default.pb.gz");
     let big = generated_perfetto(if wanted("perfetto1g") { 1000 } else { 1 });
-    // upb holds ~16× a generated trace in memory (3.3 GB for 200 MB): its peer figure for the
-    // 1 GB trace is taken on the same generator's 200 MB trace.
-    let big_peer = generated_perfetto(if wanted("perfetto1g") { 200 } else { 1 });
     let big_json = generated_kineto(if wanted("kineto1g") { 1000 } else { 1 });
     // The same trace uncompressed, as a `.pftrace` a person saves from the Perfetto UI is
     // (its artifact id is then the hash of 59 MB, not of 4.3 MB).
@@ -1269,10 +1283,10 @@ fn benchmark_browser_scale() {
             .ok()
             .and_then(|r| r.parse().ok())
             .unwrap_or(1);
-        for (part, path, peer) in [
-            ("heavy", &heavy, &heavy),
-            ("heavyraw", &heavy_raw, &heavy_raw),
-            ("perfetto1g", &big, &big_peer),
+        for (part, path) in [
+            ("heavy", &heavy),
+            ("heavyraw", &heavy_raw),
+            ("perfetto1g", &big),
         ] {
             if !wanted(part) {
                 continue;
@@ -1295,10 +1309,10 @@ fn benchmark_browser_scale() {
                         println!("[{site}] {part} run {run}:");
                     }
                     l.print();
-                    if let Some((mbps, _)) = upb_peer(peer) {
+                    if let Some((mbps, _)) = peer("perfetto", path) {
                         println!(
                             "  browser / upb ({}): {:.2}×",
-                            peer.file_name().unwrap().to_string_lossy(),
+                            path.file_name().unwrap().to_string_lossy(),
                             l.mb_per_s() / mbps
                         );
                     }
@@ -1307,7 +1321,16 @@ fn benchmark_browser_scale() {
         }
         if wanted("kineto1g") {
             match pick_large(&driver, &server, &big_json, Duration::from_secs(1800)).await {
-                Ok(l) => l.print(),
+                Ok(l) => {
+                    l.print();
+                    if let Some((mbps, _)) = peer("json", &big_json) {
+                        println!(
+                            "  browser / json.loads ({}): {:.2}×",
+                            big_json.file_name().unwrap().to_string_lossy(),
+                            l.mb_per_s() / mbps
+                        );
+                    }
+                }
                 Err(e) => println!("FAILED: {e}"),
             }
         }

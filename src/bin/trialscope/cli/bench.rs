@@ -433,7 +433,8 @@ fn measure_rounds(args: &Args, file: &Path, runs: u32) -> Result<BenchResult, St
                 }
                 Side::Peer if !peer_failed => {
                     let format = best.as_ref().map(|b| b.format.clone()).unwrap_or_default();
-                    match measure_peer(args, file, &format, runs) {
+                    let size = best.as_ref().map_or(0, |b| b.decompressed_bytes);
+                    match measure_peer(args, file, &format, size, runs) {
                         Ok(p) => {
                             round.peer_s = Some(p.seconds);
                             peer_peak = peer_peak.max(p.peak_rss_bytes);
@@ -683,8 +684,26 @@ fn peer_python(args: &Args) -> PathBuf {
     })
 }
 
-/// Runs the peer decoder of `format` on `file` (`tools/bench/peers.py`, embedded).
-fn measure_peer(args: &Args, file: &Path, format: &str, runs: u32) -> Result<PeerResult, String> {
+/// Traces of at least this many decompressed bytes are decoded by the peer in pieces of
+/// [`PEER_CHUNK_MB`] (`peers.py`'s `CHUNK_MB`: the same bytes, whole packets or whole
+/// `traceEvents` elements per piece), so that its memory stays bounded: upb holds ~16× a
+/// generated trace whole (16.4 GB for 1 GB). The pieces make the peer faster, not slower (upb
+/// on a generated 300 MB trace: 3.3–3.4 s in pieces, 4.5–4.6 s whole; README "Running the
+/// benchmarks").
+const PEER_CHUNKED_FROM: u64 = 400_000_000;
+
+/// The size of a piece the peer decodes at once (MB) on traces of [`PEER_CHUNKED_FROM`] bytes.
+const PEER_CHUNK_MB: u32 = 64;
+
+/// Runs the peer decoder of `format` on `file` (`tools/bench/peers.py`, embedded), whose
+/// decompressed size is `decompressed` bytes (in pieces from [`PEER_CHUNKED_FROM`]).
+fn measure_peer(
+    args: &Args,
+    file: &Path,
+    format: &str,
+    decompressed: u64,
+    runs: u32,
+) -> Result<PeerResult, String> {
     let kind = match format {
         "perfetto_proto" => "perfetto",
         "chrome_json" => "json",
@@ -697,6 +716,7 @@ fn measure_peer(args: &Args, file: &Path, format: &str, runs: u32) -> Result<Pee
         .arg(kind)
         .arg(file)
         .arg(runs.to_string())
+        .args((decompressed >= PEER_CHUNKED_FROM).then(|| PEER_CHUNK_MB.to_string()))
         .output()
         .map_err(|e| format!("{}: {e}", python.display()))?;
     if !out.status.success() {
