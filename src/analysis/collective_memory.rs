@@ -1142,7 +1142,8 @@ pub struct Report {
     pub params: Params,
     /// Ranks in rank order.
     pub ranks: Vec<RankSummary>,
-    /// Largest `world_size` seen, else the number of distinct ranks.
+    /// Largest `world_size` seen, else the number of distinct ranks (at least 1; 0 with no
+    /// input).
     pub world_size: u32,
     /// How the ranks were aligned.
     pub clock: ClockReport,
@@ -1321,7 +1322,7 @@ pub fn run(inputs: &[RankInput], p: &Params) -> Report {
         .filter_map(|r| r.series.world_size)
         .max()
         .unwrap_or(distinct.len() as u32)
-        .max(1);
+        .max(u32::from(!inputs.is_empty()));
 
     // Clock alignment.
     let shared = !inputs.is_empty() && inputs.iter().all(|r| r.series.shared_clock);

@@ -126,8 +126,10 @@ pub fn rank_in_text(text: &str) -> Option<u32> {
 
 /// The rank a file name states (collective-memory.md, "Rank identity"; Kineto's
 /// `rank-3.Jan_01….pt.trace.json`, `trial_rank1.json`, `rank0.trace.json.gz`): `rank3`,
-/// `rank_3`, `rank-3`, `rank=3` (`rank` not preceded by a letter), or `-r3`/`_r3`/`.r3`
-/// followed by a non-alphanumeric character or the end. Directories in `name` are ignored.
+/// `rank_3`, `rank-3`, `rank=3` (`rank` not preceded by a letter), or the spec's `-r3`
+/// followed by a non-alphanumeric character or the end. `_r3` and `.r3` are not ranks: they
+/// are the usual suffix of a repetition (the corpus's scaling trials `scaling_n1000_r0` …
+/// `_r2` are three runs of one input size, not ranks). Directories in `name` are ignored.
 /// `None` when the name says nothing. The one rank-from-name rule of the crate.
 pub fn rank_from_file_name(name: &str) -> Option<u32> {
     let base = base_name(name);
@@ -136,7 +138,7 @@ pub fn rank_from_file_name(name: &str) -> Option<u32> {
     }
     let b = base.as_bytes();
     for i in 0..b.len().saturating_sub(2) {
-        if matches!(b[i], b'-' | b'_' | b'.') && (b[i + 1] == b'r' || b[i + 1] == b'R') {
+        if b[i] == b'-' && (b[i + 1] == b'r' || b[i + 1] == b'R') {
             let start = i + 2;
             let mut j = start;
             while j < b.len() && b[j].is_ascii_digit() {
@@ -193,6 +195,8 @@ mod tests {
             ("dir/rank0.trace.json.gz", Some(0)),
             ("job_rank=12.jsonl", Some(12)),
             ("gpu-r7.json", Some(7)),
+            ("scaling_n1000_r0.pb.gz", None),
+            ("trial.r2.json", None),
             ("worker_a.pt.trace.json", None),
             ("franklin.json", None),
             ("frank3.json", None),

@@ -683,7 +683,12 @@ pub fn MemoryTab() -> impl IntoView {
             .collect();
         let table = interval_table(&v, time.t0_ns, z);
         let sources = sources_view(state, &v);
-        let counts = format!(
+        let counts = if v.lanes.is_empty() {
+            "No lanes: no dropped file carries a memory series or a collective marker (see the \
+             warnings)."
+                .to_string()
+        } else {
+            format!(
             "{} ranks · world size {} · {} attributed intervals · clock {} (skew {}) · axis {:.1} ms",
             v.lanes.len(),
             v.report.world_size,
@@ -691,7 +696,8 @@ pub fn MemoryTab() -> impl IntoView {
             if v.report.clock.shared_clock { "shared" } else { "aligned on first samples" },
             crate::report::skew_text(v.report.clock.skew_ns),
             time.span_ms_from(start)
-        );
+        )
+        };
         view! {
             <div>
                 <p data-testid="memory-summary">{counts}</p>

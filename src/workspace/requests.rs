@@ -420,7 +420,9 @@ impl Workspace {
 
     /// Runs the rank memory analysis (collective-memory.md) over every trace and telemetry rank
     /// part: ranks as the facts give them (or the user's overrides), any source still without a
-    /// rank gets the smallest free number with a warning; the warnings also list every
+    /// rank gets the smallest free number with a warning; a trace with no memory series (after
+    /// the mapping) and no collective marker has no lane and is named in one warning; the
+    /// warnings also list every
     /// telemetry line that was skipped (`file:line: problem`); times are made relative to the job's
     /// earliest record (see [`MemoryOutcome`]). Errors: an unknown preset or knob, an invalid
     /// value.
@@ -479,10 +481,16 @@ impl Workspace {
         let mut series = Vec::with_capacity(raw.len());
         let mut stated = Vec::with_capacity(raw.len());
         let mut assigned_by_facts = Vec::with_capacity(raw.len());
+        // Traces with no memory series (after the mapping) and no collective marker: no lane.
+        let mut no_memory: Vec<&str> = Vec::new();
         for r in &raw {
             let mut s = r.series.clone();
             if let Some(m) = &req.mapping {
                 cm::apply_mapping(&mut s, r.counters, m);
+            }
+            if !r.telemetry && s.series_present().is_empty() && s.markers.is_empty() {
+                no_memory.push(&r.label);
+                continue;
             }
             let content = s.rank.or_else(|| rank_from_file_name(&r.label));
             let facts_rank = if r.assigned { None } else { r.rank };
@@ -507,6 +515,14 @@ impl Workspace {
         let needs = vec![true; stated.len()];
         let ranks = assign_missing_ranks(&stated, &needs);
         let mut warnings = Vec::new();
+        if !no_memory.is_empty() {
+            warnings.push(format!(
+                "not in the memory view: {} trace(s) with no memory series and no collective \
+                 marker ({})",
+                no_memory.len(),
+                no_memory.join(", ")
+            ));
+        }
         let mut inputs = Vec::with_capacity(raw.len());
         for (k, s) in series.into_iter().enumerate() {
             let (rank, assigned) = ranks[k];

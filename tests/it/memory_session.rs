@@ -133,3 +133,61 @@ fn apply_mapping_over_kept_counters_matches_series_from_model() {
     assert!(remapped.series_present().is_empty());
     assert_eq!(remapped.markers, direct.markers);
 }
+
+/// Found by a new user on the demo: the scaling trials `scaling_n1000_r0` / `_r1` (runs of one
+/// input size, no memory series, no collective) were two empty lanes, "rank 0" and "rank 1"
+/// taken from the `_rN` suffix. They now have no lane and are named in one warning, and the
+/// torch ranks beside them keep their lanes and world size.
+#[test]
+fn traces_without_memory_data_have_no_lane_and_no_rank_from_a_run_suffix() {
+    let mut s = Session::new();
+    for (id, name) in [(1, "scaling_n1000_r0.pb.gz"), (2, "scaling_n1000_r1.pb.gz")] {
+        let bytes = support::read_corpus(&format!("chromium_scaling/{name}"));
+        let out = s.import(id, name, &bytes, &mut |_| {});
+        assert!(matches!(out, FromWorker::Imported { .. }), "{out:?}");
+    }
+    let view = |s: &mut Session, seq| match s.analyse_memory(&request(seq, "medium", &[])) {
+        FromWorker::MemoryAnalysed { view, .. } => view,
+        other => panic!("{other:?}"),
+    };
+    let alone = view(&mut s, 1);
+    assert!(alone.lanes.is_empty(), "{:?}", alone.lanes.len());
+    assert_eq!(alone.report.world_size, 0);
+    assert!(
+        alone.report.warnings.iter().any(|w| w.contains(
+            "not in the memory view: 2 trace(s) with no memory series and no collective marker \
+             (scaling_n1000_r0.pb.gz, scaling_n1000_r1.pb.gz)"
+        )),
+        "{:?}",
+        alone.report.warnings
+    );
+    assert!(!alone
+        .report
+        .warnings
+        .iter()
+        .any(|w| w.contains("appears more than once")));
+    for r in 0..2 {
+        let out = s.import(
+            10 + r,
+            &format!("rank{r}.trace.json.gz"),
+            &corpus(r),
+            &mut |_| {},
+        );
+        assert!(matches!(out, FromWorker::Imported { .. }), "{out:?}");
+    }
+    let both = view(&mut s, 2);
+    let ranks: Vec<(u32, &str)> = both
+        .lanes
+        .iter()
+        .map(|l| (l.rank, l.label.as_str()))
+        .collect();
+    assert_eq!(
+        ranks,
+        [(0, "rank0.trace.json.gz"), (1, "rank1.trace.json.gz")]
+    );
+    assert!(!both
+        .report
+        .warnings
+        .iter()
+        .any(|w| w.contains("appears more than once")));
+}
