@@ -445,9 +445,67 @@ impl Diagnostics {
     }
 }
 
+/// One line on a file's diagnostics, for a report's headline: `"no import diagnostics"`, or
+/// the occurrences per severity, worst first, and the number of kinds, e.g. `"import
+/// diagnostics: 3 data_loss, 488 info (3 kinds)"`. A count of occurrences alone ("488 import
+/// diagnostics") read like 488 problems when it was two kinds of expected `info` oddities.
+pub fn tally(entries: &[Diagnostic]) -> String {
+    if entries.is_empty() {
+        return "no import diagnostics".to_string();
+    }
+    let parts: Vec<String> = [
+        Severity::Error,
+        Severity::DataLoss,
+        Severity::Warning,
+        Severity::Info,
+    ]
+    .into_iter()
+    .filter_map(|sev| {
+        let n: u64 = entries
+            .iter()
+            .filter(|d| d.severity == sev)
+            .map(|d| d.count)
+            .sum();
+        (n > 0).then(|| format!("{n} {sev}"))
+    })
+    .collect();
+    let kinds = entries.len();
+    format!(
+        "import diagnostics: {} ({kinds} kind{})",
+        parts.join(", "),
+        if kinds == 1 { "" } else { "s" }
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tally_counts_occurrences_per_severity_worst_first() {
+        assert_eq!(tally(&[]), "no import diagnostics");
+        let mut d = Diagnostics::default();
+        for _ in 0..441 {
+            d.add(Kind::EndWithoutBegin, None, None, || None);
+        }
+        for _ in 0..47 {
+            d.add(Kind::SliceNeverEnded, None, None, || None);
+        }
+        assert_eq!(tally(d.entries()), "import diagnostics: 488 info (2 kinds)");
+        for _ in 0..3 {
+            d.add(Kind::JsonSyntaxError, None, None, || None);
+        }
+        assert_eq!(
+            tally(d.entries()),
+            "import diagnostics: 3 data_loss, 488 info (3 kinds)"
+        );
+        let mut one = Diagnostics::default();
+        one.add(Kind::JsonSyntaxError, None, None, || None);
+        assert_eq!(
+            tally(one.entries()),
+            "import diagnostics: 1 data_loss (1 kind)"
+        );
+    }
 
     #[test]
     fn names_are_unique_and_round_trip() {

@@ -417,6 +417,9 @@ pub fn clear_files(state: AppState) {
     state.memory.set(None);
     state.memory_error.set(None);
     state.compare.outcome.set(None);
+    // The batch's figures and the demo's line were about the files just removed.
+    state.timing.set(Timing::default());
+    state.demo_status.set(None);
     bridge::post(&ToWorker::Clear);
     triage::forget_all(state);
     memory::forget_all(state);

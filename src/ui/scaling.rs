@@ -776,7 +776,6 @@ fn SelectedPlot() -> impl IntoView {
 /// what was read, the trace's `rank` / `world_size` / backend / `hostname`, and every diagnostic (kind, severity, count,
 /// first offset and index). All text from the trace goes in as text nodes, never as HTML.
 fn file_report(s: Arc<ImportSummary>) -> impl IntoView {
-    let total: u64 = s.diagnostics.iter().map(|d| d.count).sum();
     let lost = s.data_loss;
     let opt = |v: Option<String>| v.unwrap_or_else(|| "-".to_string());
     let host = match (&s.hostname, s.hostname_from_siblings) {
@@ -856,12 +855,11 @@ fn file_report(s: Arc<ImportSummary>) -> impl IntoView {
         }
         .into_any()
     };
-    let headline = if total == 0 {
-        format!("{} — no import diagnostics", s.name)
-    } else if lost {
-        format!("{} — {total} import diagnostics, data lost", s.name)
+    let tally = crate::model::diagnostics::tally(&s.diagnostics);
+    let headline = if lost {
+        format!("{} — {tally}, data lost", s.name)
     } else {
-        format!("{} — {total} import diagnostics", s.name)
+        format!("{} — {tally}", s.name)
     };
     view! {
         <details data-testid="file-report" data-file=s.name.clone()>

@@ -313,11 +313,20 @@ fn demo_loads_by_default() {
             "demo: its 12 trials are already loaded (\"Clear\" removes them)"
         );
         assert_eq!(count(&c, "tr[data-testid=trial-row]").await, 12);
+        assert!(harness::seen_text(&c, "[data-testid=import-stats]")
+            .await
+            .is_some_and(|t| t.starts_with("12 files, ")));
         harness::click(&c, "[data-testid=clear]").await;
         wait_until(Duration::from_secs(30), "the cleared table", || async {
             (count(&c, "tr[data-testid=trial-row]").await == 0).then_some(())
         })
         .await;
+        // What was said about the removed files goes with them (a new user saw "its 12 trials
+        // are already loaded" and "12 files, … imported in" stay on the empty page).
+        for gone in ["demo-status", "import-stats"] {
+            let t = harness::seen_text(&c, &format!("[data-testid={gone}]")).await;
+            assert!(t.as_deref().is_none_or(str::is_empty), "{gone}: {t:?}");
+        }
         harness::click(&c, "[data-testid=load-demo]").await;
         wait_for_report(&c, 12, Duration::from_secs(240)).await;
         let rows = assert_all_visible(&c, "tr[data-testid=trial-row] td.name").await;
