@@ -162,3 +162,33 @@ fn an_oversized_packet_is_skipped_and_counted() {
     assert_eq!(m.slices.len(), 2);
     assert_eq!(m.diagnostics.count("packet_too_large"), 1);
 }
+
+/// A Perfetto trace cut anywhere in its first 4 KiB is still a Perfetto trace: it imports
+/// (keeping what came before the cut, with a `data_loss` diagnostic unless the cut falls
+/// between packets), never "protobuf data that is not a Perfetto trace". A new user's gzip cut
+/// to 200 bytes inflated to 84 bytes, inside the first packet's first field (a clock
+/// snapshot of 85 bytes), and was refused as not a trace.
+#[test]
+fn a_trace_cut_in_its_first_packet_is_still_a_perfetto_trace() {
+    let data = crate::support::read_corpus("chromium_misc/scaling_n1000_r0.raw.pb");
+    // From the first packet's key, its length and its first field's key on.
+    let mut cut_inside = 0;
+    for n in 3..=4096 {
+        let m = match crate::support::load("cut.pb", &data[..n]) {
+            Loaded::Trace(a) => {
+                assert_eq!(
+                    a.format,
+                    trialscope::formats::Format::PerfettoProto,
+                    "cut at {n}"
+                );
+                a.model
+            }
+            other => panic!("cut at {n}: {}", other.description()),
+        };
+        if m.diagnostics.count("truncated_packet") > 0 {
+            assert!(m.diagnostics.has_data_loss(), "cut at {n}");
+            cut_inside += 1;
+        }
+    }
+    assert!(cut_inside > 4000, "{cut_inside} cuts inside a packet");
+}
