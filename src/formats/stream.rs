@@ -559,7 +559,17 @@ fn decoders<'s>(
     let mut compression = Compression::None;
     let mut what = "data";
     for _ in 0..3 {
-        let (head, next) = peek(cur, 2)?;
+        let (head, next) = peek(cur, 2).map_err(|e| match compression {
+            Compression::None => e,
+            // Nothing came out of the layer: say which and that it may be cut off, not only
+            // the decoder's "incomplete deflate stream".
+            _ => io::Error::new(
+                e.kind(),
+                format!(
+                    "the {what} stream breaks off before any data (file cut off or corrupt): {e}"
+                ),
+            ),
+        })?;
         cur = next;
         if head.starts_with(&[0x1f, 0x8b]) {
             compression = Compression::Gzip;

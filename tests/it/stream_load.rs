@@ -159,6 +159,14 @@ fn errors_are_the_same_in_any_chunks() {
         let whole = formats::load(name, &bytes, &LoadOptions::default(), &mut |_| {})
             .expect_err(name)
             .to_string();
+        if name == "cut.json.gz" {
+            // Which layer broke off, and that the file may be cut off (not only the decoder's
+            // "incomplete deflate stream").
+            assert!(
+                whole.contains("the gzip stream breaks off before any data (file cut off"),
+                "{whole}"
+            );
+        }
         for chunk in [1, 7, 65_536] {
             let src = Chunked {
                 bytes: &bytes,
@@ -169,5 +177,36 @@ fn errors_are_the_same_in_any_chunks() {
                 .to_string();
             assert_eq!(got, whole, "{name} in chunks of {chunk}");
         }
+    }
+}
+
+/// A gzip trace cut inside its header or first block fails, naming the file (a new user's
+/// corpus trace cut to 10 and 20 bytes): read from a file (natively, inflated on the reading
+/// thread) the error is the one of the bytes in memory.
+#[test]
+fn a_gzip_cut_before_any_data_fails_naming_the_layer() {
+    let gz = crate::support::read_corpus("chromium_scaling/scaling_n1000_r0.pb.gz");
+    for n in [10, 20] {
+        let name = format!("cut{n}.pb.gz");
+        let path =
+            std::env::temp_dir().join(format!("trialscope-cut-{}-{name}", std::process::id()));
+        std::fs::write(&path, &gz[..n]).unwrap();
+        let src = formats::FileSource::new(&path).unwrap();
+        let from_file = formats::load_from(&name, &src, &LoadOptions::default(), &mut |_| {})
+            .expect_err(&name)
+            .to_string();
+        let _ = std::fs::remove_file(&path);
+        let in_memory = formats::load(&name, &gz[..n], &LoadOptions::default(), &mut |_| {})
+            .expect_err(&name)
+            .to_string();
+        assert!(
+            from_file
+                .contains("the gzip stream breaks off before any data (file cut off or corrupt)"),
+            "{from_file}"
+        );
+        assert!(
+            in_memory.contains("the gzip stream breaks off before any data"),
+            "{in_memory}"
+        );
     }
 }
