@@ -691,6 +691,8 @@ fn hotspot_row(state: AppState, r: &Report, i: usize) -> impl IntoView {
     } else {
         format!("{} [{}]", h.name, h.variant)
     };
+    let name_title = format!("{name} ({})", h.category);
+    let source_title = source.clone();
     let median_max = h
         .points
         .last()
@@ -724,12 +726,12 @@ fn hotspot_row(state: AppState, r: &Report, i: usize) -> impl IntoView {
                 ev.prevent_default();
             }
         >
-            <td class="name">
+            <td class="name" title=name_title>
                 {name}
                 <span class="cat">{h.category.clone()}</span>
                 {warn.then_some(" ⚠")}
             </td>
-            <td class="source">{source}</td>
+            <td class="source" title=source_title>{source}</td>
             <td class="num" data-testid="rho">{format!("{:.3}", h.spearman_rho)}</td>
             <td class="num" data-testid="q">{format!("{:.2e}", h.q_value)}</td>
             <td class="num" data-testid="trials">{h.trials.to_string()}</td>

@@ -287,6 +287,22 @@ fn demo_loads_by_default() {
             .filter(|(_, p, _)| p.contains("/demo/"))
             .count();
         assert_eq!(demo_requests, 13, "index.json + 12 trials");
+        // Every column of the hotspot table shows beside the plot in the harness's 1400 px
+        // window, without scrolling sideways (a new user found "input range" and "median at
+        // max input" only after scrolling).
+        let fits = c
+            .execute(
+                "const s = document.querySelector('[data-testid=hotspot-table]').closest('.scroll'); \
+                 return [window.innerWidth, s.scrollWidth, s.clientWidth];",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let w: Vec<u64> = serde_json::from_value(fits).unwrap();
+        assert!(
+            w[0] <= 1400 && w[1] <= w[2],
+            "window, table scroll and client widths: {w:?}"
+        );
         // For a human look at the page: target/tmp/demo.png.
         if let Ok(png) = c.screenshot().await {
             let _ = std::fs::write(tmp().join("demo.png"), png);
