@@ -120,6 +120,8 @@ diagnostic_kinds! {
         "a syntax error outside the event array was skipped"),
     JsonTruncated => ("json_truncated", DataLoss,
         "the file ends inside a top-level value"),
+    JsonTrailingData => ("json_trailing_data", DataLoss,
+        "text after the top-level value (a second trace appended, or what followed a stray bracket) was not read"),
     JsonTruncatedEvent => ("json_truncated_event", DataLoss,
         "the last event is cut off mid-write and was dropped"),
     JsonUnterminatedArray => ("json_unterminated_array", Info,

@@ -251,3 +251,43 @@ fn a_megabyte_of_leading_blanks_still_reads_as_records() {
     );
     assert!(scanned <= 2 * blank_lines as u64, "{scanned} bytes scanned");
 }
+
+/// Leading white-space bytes the sniffer scans before a JSON trace that starts with `spaces`
+/// of them (gzipped, as a new user's 522 KB file of 512 MiB of spaces was), after checking
+/// the trace's one event is read.
+fn leading_space_scan(spaces: usize) -> u64 {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&vec![b' '; spaces]).unwrap();
+    gz.write_all(br#"[{"name":"a","ph":"X","ts":0,"dur":1,"pid":1,"tid":1}]"#)
+        .unwrap();
+    let bytes = gz.finish().unwrap();
+    let before = formats::sniff_scanned_on_this_thread();
+    let loaded = formats::load("ws.json.gz", &bytes, &LoadOptions::default(), &mut |_| {})
+        .expect("the trace after the spaces loads");
+    let scanned = formats::sniff_scanned_on_this_thread() - before;
+    let Loaded::Trace(a) = loaded else {
+        panic!("read as {}, not a trace", loaded.kind());
+    };
+    assert_eq!(a.model.slices.len(), 1);
+    scanned
+}
+
+#[test]
+fn leading_white_space_is_scanned_once() {
+    // The old sniffer counted the white space from the start after every read of the head:
+    // (spaces / read size) × spaces.
+    let small = leading_space_scan(4 << 20);
+    let large = leading_space_scan(40 << 20);
+    assert_eq!(
+        (small, large),
+        (4 << 20, 40 << 20),
+        "each space scanned once"
+    );
+    assert_near_linear(
+        "leading white space",
+        "bytes scanned",
+        small as f64,
+        large as f64,
+    );
+}

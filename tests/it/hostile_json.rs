@@ -405,3 +405,58 @@ fn timestamps_before_1970_by_more_than_the_span_are_dropped() {
     assert_eq!(m.slices.len(), 3);
     assert_eq!(m.diagnostics.count("timestamp_implausible"), 0);
 }
+
+/// A review found a second trace appended to the first (`{…}{…}`, `[…]\n[…]`) read as the
+/// first alone, its events lost without a diagnostic: the rest is now `json_trailing_data`
+/// (`data_loss`, so the trial counts as one that lost data) with its byte count, whatever the
+/// chunks; white space and NUL padding after the value are nothing.
+#[test]
+fn a_second_trace_appended_is_counted_as_trailing_data() {
+    let one = format!(r#"{{"traceEvents":[{}]}}"#, good_events(1));
+    let five = format!(r#"{{"traceEvents":[{}]}}"#, good_events(5));
+    for (text, slices, trailing) in [
+        (format!("{one}{five}"), 1, Some(five.len())),
+        (
+            format!("[{}]\n[{}]\n", good_events(1), good_events(5)),
+            1,
+            Some(good_events(5).len() + 3),
+        ),
+        (format!("{one}\n\0\0\0\n  "), 1, None),
+        (format!("[{}]  \n", good_events(2)), 2, None),
+    ] {
+        let m = import("t.json", text.as_bytes());
+        assert_eq!(m.slices.len(), slices, "{text}");
+        match trailing {
+            Some(bytes) => {
+                assert!(m.diagnostics.has_data_loss(), "{text}");
+                let msg = diag_message(&m, "json_trailing_data");
+                assert!(
+                    msg.ends_with(&format!("{bytes} bytes from byte {}", text.len() - bytes)),
+                    "{msg}"
+                );
+            }
+            None => assert_eq!(m.diagnostics.count("json_trailing_data"), 0, "{text}"),
+        }
+        for chunk in [1, 7, 65_536] {
+            let src = trialscope::formats::Chunked {
+                bytes: text.as_bytes(),
+                chunk,
+            };
+            let loaded = trialscope::formats::load_from(
+                "t.json",
+                &src,
+                &trialscope::formats::LoadOptions::default(),
+                &mut |_| {},
+            )
+            .unwrap();
+            let trialscope::formats::Loaded::Trace(a) = loaded else {
+                panic!("not a trace")
+            };
+            assert_eq!(
+                a.model.diagnostics.entries(),
+                m.diagnostics.entries(),
+                "chunks of {chunk}"
+            );
+        }
+    }
+}

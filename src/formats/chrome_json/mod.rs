@@ -122,6 +122,7 @@ pub(crate) fn import_stream(
             ))
         }
     }
+    imp.trailing(&mut inp);
     imp.flush_lexer_issues();
     imp.finish();
     progress(1.0);
@@ -828,6 +829,35 @@ impl<'a, 'm> Importer<'a, 'm> {
         }
     }
     // ----- containers -------------------------------------------------------------------
+
+    /// After the top-level value: whatever else the stream holds is read past (streamed,
+    /// nothing kept) and, unless it is only white space and NUL padding, counted as
+    /// `json_trailing_data` with its byte count: a second trace appended to the first
+    /// (`{…}{…}`, `[…]\n[…]`) lost its events silently.
+    fn trailing(&mut self, inp: &mut Input<'_, '_>) {
+        if inp.peek().is_none() {
+            return;
+        }
+        let at = inp.offset();
+        let (mut bytes, mut content) = (0u64, false);
+        loop {
+            let d = inp.win.data();
+            content |= d
+                .iter()
+                .any(|&b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t' | 0));
+            bytes += d.len() as u64;
+            let n = d.len();
+            inp.consume(n);
+            if !inp.win.more() {
+                break;
+            }
+        }
+        if content {
+            self.diag_abs(Diag::JsonTrailingData, Some(at), || {
+                Some(format!("{bytes} bytes from byte {at}"))
+            });
+        }
+    }
 
     /// Reads the members of the top-level object; returns whether `traceEvents` was found.
     fn top_object(&mut self, inp: &mut Input<'_, '_>, progress: &mut dyn FnMut(f64)) -> bool {
