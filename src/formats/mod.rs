@@ -860,6 +860,12 @@ fn detect_format(data: &[u8]) -> Result<Format, ImportError> {
             ) {
                 return Ok(Format::ChromeJson);
             }
+            // An event array whose first elements are no objects (`[null, {…}]`, `[1, {…}]`):
+            // those are counted and skipped (`event_not_an_object`), as inside `traceEvents`,
+            // when an event with a phase follows in the head.
+            if rest.starts_with(b"[") && memchr::memmem::find(head, b"\"ph\"").is_some() {
+                return Ok(Format::ChromeJson);
+            }
         }
     }
     // XSpace (.xplane.pb) also starts with 0x0a and can pass the TracePacket plausibility check.

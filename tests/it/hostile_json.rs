@@ -460,3 +460,30 @@ fn a_second_trace_appended_is_counted_as_trailing_data() {
         }
     }
 }
+
+/// A review found a bare event array whose first element is no object (`[null, {…}]`, `[1, …]`,
+/// `[[1], …]`, `[, …]`) refused as "not a trace", while inside `traceEvents` such elements are
+/// counted and skipped: now the same in a bare array. An array with no event at all is still
+/// no trace.
+#[test]
+fn a_bare_array_may_start_with_a_non_object() {
+    let e = good_events(2);
+    for (text, skipped) in [
+        (format!("[null,{e}]"), 1),
+        (format!("[1, {e}]"), 1),
+        (format!("[[1], \"s\", {e}]"), 2),
+        (format!("[,{e}]"), 0),
+    ] {
+        let m = import("a.json", text.as_bytes());
+        assert_eq!(m.slices.len(), 2, "{text}");
+        assert_eq!(
+            m.diagnostics.count("event_not_an_object"),
+            skipped,
+            "{text}"
+        );
+    }
+    let e = trialscope::formats::import("n.json", b"[1, 2, 3]")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not a trace"), "{e}");
+}

@@ -192,3 +192,32 @@ fn a_trace_cut_in_its_first_packet_is_still_a_perfetto_trace() {
     }
     assert!(cut_inside > 4000, "{cut_inside} cuts inside a packet");
 }
+
+/// A review put one odd packet before a real trace: a malformed one (`0a 02 ff ff`) or one of
+/// unknown fields only (`0a 03 80 7d 01`, field 2000). The whole file was refused as
+/// "protobuf data that is not a Perfetto trace"; now the trace is read, the malformed packet
+/// counted (`packet_decode_error`, `data_loss`) and the unknown field passed over, as anywhere
+/// else in a trace.
+#[test]
+fn an_odd_first_packet_does_not_hide_the_trace() {
+    let data = crate::support::read_corpus("chromium_misc/scaling_n1000_r0.raw.pb");
+    let plain = load("t.pb", &data);
+    for (odd, loss) in [
+        (&[0x0a, 0x02, 0xff, 0xff][..], true),
+        (&[0x0a, 0x03, 0x80, 0x7d, 0x01][..], false),
+    ] {
+        let mut bytes = odd.to_vec();
+        bytes.extend_from_slice(&data);
+        let m = load("odd.pb", &bytes);
+        assert_eq!(m.slices.len(), plain.slices.len(), "{odd:02x?}");
+        assert_eq!(
+            m.diagnostics.count("packet_decode_error"),
+            u64::from(loss),
+            "{odd:02x?}"
+        );
+        assert_eq!(
+            m.diagnostics.has_data_loss(),
+            loss || plain.diagnostics.has_data_loss()
+        );
+    }
+}

@@ -176,14 +176,16 @@ pub(crate) fn import_passes(
     2
 }
 
-/// True when `data` starts like a Perfetto trace: the first records are `Trace.packet` fields
-/// whose content walks as well-formed protobuf containing at least one known `TracePacket` tag.
+/// True when `data` starts like a Perfetto trace: its first records are `Trace.packet` fields,
+/// and one of the first eight walks as well-formed protobuf (or is cut off by the end of
+/// `data`) containing a known `TracePacket` tag. An odd packet before it (unknown fields only,
+/// or malformed) is passed over: one such packet put first made a whole trace unreadable.
 pub(crate) fn looks_like_trace(data: &[u8]) -> bool {
     if looks_like_xspace(data) {
         return false;
     }
     let mut pos = 0usize;
-    for _ in 0..4 {
+    for _ in 0..8 {
         let Some((tag, p)) = read_varint(data, pos) else {
             return false;
         };
@@ -225,8 +227,14 @@ pub(crate) fn looks_like_trace(data: &[u8]) -> bool {
                 None => ok = false,
             }
         }
-        // A cut-off first record (a truncated file) may end mid-field.
-        return known && (ok || !complete);
+        // A cut-off record (a truncated file) may end mid-field.
+        if known && (ok || !complete) {
+            return true;
+        }
+        if end >= data.len() {
+            return false;
+        }
+        pos = end;
     }
     false
 }
