@@ -264,6 +264,9 @@ pub const MAX_AGGREGATE_FILE_BYTES: u64 = 256 << 20;
 /// Bytes of content (after leading white space) the sniffer looks at.
 const SNIFF_BYTES: usize = 64 << 10;
 
+/// Bytes of the head the format checks ([`detect_format`], the pins check) look at.
+const FORMAT_HEAD_BYTES: usize = 4096;
+
 /// Loads one file, streaming: reads `src` in chunks, inflating gzip/zlib as it goes (each file
 /// is inflated once), hashes the bytes as dropped on the same pass (the artifact id), decides
 /// from the first 64 KiB of content what the file is, and runs the one importer that fits
@@ -320,11 +323,11 @@ pub fn load_from(
         win.fill(ws + SNIFF_BYTES);
     }
     progress(0.02);
-    // A run of white space longer than the format checks' 4 KiB look is skipped for them (it
-    // read as "only white space"); a shorter one stays, since a Perfetto trace's first bytes
-    // (0x0a, then a length) can be white space too.
+    // A run of white space longer than the format checks' look is skipped for them (it read
+    // as "only white space"); a shorter one stays, since a Perfetto trace's first bytes (0x0a,
+    // then a length) can be white space too.
     let d = win.data();
-    let sniffed = sniff(name, if ws > 4096 { &d[ws..] } else { d });
+    let sniffed = sniff(name, if ws > FORMAT_HEAD_BYTES { &d[ws..] } else { d });
     let small = |win: &mut stream::Window<'_>, cap: u64| win.read_all(cap).map_err(err);
     // A trace imported from where the window is, streamed.
     let streamed = |format, win: &mut stream::Window<'_>, progress: &mut dyn FnMut(f64)| {
@@ -724,7 +727,7 @@ fn sniff(name: &str, data: &[u8]) -> Sniffed {
             if records::is_trace_json(data) {
                 return Sniffed::Trace(Format::ChromeJson);
             }
-            let head = &data[..data.len().min(4096)];
+            let head = &data[..data.len().min(FORMAT_HEAD_BYTES)];
             let text = String::from_utf8_lossy(head);
             let t = text.trim_start_matches('\u{feff}').trim_start();
             let pins_name = crate::model::facts::is_pins_name(name);
@@ -839,7 +842,7 @@ pub(crate) fn read_limited(
 /// Detects the trace format of decompressed bytes (trace-formats.md §7), or says what the bytes
 /// look like instead.
 fn detect_format(data: &[u8]) -> Result<Format, ImportError> {
-    let head = &data[..data.len().min(4096)];
+    let head = &data[..data.len().min(FORMAT_HEAD_BYTES)];
     let first_non_ws = head.iter().position(|b| !b.is_ascii_whitespace());
     let skip_bom = if head.starts_with(&[0xef, 0xbb, 0xbf]) {
         3
