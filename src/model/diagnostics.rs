@@ -138,6 +138,8 @@ diagnostic_kinds! {
         "invalid backslash escapes (e.g. unescaped Windows paths) were kept literally"),
     JsonNonFiniteNumber => ("json_non_finite_number", Warning,
         "NaN/Infinity tokens were read as null"),
+    JsonLoneSurrogateEscape => ("json_lone_surrogate_escape", Warning,
+        "a \\uD800–\\uDFFF escape without its other half was replaced with U+FFFD"),
     JsonSectionNotModelled => ("json_section_not_modelled", Info,
         "a top-level section is not imported"),
     JsonEventTooLarge => ("json_event_too_large", DataLoss,

@@ -52,6 +52,7 @@ fn syntax_error_in_args_array_does_not_end_trace_events() {
         assert_eq!(m.slices.len(), 1000, "every good event is kept");
         assert_eq!(m.diagnostics.count("json_syntax_error"), 1);
         assert_eq!(m.diagnostics.count("json_events_lost"), 1);
+        assert_eq!(m.diagnostics.count("json_extra_comma"), 0);
         assert_eq!(
             m.diagnostics.count("event_without_phase"),
             0,
@@ -92,6 +93,8 @@ fn garbage_between_events_loses_only_itself() {
     assert_eq!(m.slices.len(), 2);
     assert_eq!(m.diagnostics.count("json_syntax_error"), 1);
     assert_eq!(m.diagnostics.count("json_events_lost"), 1);
+    // The comma after the lost element is the one expected there, not an extra one.
+    assert_eq!(m.diagnostics.count("json_extra_comma"), 0);
 }
 
 /// Issue 10: `"pid": 1.5`, `"tid": true` were merged into pid/tid 0 with no diagnostic.
@@ -486,4 +489,23 @@ fn a_bare_array_may_start_with_a_non_object() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("not a trace"), "{e}");
+}
+
+/// A review found a `ts` beyond i64 nanoseconds written as a number (`1e400`, `1e20`) counted
+/// as `event_invalid_timestamp` ("missing or non-numeric"), and lone UTF-16 surrogate escapes
+/// (`"\ud800"`) replaced with U+FFFD without any diagnostic.
+#[test]
+fn huge_timestamps_are_out_of_range_and_lone_surrogates_are_counted() {
+    let json = r#"[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1e400,"dur":1},
+        {"ph":"X","name":"b","pid":1,"tid":1,"ts":"-1e20","dur":1},
+        {"ph":"X","name":"c","pid":1,"tid":1,"ts":"soon","dur":1},
+        {"ph":"X","name":"d\ud800","pid":1,"tid":1,"ts":5,"dur":1},
+        {"ph":"X","name":"e\ud83d\ude00","pid":1,"tid":1,"ts":7,"dur":1}]"#;
+    let m = import("t.json", json.as_bytes());
+    let names: Vec<&str> = m.slices.name.iter().map(|&n| m.str(n)).collect();
+    assert_eq!(names, ["d\u{FFFD}", "e\u{1F600}"]);
+    assert_eq!(m.diagnostics.count("timestamp_out_of_range"), 2);
+    assert_eq!(m.diagnostics.count("event_invalid_timestamp"), 1);
+    assert_eq!(m.diagnostics.count("json_lone_surrogate_escape"), 1);
+    assert!(diag_message(&m, "timestamp_out_of_range").contains("1e400"));
 }

@@ -93,6 +93,8 @@ pub struct Issues {
     pub invalid_escapes: (u64, Option<usize>),
     pub extra_commas: (u64, Option<usize>),
     pub non_finite_tokens: (u64, Option<usize>),
+    /// `\uD800`–`\uDFFF` escapes without their other half (replaced with U+FFFD).
+    pub lone_surrogates: (u64, Option<usize>),
 }
 
 fn note(slot: &mut (u64, Option<usize>), pos: usize) {
@@ -589,7 +591,10 @@ impl<'a> Lexer<'a> {
                                     }
                                 }
                             }
-                            let ch = char::from_u32(cp).unwrap_or('\u{FFFD}');
+                            let ch = char::from_u32(cp).unwrap_or_else(|| {
+                                note(&mut self.issues.lone_surrogates, i);
+                                '\u{FFFD}'
+                            });
                             let mut buf = [0u8; 4];
                             out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
                             i += used;
@@ -658,15 +663,36 @@ fn hex4(d: &[u8], at: usize) -> Option<u16> {
 /// digits in integer arithmetic (no f64 rounding, so values beyond 2^53 keep their last digit,
 /// in decimal and exponent notation alike); digits below the nanosecond round half away from
 /// zero. `None` for anything that is not entirely a number (`"100a"`, `"invalid"`, `""`,
-/// `"1.5e"`) or does not fit in i64 ns.
+/// `"1.5e"`) or does not fit in i64 ns; [`us_text_to_ns_checked`] tells the two apart.
 pub fn us_text_to_ns(t: &[u8]) -> Option<i64> {
-    let t = t.trim_ascii();
-    plain_us_to_ns(t).or_else(|| any_us_to_ns(t))
+    us_text_to_ns_checked(t).ok()
 }
 
-/// [`us_text_to_ns`] for every notation (the text trimmed).
-fn any_us_to_ns(t: &[u8]) -> Option<i64> {
-    let (neg, body) = match t.first()? {
+/// Why a microsecond text gave no nanosecond value ([`us_text_to_ns_checked`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NsTextError {
+    /// The text is not entirely a number (`"100a"`, `""`, `"1.5e"`).
+    NotANumber,
+    /// A number whose value in ns is beyond i64 (`1e400`, `99999999999999999999`).
+    OutOfRange,
+}
+
+/// [`us_text_to_ns`], telling a text that is no number from a number beyond i64 ns.
+///
+/// # Errors
+/// [`NsTextError::NotANumber`] or [`NsTextError::OutOfRange`].
+pub fn us_text_to_ns_checked(t: &[u8]) -> Result<i64, NsTextError> {
+    let t = t.trim_ascii();
+    match plain_us_to_ns(t) {
+        Some(v) => Ok(v),
+        None => any_us_to_ns(t),
+    }
+}
+
+/// [`us_text_to_ns_checked`] for every notation (the text trimmed).
+fn any_us_to_ns(t: &[u8]) -> Result<i64, NsTextError> {
+    use NsTextError::{NotANumber, OutOfRange};
+    let (neg, body) = match *t.first().ok_or(NotANumber)? {
         b'-' => (true, &t[1..]),
         b'+' => (false, &t[1..]),
         _ => (false, t),
@@ -680,10 +706,10 @@ fn any_us_to_ns(t: &[u8]) -> Option<i64> {
         None => (mantissa, &mantissa[mantissa.len()..]),
     };
     if int_part.is_empty() && frac.is_empty() {
-        return None;
+        return Err(NotANumber);
     }
     if !int_part.iter().all(u8::is_ascii_digit) || !frac.iter().all(u8::is_ascii_digit) {
-        return None;
+        return Err(NotANumber);
     }
     // The decimal exponent, saturated far beyond any value that fits (digits are bounded).
     let exp: i64 = match exp_text {
@@ -695,7 +721,7 @@ fn any_us_to_ns(t: &[u8]) -> Option<i64> {
                 _ => (false, e),
             };
             if ed.is_empty() || !ed.iter().all(u8::is_ascii_digit) {
-                return None;
+                return Err(NotANumber);
             }
             let mut v: i64 = 0;
             for &c in ed {
@@ -719,7 +745,7 @@ fn any_us_to_ns(t: &[u8]) -> Option<i64> {
         .count();
     let n_digits = n_int + frac.len() - lead;
     if n_digits == 0 {
-        return Some(0);
+        return Ok(0);
     }
     let digit = |k: usize| -> u8 {
         let i = lead + k;
@@ -732,7 +758,7 @@ fn any_us_to_ns(t: &[u8]) -> Option<i64> {
     };
     let point = n_int as i64 - lead as i64 + exp + 3;
     if point > 19 {
-        return None; // at least 20 integer digits: beyond i64
+        return Err(OutOfRange); // at least 20 integer digits: beyond i64
     }
     let mut v: i128 = 0;
     for k in 0..point.max(0) as usize {
@@ -743,7 +769,7 @@ fn any_us_to_ns(t: &[u8]) -> Option<i64> {
     if neg {
         ns = -ns;
     }
-    i64::try_from(ns).ok()
+    i64::try_from(ns).map_err(|_| OutOfRange)
 }
 
 /// The common case of [`us_text_to_ns`] in one pass: `[-]<1–15 digits>[.<digits>]` (what
@@ -811,6 +837,20 @@ mod tests {
         assert_eq!(us_text_to_ns(b"invalid"), None);
         assert_eq!(us_text_to_ns(b"."), None);
         assert_eq!(us_text_to_ns(b"99999999999999999999"), None);
+        // No value: a number too large for i64 ns is told apart from a text that is no number.
+        use NsTextError::{NotANumber, OutOfRange};
+        for (t, want) in [
+            (&b"99999999999999999999"[..], OutOfRange),
+            (b"1e400", OutOfRange),
+            (b"-1e400", OutOfRange),
+            (b"9.3e15", OutOfRange),
+            (b"100a", NotANumber),
+            (b"1.5e", NotANumber),
+            (b"", NotANumber),
+            (b"-", NotANumber),
+        ] {
+            assert_eq!(us_text_to_ns_checked(t), Err(want), "{t:?}");
+        }
         // Exponent notation is exact too (google/perfetto #559).
         assert_eq!(
             us_text_to_ns(b"1.7312345678901235e+15"),
@@ -876,7 +916,7 @@ mod tests {
         for c in &cases {
             let t = c.as_bytes();
             if let Some(fast) = plain_us_to_ns(t) {
-                assert_eq!(Some(fast), any_us_to_ns(t), "{c}");
+                assert_eq!(Ok(fast), any_us_to_ns(t), "{c}");
             }
         }
         assert_eq!(plain_us_to_ns(b"1e3"), None);
@@ -908,6 +948,25 @@ mod tests {
         assert_eq!(lx.issues.invalid_escapes.0, 1);
         assert_eq!(lx.issues.control_chars.0, 1);
         assert_eq!(lx.issues.extra_commas.0, 2);
+    }
+
+    #[test]
+    fn lone_surrogate_escapes_are_replaced_and_counted() {
+        // A pair is one character; a lone high or low half is U+FFFD, counted.
+        let data = br#"["\ud83d\ude00", "a\ud800b", "\udc00", "\ud800\u0041"]"#;
+        let mut lx = Lexer::new(data, 0);
+        let v = lx.value(0, false).unwrap();
+        let JVal::Arr(items, _) = v else {
+            panic!("not an array")
+        };
+        let texts: Vec<String> = items
+            .iter()
+            .map(|x| String::from_utf8(x.as_bytes().unwrap().to_vec()).unwrap())
+            .collect();
+        assert_eq!(texts, ["\u{1F600}", "a\u{FFFD}b", "\u{FFFD}", "\u{FFFD}A"]);
+        assert_eq!(lx.issues.lone_surrogates.0, 3);
+        assert_eq!(lx.issues.lone_surrogates.1, Some(19));
+        assert_eq!(lx.issues.invalid_escapes.0, 0);
     }
 
     #[test]

@@ -392,7 +392,7 @@ struct MemoryAcc {
 }
 
 /// Lexer irregularities over the whole file: (count, first stream offset and its line).
-type IssueTotals = [(u64, Option<(u64, u64)>); 4];
+type IssueTotals = [(u64, Option<(u64, u64)>); 5];
 
 struct Importer<'a, 'm> {
     file_name: &'a str,
@@ -818,6 +818,7 @@ impl<'a, 'm> Importer<'a, 'm> {
             i.invalid_escapes,
             i.extra_commas,
             i.non_finite_tokens,
+            i.lone_surrogates,
         ];
         for (tot, (n, first)) in self.issues.iter_mut().zip(items) {
             tot.0 += n;
@@ -1218,7 +1219,8 @@ impl<'a, 'm> Importer<'a, 'm> {
             Some(self.cur_index),
             || Some(format!("bytes {start}..{stop} (lines {l0}-{l1})")),
         );
-        Step::Done(end, false)
+        // The lost element ends where `,` or `]` follows: that comma is expected, not extra.
+        Step::Done(end, true)
     }
 
     /// After an element whose brackets never balance again: the next `{` that looks like an
@@ -1736,19 +1738,34 @@ impl<'a, 'm> Importer<'a, 'm> {
     }
 
     fn ts_of(&mut self, e: &Ev<'_>, offset: usize) -> Option<i64> {
-        let ts = e.ts.as_ref().and_then(time_ns);
-        if let Some(t) = ts {
-            if !(-MAX_ABS_TS_NS..=MAX_ABS_TS_NS).contains(&t) {
+        let text = match e.ts.as_ref() {
+            Some(JVal::Num(t)) => Some(*t),
+            Some(JVal::Str(s)) => Some(&s[..]),
+            _ => None,
+        };
+        match text.map(lexer::us_text_to_ns_checked) {
+            Some(Ok(t)) if (-MAX_ABS_TS_NS..=MAX_ABS_TS_NS).contains(&t) => Some(t),
+            Some(Ok(t)) => {
                 self.diag(Diag::TimestampOutOfRange, Some(offset), || {
                     Some(format!("{t} ns"))
                 });
-                return None;
+                None
+            }
+            Some(Err(lexer::NsTextError::OutOfRange)) => {
+                let t = text.unwrap_or_default();
+                self.diag(Diag::TimestampOutOfRange, Some(offset), || {
+                    Some(format!(
+                        "{} µs",
+                        String::from_utf8_lossy(&t[..t.len().min(64)])
+                    ))
+                });
+                None
+            }
+            _ => {
+                self.diag(Diag::EventInvalidTimestamp, Some(offset), || None);
+                None
             }
         }
-        if ts.is_none() {
-            self.diag(Diag::EventInvalidTimestamp, Some(offset), || None);
-        }
-        ts
     }
 
     fn timed_event(&mut self, ph: u8, e: &Ev<'_>, d: &[u8], offset: usize) {
@@ -2053,6 +2070,7 @@ impl<'a, 'm> Importer<'a, 'm> {
             Diag::JsonInvalidEscape,
             Diag::JsonExtraCommaInValue,
             Diag::JsonNonFiniteNumber,
+            Diag::JsonLoneSurrogateEscape,
         ];
         for (kind, (n, first)) in kinds.into_iter().zip(self.issues) {
             self.model
@@ -2589,7 +2607,9 @@ mod tests {
         assert_eq!(m.slices.len(), 1);
         assert_eq!(m.diagnostics.count("slice_negative_duration"), 1);
         assert_eq!(m.diagnostics.count("slice_absurd_duration"), 1);
-        assert_eq!(m.diagnostics.count("event_invalid_timestamp"), 1);
+        // A number too large for i64 ns is out of range, not an invalid timestamp.
+        assert_eq!(m.diagnostics.count("timestamp_out_of_range"), 1);
+        assert_eq!(m.diagnostics.count("event_invalid_timestamp"), 0);
     }
 
     #[test]
