@@ -124,6 +124,8 @@ diagnostic_kinds! {
         "text after the top-level value (a second trace appended, or what followed a stray bracket) was not read"),
     JsonTruncatedEvent => ("json_truncated_event", DataLoss,
         "the last event is cut off mid-write and was dropped"),
+    JsonStrayCloseBracket => ("json_stray_close_bracket", Warning,
+        "a ']' closed the event array while events followed (`[e1], e2, e3]`); the events after it were read"),
     JsonUnterminatedArray => ("json_unterminated_array", Info,
         "the event array has no closing ']' (the writer stopped); all complete events were read"),
     JsonExtraComma => ("json_extra_comma", Info,

@@ -509,3 +509,59 @@ fn huge_timestamps_are_out_of_range_and_lone_surrogates_are_counted() {
     assert_eq!(m.diagnostics.count("json_lone_surrogate_escape"), 1);
     assert!(diag_message(&m, "timestamp_out_of_range").contains("1e400"));
 }
+
+/// A review found an early `]` in `{"traceEvents":[e0], e1, e2]}` losing e1 and e2 behind a
+/// mere `json_top_level_syntax_error` warning (and in a bare `[e0], e1, e2]` behind trailing
+/// data): the events after a stray `]` are now read, and the bracket counted once. A `[` or a
+/// key after the `]` is still what it seems.
+#[test]
+fn events_after_a_stray_close_bracket_are_read() {
+    let (e0, rest) = (good_events(1), good_events(4));
+    for text in [
+        format!(r#"{{"traceEvents":[{e0}], {rest}], "displayTimeUnit":"ns"}}"#),
+        format!("[{e0}]\n,\n{rest}]"),
+        format!("[{e0}],{}]", rest.replace(",\n", "],")),
+    ] {
+        let m = import("t.json", text.as_bytes());
+        assert_eq!(m.slices.len(), 5, "{text}");
+        let strays = if text.matches(']').count() > 2 { 4 } else { 1 };
+        assert_eq!(
+            m.diagnostics.count("json_stray_close_bracket"),
+            strays,
+            "{text}"
+        );
+        assert_eq!(m.diagnostics.count("json_top_level_syntax_error"), 0);
+        assert!(!m.diagnostics.has_data_loss(), "{:?}", m.diagnostics);
+        for chunk in [1, 7, 65_536] {
+            let src = trialscope::formats::Chunked {
+                bytes: text.as_bytes(),
+                chunk,
+            };
+            let loaded = trialscope::formats::load_from(
+                "t.json",
+                &src,
+                &trialscope::formats::LoadOptions::default(),
+                &mut |_| {},
+            )
+            .unwrap();
+            let trialscope::formats::Loaded::Trace(a) = loaded else {
+                panic!("not a trace")
+            };
+            assert_eq!(a.model.slices.len(), 5, "chunks of {chunk}");
+            assert_eq!(
+                a.model.diagnostics.entries(),
+                m.diagnostics.entries(),
+                "chunks of {chunk}"
+            );
+        }
+    }
+    // `[e0]` then `,` and a second array, or the next key: unchanged.
+    let m = import("t.json", format!("[{e0}],[{rest}]").as_bytes());
+    assert_eq!(m.slices.len(), 1);
+    assert_eq!(m.diagnostics.count("json_trailing_data"), 1);
+    let m = import(
+        "t.json",
+        format!(r#"{{"traceEvents":[{e0}], "displayTimeUnit":"ns"}}"#).as_bytes(),
+    );
+    assert_eq!(m.diagnostics.count("json_stray_close_bracket"), 0);
+}

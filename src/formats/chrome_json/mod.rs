@@ -1028,15 +1028,52 @@ impl<'a, 'm> Importer<'a, 'm> {
         }
     }
 
-    /// Reads events of the `traceEvents` array (after its `[`) up to its `]` or the end.
+    /// Reads events of the `traceEvents` array (after its `[`) up to its `]` or the end, and
+    /// on past a stray `]` that events still follow (`[E1], E2, E3]`, counted as
+    /// `json_stray_close_bracket`).
     fn events(&mut self, inp: &mut Input<'_, '_>, progress: &mut dyn FnMut(f64)) {
+        while self.events_to_close(inp, progress) && self.events_go_on(inp) {}
+    }
+
+    /// After the event array's `]`: whether `, {` follows, i.e. a stray or early `]` closed
+    /// the array while events go on; if so the `]` is counted and the comma consumed. (A `[`
+    /// or a key there is what it seems: a second trace appended, or the next top-level key.)
+    fn events_go_on(&mut self, inp: &mut Input<'_, '_>) -> bool {
+        let at = inp.offset();
+        if inp.peek() != Some(b',') {
+            return false;
+        }
+        loop {
+            let d = inp.data();
+            match d[1..]
+                .iter()
+                .position(|&b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t'))
+            {
+                Some(k) if d[1 + k] == b'{' => break,
+                Some(_) => return false,
+                None if d.len() < LOOKAHEAD && inp.grow() => {}
+                None => return false,
+            }
+        }
+        let line = inp.line();
+        self.diag_abs(
+            Diag::JsonStrayCloseBracket,
+            Some(at.saturating_sub(1)),
+            || Some(format!("line {line}")),
+        );
+        inp.consume(1);
+        true
+    }
+
+    /// [`Importer::events`] up to the array's `]` (true) or the end of what can be read.
+    fn events_to_close(&mut self, inp: &mut Input<'_, '_>, progress: &mut dyn FnMut(f64)) -> bool {
         let mut need_comma = false;
         let mut after_comma = false;
         loop {
             let Some(b) = inp.peek() else {
                 self.at_buffer(inp);
                 self.diag(Diag::JsonUnterminatedArray, Some(0), || None);
-                return;
+                return false;
             };
             self.at_buffer(inp);
             match b {
@@ -1047,7 +1084,7 @@ impl<'a, 'm> Importer<'a, 'm> {
                         });
                     }
                     inp.consume(1);
-                    return;
+                    return true;
                 }
                 b',' => {
                     after_comma = true;
@@ -1091,7 +1128,7 @@ impl<'a, 'm> Importer<'a, 'm> {
                         Step::End => {
                             let all = inp.data().len();
                             inp.consume(all);
-                            return;
+                            return false;
                         }
                         Step::Resync => {
                             self.resync_stream(inp);
@@ -1119,7 +1156,7 @@ impl<'a, 'm> Importer<'a, 'm> {
                                     super::limits::MEMORY_PER_INPUT_BYTE
                                 ))
                             });
-                            return;
+                            return false;
                         }
                     }
                 }
