@@ -191,8 +191,21 @@ pub fn extract(model: &Model, artifact_id: &str) -> CallTree {
 /// Folded stacks of one trial (Brendan Gregg's format, read by `inferno-flamegraph` and
 /// `flamegraph.pl`): one line `root;child;leaf <self ns>` per node with self time > 0, names
 /// joined by `;` from the root (a `;` or line break inside a name becomes `_`), in depth-first
-/// order with siblings sorted by name. Values are integer ns of self time.
+/// order with siblings sorted by name. Values are integer ns of self time. The whole text in
+/// memory; [`write_folded`] streams it.
 pub fn folded(tree: &CallTree) -> String {
+    let mut out = Vec::new();
+    // Writing to a Vec cannot fail, and every piece written is UTF-8.
+    let _ = write_folded(tree, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`folded`], written line by line to `out`: memory holds one path (the text grows with the
+/// depth squared: 40,000 nested frames are ~1.6 GB of folded text, never held).
+///
+/// # Errors
+/// The first error of `out`.
+pub fn write_folded(tree: &CallTree, out: &mut impl std::io::Write) -> std::io::Result<()> {
     let names: Vec<String> = tree
         .frames
         .iter()
@@ -223,30 +236,29 @@ pub fn folded(tree: &CallTree) -> String {
             None => roots.push(i),
         }
     }
-    let key = |&i: &usize| (names[tree.nodes[i].frame as usize].clone(), i);
-    roots.sort_by_key(key);
+    let name_of = |i: usize| names[tree.nodes[i].frame as usize].as_str();
+    roots.sort_by(|&a, &b| (name_of(a), a).cmp(&(name_of(b), b)));
     for c in &mut children {
-        c.sort_by_key(key);
+        c.sort_by(|&a, &b| (name_of(a), a).cmp(&(name_of(b), b)));
     }
-    let mut out = String::new();
-    let mut stack: Vec<(usize, String)> = roots
-        .iter()
-        .rev()
-        .map(|&r| (r, names[tree.nodes[r].frame as usize].clone()))
-        .collect();
-    while let Some((i, path)) = stack.pop() {
+    // Depth first: each entry is a node and the length of its parent's path, which is a
+    // prefix of `path` whenever the entry is popped (its parent's subtree is being walked).
+    let mut path = String::new();
+    let mut stack: Vec<(usize, usize)> = roots.iter().rev().map(|&r| (r, 0)).collect();
+    while let Some((i, parent_len)) = stack.pop() {
+        path.truncate(parent_len);
+        if parent_len > 0 {
+            path.push(';');
+        }
+        path.push_str(name_of(i));
         let nd = &tree.nodes[i];
         if nd.self_ns > 0 {
-            out.push_str(&path);
-            out.push(' ');
-            out.push_str(&nd.self_ns.to_string());
-            out.push('\n');
+            writeln!(out, "{path} {}", nd.self_ns)?;
         }
-        for &c in children[i].iter().rev() {
-            stack.push((c, format!("{path};{}", names[tree.nodes[c].frame as usize])));
-        }
+        let len = path.len();
+        stack.extend(children[i].iter().rev().map(|&c| (c, len)));
     }
-    out
+    Ok(())
 }
 
 /// What a [`FlameTree`]'s colour means.
