@@ -120,8 +120,42 @@ pub(crate) fn looks_like_telemetry(data: &[u8]) -> bool {
     };
     match serde_json::from_slice::<Value>(line) {
         Ok(Value::Object(m)) => m.contains_key("timestamp_ns") && m.contains_key("event_type"),
+        // A first line longer than the head (a large `metadata` value) is cut: its members
+        // are read up to the cut.
+        Err(e) if e.is_eof() => cut_object_has_keys(line),
         _ => false,
     }
+}
+
+/// True when the top-level members of the JSON object at the start of `text`, read up to
+/// where `text` is cut (inside a member is fine), include `timestamp_ns` and `event_type`.
+fn cut_object_has_keys(text: &[u8]) -> bool {
+    use super::chrome_json::lexer::{JVal, Lexer};
+    let mut lx = Lexer::new(text, 0);
+    if lx.peek() != Some(b'{') {
+        return false;
+    }
+    lx.pos += 1;
+    let (mut ts, mut kind) = (false, false);
+    while lx.peek() == Some(b'"') {
+        let Ok(JVal::Str(k)) = lx.value(1, false) else {
+            break;
+        };
+        ts |= &k[..] == b"timestamp_ns";
+        kind |= &k[..] == b"event_type";
+        if ts && kind {
+            return true;
+        }
+        if lx.peek() != Some(b':') {
+            break;
+        }
+        lx.pos += 1;
+        if lx.skip_value(1, false).is_err() || lx.peek() != Some(b',') {
+            break;
+        }
+        lx.pos += 1;
+    }
+    false
 }
 
 /// A marker record waiting to become a slice.

@@ -215,3 +215,33 @@ fn cli_prints_json_report_and_bad_line() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A review found a telemetry file whose first line is longer than the sniffer's 64 KiB head
+/// (a large `metadata` object) not recognised: the cut line was no JSON. Its members are now
+/// read up to the cut, wherever the keys fall; a cut line without them is still no telemetry.
+#[test]
+fn a_first_line_longer_than_the_sniffed_head_is_telemetry() {
+    let big = format!(r#"{{"blob":"{}"}}"#, "x".repeat(100 << 10));
+    let first_keys = Record::new(T0, "checkpoint")
+        .num("rank", 0)
+        .num("metadata", &big)
+        .line();
+    let keys_apart = format!(
+        "{{\"timestamp_ns\":{T0},\"context\":\"{}\",\"event_type\":\"checkpoint\",\"metadata\":{big}}}\n",
+        "c".repeat(30 << 10)
+    );
+    for first in [first_keys, keys_apart] {
+        let data = format!("{first}{}", jsonl());
+        let t = crate::support::telemetry_file("big.jsonl", data.as_bytes());
+        assert_eq!(t.bad_lines.len(), 1, "only the cut-short line 8");
+        assert_eq!(t.bad_lines[0].line, 8);
+    }
+    // Keys only after the head: not telemetry (read as a Chrome JSON trace attempt instead).
+    let late = format!(
+        "{{\"pad\":\"{}\",\"timestamp_ns\":1,\"event_type\":\"x\"}}\n",
+        "y".repeat(100 << 10)
+    );
+    assert!(!trialscope::formats::testing::looks_like_telemetry(
+        late.as_bytes()
+    ));
+}
