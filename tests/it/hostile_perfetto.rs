@@ -221,3 +221,114 @@ fn an_odd_first_packet_does_not_hide_the_trace() {
         );
     }
 }
+
+/// Byte offsets where the top-level records of a Perfetto trace start.
+fn record_starts(data: &[u8]) -> Vec<usize> {
+    let varint = |p: &mut usize| {
+        let mut v = 0u64;
+        for shift in 0..10 {
+            let b = data[*p];
+            *p += 1;
+            v |= u64::from(b & 0x7f) << (7 * shift);
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        v
+    };
+    let mut out = Vec::new();
+    let mut p = 0;
+    while p < data.len() {
+        out.push(p);
+        let tag = varint(&mut p);
+        assert_eq!(tag & 7, 2, "records here are length-delimited");
+        let len = varint(&mut p) as usize;
+        p += len;
+    }
+    out
+}
+
+/// A review found an overlong varint (ten bytes with the continuation bit) in the middle of
+/// a trace reported as `truncated_packet` ("file cut off?"), a wrong lead for a file that is
+/// whole but corrupt. It is now `trace_framing_error` naming the varint — at the top level
+/// (read in chunks of any size) and inside a `compressed_packets` bundle — while a file that
+/// really ends inside a varint is still `truncated_packet`.
+#[test]
+fn an_overlong_varint_is_corrupt_framing_not_a_cut() {
+    let data = crate::support::read_corpus("chromium_misc/scaling_n1000_r0.raw.pb");
+    let starts = record_starts(&data);
+    let mid = starts[starts.len() / 2];
+    let overlong = [&[0x0a][..], &[0xff; 11], &[0x01, 0x02]].concat();
+    let bundle = {
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(&overlong).unwrap();
+        let z = z.finish().unwrap();
+        // TracePacket.compressed_packets (field 50), framed as Trace.packet.
+        let mut body = vec![0x92, 0x03];
+        body.push(u8::try_from(z.len()).unwrap());
+        body.extend_from_slice(&z);
+        let mut rec = vec![0x0a, u8::try_from(body.len()).unwrap()];
+        rec.extend_from_slice(&body);
+        rec
+    };
+    for (what, insert, kept_after) in [("top level", &overlong, false), ("bundle", &bundle, true)] {
+        let bytes = [&data[..mid], &insert[..], &data[mid..]].concat();
+        let whole = load("t.pb", &bytes);
+        for chunk in [1, 7, 65_536, usize::MAX] {
+            let m = if chunk == usize::MAX {
+                whole.clone()
+            } else {
+                let src = trialscope::formats::Chunked {
+                    bytes: &bytes,
+                    chunk,
+                };
+                match trialscope::formats::load_from(
+                    "t.pb",
+                    &src,
+                    &trialscope::formats::LoadOptions::default(),
+                    &mut |_| {},
+                )
+                .unwrap()
+                {
+                    Loaded::Trace(a) => a.model,
+                    other => panic!("{}", other.description()),
+                }
+            };
+            let d = &m.diagnostics;
+            assert_eq!(
+                d.count("trace_framing_error"),
+                1,
+                "{what}, chunks of {chunk}"
+            );
+            assert_eq!(d.count("truncated_packet"), 0, "{what}, chunks of {chunk}");
+            assert_eq!(d.entries(), whole.diagnostics.entries(), "{what}");
+        }
+        let msg = &whole
+            .diagnostics
+            .entries()
+            .iter()
+            .find(|e| e.kind == "trace_framing_error")
+            .unwrap()
+            .message;
+        assert_eq!(
+            msg.contains(&format!(
+                "a varint longer than 10 bytes at byte {}",
+                mid + 1
+            )),
+            !kept_after,
+            "{msg}"
+        );
+        // At the top level the rest of the stream is skipped; after a bundle it is read.
+        let plain = load("t.pb", &data);
+        assert_eq!(
+            whole.slices.len() == plain.slices.len(),
+            kept_after,
+            "{what}"
+        );
+    }
+    // Cut inside a length varint: still a cut-off file.
+    let cut = [&data[..mid], &[0x0a, 0xff, 0xff][..]].concat();
+    let m = load("cut.pb", &cut);
+    assert_eq!(m.diagnostics.count("truncated_packet"), 1);
+    assert_eq!(m.diagnostics.count("trace_framing_error"), 0);
+}

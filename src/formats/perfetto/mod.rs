@@ -433,7 +433,14 @@ const LAYOUT: Layout = Layout {
 // Wire helpers
 // ------------------------------------------------------------------------------------------
 
-/// Reads a base-128 varint at `pos`; `None` when truncated or longer than 10 bytes.
+/// Why [`read_varint`] at `pos` gave `None`: true when the varint is overlong (ten bytes, all
+/// with the continuation bit: corrupt bytes), false when `data` ends inside it (cut off).
+fn varint_overlong(data: &[u8], pos: usize) -> bool {
+    data.len().saturating_sub(pos) >= 10
+}
+
+/// Reads a base-128 varint at `pos`; `None` when truncated or longer than 10 bytes
+/// ([`varint_overlong`] tells which).
 fn read_varint(data: &[u8], mut pos: usize) -> Option<(u64, usize)> {
     let mut v: u64 = 0;
     for shift in 0..10 {
@@ -540,6 +547,18 @@ impl<'a> Records<'a> {
     }
 }
 
+impl Records<'_> {
+    /// The record at `offset` whose varint at `at` did not read: corrupt when overlong, else
+    /// cut off by the end of the data.
+    fn bad_varint(&self, offset: usize, at: usize) -> Record<'static> {
+        if varint_overlong(self.data, at) {
+            Record::Garbage { offset }
+        } else {
+            Record::Truncated { offset }
+        }
+    }
+}
+
 impl<'a> Iterator for Records<'a> {
     type Item = Record<'a>;
     fn next(&mut self) -> Option<Record<'a>> {
@@ -547,7 +566,7 @@ impl<'a> Iterator for Records<'a> {
             let offset = self.pos;
             let Some((tag, p)) = read_varint(self.data, self.pos) else {
                 self.done = true;
-                return Some(Record::Truncated { offset });
+                return Some(self.bad_varint(offset, offset));
             };
             let wt = tag & 7;
             let num = tag >> 3;
@@ -556,6 +575,10 @@ impl<'a> Iterator for Records<'a> {
                 return Some(Record::Garbage { offset });
             }
             let skip_to = match wt {
+                0 | 2 if read_varint(self.data, p).is_none() => {
+                    self.done = true;
+                    return Some(self.bad_varint(offset, p));
+                }
                 0 => read_varint(self.data, p).map(|(_, p)| p),
                 1 => p.checked_add(8),
                 5 => p.checked_add(4),
@@ -1105,7 +1128,7 @@ impl<'m> Importer<'m> {
                 }
             }
             let Some((tag, p)) = read_varint(d, 0) else {
-                self.truncated(offset);
+                self.bad_varint(d, 0, offset);
                 return;
             };
             let wt = tag & 7;
@@ -1122,7 +1145,7 @@ impl<'m> Importer<'m> {
                 0 => match read_varint(d, p) {
                     Some((_, q)) => (q, 0u64),
                     None => {
-                        self.truncated(offset);
+                        self.bad_varint(d, p, offset);
                         return;
                     }
                 },
@@ -1131,7 +1154,7 @@ impl<'m> Importer<'m> {
                 _ => match read_varint(d, p) {
                     Some((len, q)) => (q, len),
                     None => {
-                        self.truncated(offset);
+                        self.bad_varint(d, p, offset);
                         return;
                     }
                 },
@@ -1178,6 +1201,22 @@ impl<'m> Importer<'m> {
                 self.packet_bytes(body, 0, offset);
             }
             win.consume(total);
+        }
+    }
+
+    /// A record's varint at `at` of the window data `d` did not read (the window holds 20
+    /// bytes unless the stream ends): overlong is corrupt framing, else the file is cut off.
+    fn bad_varint(&mut self, d: &[u8], at: usize, offset: u64) {
+        if varint_overlong(d, at) {
+            self.cur_offset = offset;
+            self.diag(Diag::TraceFramingError, || {
+                Some(format!(
+                    "a varint longer than 10 bytes at byte {}",
+                    offset + at as u64
+                ))
+            });
+        } else {
+            self.truncated(offset);
         }
     }
 
