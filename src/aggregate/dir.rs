@@ -18,6 +18,16 @@ fn io(what: &str, path: &Path, e: std::io::Error) -> Error {
     Error::Io(format!("{}: cannot {what}: {e}", path.display()))
 }
 
+/// A temporary name in `d` for the table file of `key`, hidden (readers skip names starting
+/// with '.') and unique to this process and write: two workers writing one key at once (the
+/// same artifact summarized twice) each rename a whole file into place, never a half-written
+/// or already-moved one.
+fn temporary(d: &Path, key: &str) -> std::path::PathBuf {
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    d.join(format!(".{key}.parquet.tmp{}.{n}", std::process::id()))
+}
+
 /// Writes the tables of `summary` under `dir` (creating the table directories), replacing
 /// the files of the same key.
 ///
@@ -28,12 +38,7 @@ pub fn write(dir: &Path, summary: &Summary) -> Result<(), Error> {
         fs::create_dir_all(&d).map_err(|e| io("create the directory", &d, e))?;
         let bytes = table::encode(t, TABLE_VERSION)?;
         let final_path = d.join(format!("{}.parquet", summary.key));
-        // A hidden temporary name: readers skip names starting with '.'.
-        let tmp = d.join(format!(
-            ".{}.parquet.tmp{}",
-            summary.key,
-            std::process::id()
-        ));
+        let tmp = temporary(&d, &summary.key);
         fs::File::create(&tmp)
             .and_then(|mut f| f.write_all(&bytes).and_then(|_| f.sync_all()))
             .map_err(|e| io("write", &tmp, e))?;
@@ -89,17 +94,39 @@ pub fn summarize_file(path: &Path, name: &str, in_folder: bool, opts: &LoadOptio
 
 /// The files `paths` stand for, in the order a workspace loads them
 /// ([`crate::workspace::native::expand_paths`]), each with its name (the path as typed) and
-/// whether it was found inside a folder argument.
-pub fn expand(paths: &[PathBuf]) -> Vec<(PathBuf, String, bool)> {
-    let mut out = Vec::new();
+/// whether it was found inside a folder argument; a file already named is left out
+/// ([`crate::workspace::native::distinct_files`]) with a note, as a workspace reads it once
+/// ([`crate::workspace::Workspace::repeats`]).
+pub fn expand(paths: &[PathBuf]) -> (Vec<(PathBuf, String, bool)>, Vec<String>) {
+    let mut all = Vec::new();
+    let mut inside = Vec::new();
     for p in paths {
-        let inside = p.is_dir();
         for f in crate::workspace::native::expand_paths(std::slice::from_ref(p)) {
+            all.push(f);
+            inside.push(p.is_dir());
+        }
+    }
+    let (kept, repeats) = crate::workspace::native::distinct_files(all.clone());
+    let mut kept = kept.into_iter().peekable();
+    let mut out = Vec::new();
+    for (f, inside) in all.into_iter().zip(inside) {
+        if kept.peek() == Some(&f) {
+            kept.next();
             let name = f.display().to_string();
             out.push((f, name, inside));
         }
     }
-    out
+    let notes = repeats
+        .into_iter()
+        .map(|(r, f)| {
+            format!(
+                "{}: the same file as {}: read once",
+                r.display(),
+                f.display()
+            )
+        })
+        .collect();
+    (out, notes)
 }
 
 /// Every record under `dir`, ordered as a workspace loading the same files from one folder
@@ -242,7 +269,7 @@ pub fn write_optional(
         };
         fs::create_dir_all(&d).map_err(|e| io("create the directory", &d, e))?;
         let bytes = table::encode(t, *version)?;
-        let tmp = d.join(format!(".{key}.parquet.tmp{}", std::process::id()));
+        let tmp = temporary(&d, key);
         fs::File::create(&tmp)
             .and_then(|mut f| f.write_all(&bytes).and_then(|_| f.sync_all()))
             .map_err(|e| io("write", &tmp, e))?;

@@ -193,6 +193,9 @@ pub struct Workspace {
     /// Files found in a folder argument that are no format this tool reads (a README beside
     /// the traces): listed, not failed.
     skipped: Vec<Failed>,
+    /// Notes on paths that named a file already named (native: the same file given twice,
+    /// matched twice, or reached again through a symlink), each read once.
+    repeats: Vec<String>,
     pins: Vec<Pin>,
     changed: Vec<FileId>,
     options: LoadOptions,
@@ -608,6 +611,7 @@ impl Workspace {
         self.entries.clear();
         self.failed.clear();
         self.skipped.clear();
+        self.repeats.clear();
         self.changed.clear();
         self.pieces.clear();
         self.piece_ids.clear();
@@ -636,6 +640,13 @@ impl Workspace {
     /// the message saying what it looks like.
     pub fn skipped(&self) -> &[Failed] {
         &self.skipped
+    }
+
+    /// Notes, one per path that named a file already named (the same file given twice,
+    /// matched by two globs, or reached again through a symlink): each file is read once, so
+    /// a repeat never counts as another trial. Native loading only; empty in the web app.
+    pub fn repeats(&self) -> &[String] {
+        &self.repeats
     }
 
     /// Names of the failed files (listed in every report).

@@ -1,7 +1,7 @@
 //! Loading files and folders from disk into a [`Workspace`] (native only): what every CLI
 //! subcommand starts with.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -39,7 +39,7 @@ fn expand_marked(paths: &[PathBuf]) -> Vec<(PathBuf, bool)> {
     for p in paths {
         if p.is_dir() {
             let mut found = Vec::new();
-            walk(p, &mut found);
+            walk(p, &mut found, &mut HashSet::new());
             found.sort();
             out.extend(found.into_iter().map(|f| (f, true)));
         } else {
@@ -49,7 +49,44 @@ fn expand_marked(paths: &[PathBuf]) -> Vec<(PathBuf, bool)> {
     out
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+/// `files` in order without repeats of one file, told by its canonical path (the same file
+/// named twice, matched by two globs, or reached through a symlink); each repeat as
+/// `(repeat, first)`. A path that cannot be resolved (a missing file) is compared as given,
+/// so reading it still reports the error.
+pub fn distinct_files(files: Vec<PathBuf>) -> (Vec<PathBuf>, Repeats) {
+    let (kept, repeats) = distinct(files.into_iter().map(|p| (p, false)).collect());
+    (kept.into_iter().map(|(p, _)| p).collect(), repeats)
+}
+
+/// Each repeat of a file and the path that named it first ([`distinct_files`]).
+pub type Repeats = Vec<(PathBuf, PathBuf)>;
+
+/// [`distinct_files`] for marked paths.
+fn distinct(files: Vec<(PathBuf, bool)>) -> (Vec<(PathBuf, bool)>, Repeats) {
+    let mut first: HashMap<PathBuf, PathBuf> = HashMap::new();
+    let mut kept = Vec::with_capacity(files.len());
+    let mut repeats = Vec::new();
+    for (p, marked) in files {
+        let key = std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone());
+        match first.get(&key) {
+            Some(f) => repeats.push((p, f.clone())),
+            None => {
+                first.insert(key, p.clone());
+                kept.push((p, marked));
+            }
+        }
+    }
+    (kept, repeats)
+}
+
+/// The regular files below `dir`; a folder reached again (a symlink loop, or a link to a
+/// folder already walked) is not walked twice (`visited` holds canonical folder paths).
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, visited: &mut HashSet<PathBuf>) {
+    if let Ok(c) = std::fs::canonicalize(dir) {
+        if !visited.insert(c) {
+            return;
+        }
+    }
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
@@ -66,7 +103,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
             continue;
         }
         if p.is_dir() {
-            walk(&p, out);
+            walk(&p, out, visited);
         } else if p.is_file() {
             out.push(p);
         }
@@ -119,7 +156,14 @@ impl Workspace {
             .max()
             .map_or(0, |m| m + 1);
         let before: Vec<FileId> = self.entries.iter().map(|e| e.id).collect();
-        let marked = expand_marked(paths);
+        let (marked, repeats) = distinct(expand_marked(paths));
+        for (repeat, first) in repeats {
+            self.repeats.push(format!(
+                "{}: the same file as {}: read once",
+                repeat.display(),
+                first.display()
+            ));
+        }
         let files: Vec<(PathBuf, String, FileId)> = marked
             .iter()
             .zip(first..)

@@ -369,3 +369,81 @@ fn a_skew_past_the_clamp_is_said_not_printed_as_its_digits() {
         "{out}"
     );
 }
+
+/// A review found a file named more than once counted as that many trials: `compare` with
+/// two trials per side, each named three times, reported "6 baseline vs 6 candidate" and a
+/// verdict (`slower`, p = 0.004) from two real trials per side; a symlink loop inside a folder
+/// made one trace 41 trials; `summarize` of 30 copies of one trace failed as its workers
+/// renamed one temporary file. Now every file is read once (a note names each repeat), a
+/// folder reached again is not walked again, and each write has its own temporary name.
+#[test]
+fn a_file_named_twice_is_one_trial() {
+    let d = scratch("repeats");
+    let t = six_trials(&d);
+    let s = |p: &PathBuf| p.to_str().unwrap().to_string();
+    let dotted = |p: &PathBuf| {
+        format!(
+            "{}/./{}",
+            d.display(),
+            p.file_name().unwrap().to_str().unwrap()
+        )
+    };
+    // Baseline: trials r0, r1 of N = 1000, each named three ways; candidate: r0, r1 of 2000.
+    let mut args = vec!["compare".to_string(), "--json".into(), "--baseline".into()];
+    for p in &t[..2] {
+        args.extend([s(p), s(p), dotted(p)]);
+    }
+    args.push("--candidate".into());
+    for p in &t[3..5] {
+        args.extend([s(p), s(p), s(p)]);
+    }
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = trialscope(&argv);
+    assert_eq!(code, Some(0), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["baseline_trials"], 2, "{}", v["statement"]);
+    assert_eq!(v["candidate_trials"], 2, "{}", v["statement"]);
+    assert_eq!(v["enough_trials"], false);
+    assert_eq!(err.matches(": read once").count(), 8, "{err}");
+    // The same file on both sides, however it is spelled, is a usage error.
+    let (code, _, err) = trialscope(&[
+        "compare",
+        "--baseline",
+        &s(&t[0]),
+        "--candidate",
+        &dotted(&t[0]),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is on both sides"), "{err}");
+
+    // A symlink loop (and a second link to the same folder) inside a folder argument.
+    #[cfg(unix)]
+    {
+        let sub = d.join("sub");
+        std::fs::create_dir_all(&sub).unwrap();
+        std::os::unix::fs::symlink("..", sub.join("up")).unwrap();
+        std::os::unix::fs::symlink(&d, d.join("again")).unwrap();
+        let (code, out, err) = trialscope(&["inspect", "--json", d.to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v.as_array().map(Vec::len), Some(6), "{err}");
+    }
+
+    // 30 copies of one trace (one artifact): every table written, none lost to a rename.
+    let same = scratch("repeats-same");
+    for i in 0..30 {
+        std::fs::copy(&t[0], same.join(format!("c{i:02}.pb.gz"))).unwrap();
+    }
+    let agg = same.join("agg");
+    let (code, out, err) = trialscope(&[
+        "summarize",
+        "--jobs",
+        "2",
+        "--out",
+        agg.to_str().unwrap(),
+        same.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    std::fs::remove_dir_all(&d).ok();
+    std::fs::remove_dir_all(&same).ok();
+}

@@ -141,6 +141,7 @@ fn scaling_from_aggregates_equals_scaling_from_traces_byte_for_byte() {
 /// Every file under `dir`, relative, with its bytes.
 fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     dir::expand(&[dir.to_path_buf()])
+        .0
         .into_iter()
         .map(|(p, _, _)| {
             let rel = p.strip_prefix(dir).unwrap().display().to_string();

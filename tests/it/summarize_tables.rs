@@ -90,6 +90,7 @@ const JAX: [&str; 2] = ["corpus/jax_compile", "corpus/jax_profile"];
 
 fn files_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut v: Vec<(PathBuf, Vec<u8>)> = dir::expand(&[dir.to_path_buf()])
+        .0
         .into_iter()
         .map(|(p, _, _)| {
             let b = std::fs::read(&p).unwrap();

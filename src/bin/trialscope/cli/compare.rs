@@ -22,7 +22,7 @@ use std::process::ExitCode;
 
 use trialscope::aggregate::{self, Record, Status};
 use trialscope::analysis::compare::{self, Verdict};
-use trialscope::workspace::native::expand_paths;
+use trialscope::workspace::native::{distinct_files, expand_paths};
 use trialscope::workspace::{glob_match, CompareRequest, SideRule, Workspace};
 
 use super::load;
@@ -279,9 +279,23 @@ pub fn run(args: Args) -> ExitCode {
 /// The workspace of the files the sides name, baseline first, and the id bounds as
 /// [`from_aggregates`] returns them; `misses` counts the globs that matched nothing.
 fn from_traces(args: &Args, misses: &mut usize) -> Result<(Workspace, u32, u32), (u8, String)> {
-    let base = expand(&args.baseline, misses).map_err(|e| (2, e))?;
-    let cand = expand(&args.candidate, misses).map_err(|e| (2, e))?;
-    if let Some(p) = base.iter().find(|p| cand.contains(p)) {
+    // One file is one trial: a file a side names twice (or by two globs, or through a
+    // symlink) is read once, noted; one file on both sides is a usage error.
+    let side = |files: Vec<PathBuf>| {
+        let (kept, repeats) = distinct_files(files);
+        for (repeat, first) in repeats {
+            errln!(
+                "note: {}: the same file as {}: read once",
+                repeat.display(),
+                first.display()
+            );
+        }
+        kept
+    };
+    let base = side(expand(&args.baseline, misses).map_err(|e| (2, e))?);
+    let cand = side(expand(&args.candidate, misses).map_err(|e| (2, e))?);
+    let both = distinct_files(base.iter().chain(&cand).cloned().collect()).1;
+    if let Some((p, _)) = both.first() {
         return Err((2, format!("{} is on both sides", p.display())));
     }
     let nb = base.len() as u32;

@@ -69,6 +69,9 @@ pub fn run(args: Args) -> std::process::ExitCode {
             }
         },
     );
+    for note in ws.repeats() {
+        errln!("note: {note}");
+    }
     // Parquet aggregate pieces become trials (or failures) only once a folder's pieces are
     // grouped, after the files were handed over one by one: show those now.
     for e in ws.entries().iter().filter(|e| !shown.contains(&e.id)) {

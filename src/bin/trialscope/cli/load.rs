@@ -29,6 +29,9 @@ pub fn workspace(paths: &[PathBuf]) -> Workspace {
     }
     note_skipped(&ws);
     note_duplicates(&ws);
+    for note in ws.repeats() {
+        errln!("note: {note}");
+    }
     ws
 }
 

@@ -48,7 +48,10 @@ struct Tally {
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> ExitCode {
-    let files = dir::expand(&args.files);
+    let (files, repeats) = dir::expand(&args.files);
+    for note in &repeats {
+        errln!("note: {note}");
+    }
     let n = files.len();
     let jobs = args
         .jobs
