@@ -12,6 +12,21 @@ fn import(name: &str, bytes: &[u8]) -> Model {
         .model
 }
 
+/// [`import`], the bytes read in reads of `chunk` bytes.
+fn import_chunked(name: &str, bytes: &[u8], chunk: usize) -> Model {
+    let src = trialscope::formats::Chunked { bytes, chunk };
+    match trialscope::formats::load_from(
+        name,
+        &src,
+        &trialscope::formats::LoadOptions::default(),
+        &mut |_| {},
+    ) {
+        Ok(trialscope::formats::Loaded::Trace(a)) => a.model,
+        Ok(other) => panic!("{name}: {}", other.description()),
+        Err(e) => panic!("{e}"),
+    }
+}
+
 fn good_events(n: usize) -> String {
     (0..n)
         .map(|i| {
@@ -441,22 +456,9 @@ fn a_second_trace_appended_is_counted_as_trailing_data() {
             None => assert_eq!(m.diagnostics.count("json_trailing_data"), 0, "{text}"),
         }
         for chunk in [1, 7, 65_536] {
-            let src = trialscope::formats::Chunked {
-                bytes: text.as_bytes(),
-                chunk,
-            };
-            let loaded = trialscope::formats::load_from(
-                "t.json",
-                &src,
-                &trialscope::formats::LoadOptions::default(),
-                &mut |_| {},
-            )
-            .unwrap();
-            let trialscope::formats::Loaded::Trace(a) = loaded else {
-                panic!("not a trace")
-            };
+            let a = import_chunked("t.json", text.as_bytes(), chunk);
             assert_eq!(
-                a.model.diagnostics.entries(),
+                a.diagnostics.entries(),
                 m.diagnostics.entries(),
                 "chunks of {chunk}"
             );
@@ -533,23 +535,10 @@ fn events_after_a_stray_close_bracket_are_read() {
         assert_eq!(m.diagnostics.count("json_top_level_syntax_error"), 0);
         assert!(!m.diagnostics.has_data_loss(), "{:?}", m.diagnostics);
         for chunk in [1, 7, 65_536] {
-            let src = trialscope::formats::Chunked {
-                bytes: text.as_bytes(),
-                chunk,
-            };
-            let loaded = trialscope::formats::load_from(
-                "t.json",
-                &src,
-                &trialscope::formats::LoadOptions::default(),
-                &mut |_| {},
-            )
-            .unwrap();
-            let trialscope::formats::Loaded::Trace(a) = loaded else {
-                panic!("not a trace")
-            };
-            assert_eq!(a.model.slices.len(), 5, "chunks of {chunk}");
+            let a = import_chunked("t.json", text.as_bytes(), chunk);
+            assert_eq!(a.slices.len(), 5, "chunks of {chunk}");
             assert_eq!(
-                a.model.diagnostics.entries(),
+                a.diagnostics.entries(),
                 m.diagnostics.entries(),
                 "chunks of {chunk}"
             );
