@@ -98,34 +98,25 @@ pub fn summarize_file(path: &Path, name: &str, in_folder: bool, opts: &LoadOptio
 /// ([`crate::workspace::native::distinct_files`]) with a note, as a workspace reads it once
 /// ([`crate::workspace::Workspace::repeats`]).
 pub fn expand(paths: &[PathBuf]) -> (Vec<(PathBuf, String, bool)>, Vec<String>) {
+    use crate::workspace::native::{distinct, expand_paths, repeat_note};
     let mut all = Vec::new();
-    let mut inside = Vec::new();
     for p in paths {
-        for f in crate::workspace::native::expand_paths(std::slice::from_ref(p)) {
-            all.push(f);
-            inside.push(p.is_dir());
-        }
+        let inside = p.is_dir();
+        all.extend(
+            expand_paths(std::slice::from_ref(p))
+                .into_iter()
+                .map(|f| (f, inside)),
+        );
     }
-    let (kept, repeats) = crate::workspace::native::distinct_files(all.clone());
-    let mut kept = kept.into_iter().peekable();
-    let mut out = Vec::new();
-    for (f, inside) in all.into_iter().zip(inside) {
-        if kept.peek() == Some(&f) {
-            kept.next();
-            let name = f.display().to_string();
-            out.push((f, name, inside));
-        }
-    }
-    let notes = repeats
+    let (kept, repeats) = distinct(all);
+    let out = kept
         .into_iter()
-        .map(|(r, f)| {
-            format!(
-                "{}: the same file as {}: read once",
-                r.display(),
-                f.display()
-            )
+        .map(|(f, inside)| {
+            let name = f.display().to_string();
+            (f, name, inside)
         })
         .collect();
+    let notes = repeats.iter().map(|(r, f)| repeat_note(r, f)).collect();
     (out, notes)
 }
 

@@ -61,8 +61,18 @@ pub fn distinct_files(files: Vec<PathBuf>) -> (Vec<PathBuf>, Repeats) {
 /// Each repeat of a file and the path that named it first ([`distinct_files`]).
 pub type Repeats = Vec<(PathBuf, PathBuf)>;
 
-/// [`distinct_files`] for marked paths.
-fn distinct(files: Vec<(PathBuf, bool)>) -> (Vec<(PathBuf, bool)>, Repeats) {
+/// The note for a path naming a file already named: `<repeat>: the same file as <first>: read
+/// once` (the one wording of [`Workspace::repeats`], `summarize` and `compare`).
+pub fn repeat_note(repeat: &Path, first: &Path) -> String {
+    format!(
+        "{}: the same file as {}: read once",
+        repeat.display(),
+        first.display()
+    )
+}
+
+/// [`distinct_files`] for marked paths (true: found inside a folder argument).
+pub(crate) fn distinct(files: Vec<(PathBuf, bool)>) -> (Vec<(PathBuf, bool)>, Repeats) {
     let mut first: HashMap<PathBuf, PathBuf> = HashMap::new();
     let mut kept = Vec::with_capacity(files.len());
     let mut repeats = Vec::new();
@@ -157,13 +167,8 @@ impl Workspace {
             .map_or(0, |m| m + 1);
         let before: Vec<FileId> = self.entries.iter().map(|e| e.id).collect();
         let (marked, repeats) = distinct(expand_marked(paths));
-        for (repeat, first) in repeats {
-            self.repeats.push(format!(
-                "{}: the same file as {}: read once",
-                repeat.display(),
-                first.display()
-            ));
-        }
+        self.repeats
+            .extend(repeats.iter().map(|(r, f)| repeat_note(r, f)));
         let files: Vec<(PathBuf, String, FileId)> = marked
             .iter()
             .zip(first..)

@@ -22,7 +22,7 @@ use std::process::ExitCode;
 
 use trialscope::aggregate::{self, Record, Status};
 use trialscope::analysis::compare::{self, Verdict};
-use trialscope::workspace::native::{distinct_files, expand_paths};
+use trialscope::workspace::native::{distinct_files, expand_paths, repeat_note};
 use trialscope::workspace::{glob_match, CompareRequest, SideRule, Workspace};
 
 use super::load;
@@ -284,11 +284,7 @@ fn from_traces(args: &Args, misses: &mut usize) -> Result<(Workspace, u32, u32),
     let side = |files: Vec<PathBuf>| {
         let (kept, repeats) = distinct_files(files);
         for (repeat, first) in repeats {
-            errln!(
-                "note: {}: the same file as {}: read once",
-                repeat.display(),
-                first.display()
-            );
+            errln!("note: {}", repeat_note(&repeat, &first));
         }
         kept
     };
